@@ -1,0 +1,26 @@
+"""gradeframe: grade model answers held in Polars or pandas frames.
+
+``import gradeframe`` registers the ``.grade`` namespace on Polars (DataFrame, LazyFrame, Series,
+Expr) and on pandas (DataFrame, Series).
+"""
+
+from __future__ import annotations
+
+from gradeframe import _pandas, _polars  # noqa: F401  (register .grade)
+from gradeframe.answer import (
+    DEFAULT_NOT_FOUND_PHRASES,
+    answer_contains,
+    is_not_found,
+    with_answer_contains,
+)
+from gradeframe.fold import fold
+from gradeframe.kinds import KINDS
+
+__all__ = [
+    "DEFAULT_NOT_FOUND_PHRASES",
+    "KINDS",
+    "answer_contains",
+    "fold",
+    "is_not_found",
+    "with_answer_contains",
+]

@@ -1,0 +1,89 @@
+"""Resolving arguments to expressions: column names, struct fields, dtype checks and errors.
+
+One rule for every argument: a ``str`` names a column (except where the parameter is documented
+as a pattern, label or phrase), a ``pl.Expr`` is used as it is. Errors name the argument, what was
+expected and what was given, and are raised when the call is made, not at ``collect()``.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from typing import Any, TypeAlias
+
+import polars as pl
+
+IntoExpr: TypeAlias = str | pl.Expr
+Schema: TypeAlias = Mapping[str, pl.DataType]
+
+_TEXT_DTYPES = (pl.String, pl.Categorical, pl.Enum)
+
+
+def to_expr(value: Any, argument: str) -> pl.Expr:
+    """Return the expression an argument stands for: a column name or an expression."""
+    if isinstance(value, str):
+        return pl.col(value)
+    if isinstance(value, pl.Expr):
+        return value
+    msg = (
+        f"`{argument}` must be a column name (str) or a polars expression, "
+        f"got {type(value).__name__}: {value!r}"
+    )
+    raise TypeError(msg)
+
+
+def frame_schema(frame: pl.DataFrame | pl.LazyFrame) -> pl.Schema:
+    """Return the schema of a frame without collecting a lazy one."""
+    if isinstance(frame, pl.LazyFrame):
+        return frame.collect_schema()
+    return frame.schema
+
+
+def check_column(schema: Schema, name: str, argument: str) -> None:
+    """Raise a ``ColumnNotFoundError`` naming the argument and the closest existing columns."""
+    if name in schema:
+        return
+    close = difflib.get_close_matches(name, list(schema), n=3, cutoff=0.5)
+    hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
+    shown = ", ".join(repr(c) for c in list(schema)[:20])
+    more = ", ..." if len(schema) > 20 else ""
+    msg = (
+        f"`{argument}={name!r}`: the frame has no column {name!r}.{hint} "
+        f"Its columns are: {shown}{more}."
+    )
+    raise pl.exceptions.ColumnNotFoundError(msg)
+
+
+def check_output_names(schema: Schema, names: list[str]) -> None:
+    """Refuse to overwrite input columns with result columns."""
+    clash = [n for n in names if n in schema]
+    if clash:
+        msg = (
+            f"the frame already has column(s) {', '.join(repr(c) for c in clash)}, which this "
+            "call would add; input columns are never overwritten. Pass `prefix=` (for example "
+            "prefix='grade_') to name the new columns apart, or drop the old ones first."
+        )
+        raise ValueError(msg)
+
+
+def is_text(dtype: pl.DataType) -> bool:
+    """Return whether a dtype holds text (String, Categorical or Enum)."""
+    return isinstance(dtype, _TEXT_DTYPES) or dtype == pl.String
+
+
+def as_text(expr: pl.Expr, dtype: pl.DataType) -> pl.Expr:
+    """Cast a text column (String, Categorical, Enum) to String."""
+    return expr if dtype == pl.String else expr.cast(pl.String)
+
+
+def dtype_error(argument: str, name: str, dtype: pl.DataType, expected: str) -> TypeError:
+    """Return a TypeError naming the argument, the column, its dtype and what was expected."""
+    msg = f"`{argument}`: column {name!r} has dtype {dtype}; expected {expected}."
+    return TypeError(msg)
+
+
+def struct_fields(dtype: pl.DataType) -> dict[str, pl.DataType]:
+    """Return the fields of a struct dtype as a mapping (empty for any other dtype)."""
+    if isinstance(dtype, pl.Struct):
+        return {f.name: f.dtype for f in dtype.fields}
+    return {}

@@ -1,0 +1,224 @@
+"""The ``.grade`` accessor on pandas DataFrame and Series: an Arrow round trip, nothing more.
+
+Only the columns a call needs go to Polars (through Arrow); the same frame-level function runs
+there; the columns it adds come back and are attached to a copy of the caller's frame, by
+position, so the index (RangeIndex, labels, MultiIndex, duplicates) is kept as it was. The
+caller's frame is never changed.
+
+Result dtypes: Boolean columns without nulls are NumPy ``bool``; String columns use the pandas
+string dtype ``str`` (``pd.StringDtype(na_value=nan)``, the pandas 3 default); other columns are
+what ``polars.Series.to_pandas`` gives.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from numbers import Integral, Real
+from typing import Any, Final
+
+import numpy as np
+import pandas as pd
+import polars as pl
+import pyarrow as pa
+
+from gradeframe import answer as answer_rules
+from gradeframe import fold
+from gradeframe._inputs import check_output_names
+
+#: How a column's values are coerced when Arrow cannot read an object column as it is.
+#: "text": non-strings become null (an answer that is not a string is a parse failure).
+#: "refs": numbers become plain digits, a scalar becomes a one-item list.
+Role = str
+
+_STRING_DTYPE: Final = pd.StringDtype(na_value=np.nan)
+
+
+def _plain_digits(value: Any) -> Any:
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bool | np.bool_):
+        return value  # left for the dtype check to refuse
+    if isinstance(value, Integral):
+        return str(int(value))
+    if isinstance(value, Real):
+        number = float(value)
+        if math.isnan(number):
+            return None
+        if number.is_integer() and abs(number) < 1e15:
+            return str(int(number))
+        return repr(number)
+    return value
+
+
+def _coerce_refs(value: Any) -> Any:
+    if isinstance(value, list | tuple | np.ndarray | pd.Series):
+        return [_plain_digits(v) for v in value]
+    return _plain_digits(value)
+
+
+def _arrow_column(series: pd.Series, name: str, role: Role | None) -> pa.Array | pa.ChunkedArray:
+    """Read one pandas column as Arrow, coercing messy object columns by role."""
+    try:
+        return pa.array(series, from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
+        first_error = exc
+    # Fallback for object columns that mix types: one pass over the Python objects the column
+    # already holds, to decide per value what it is. Not a scoring path: scoring happens in Polars.
+    values = series.astype(object)
+    if role == "text":
+        values = values.where(values.map(lambda v: isinstance(v, str)), None)
+    elif role == "refs":
+        values = values.map(_coerce_refs)
+        if values.map(lambda v: isinstance(v, list)).any():
+            values = values.map(lambda v: v if isinstance(v, list) or v is None else [v])
+    try:
+        return pa.array(values, from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+        kinds = sorted({type(v).__name__ for v in series.dropna().head(1000)})
+        msg = (
+            f"column {name!r} (pandas dtype {series.dtype}, holding {', '.join(kinds)}) cannot "
+            f"be read: {first_error}. Give it one type per column (for example "
+            f"df[{name!r}].astype(str))."
+        )
+        raise TypeError(msg) from None
+
+
+def to_polars(frame: pd.DataFrame, columns: Mapping[str, Role | None]) -> pl.DataFrame:
+    """Convert the named columns of a pandas frame to a Polars frame, through Arrow."""
+    arrays = {}
+    for name, role in columns.items():
+        if name not in frame.columns:
+            shown = ", ".join(repr(c) for c in list(frame.columns)[:20])
+            msg = f"the frame has no column {name!r}. Its columns are: {shown}."
+            raise KeyError(msg)
+        column = frame[name]
+        if isinstance(column, pd.DataFrame):
+            msg = f"the frame has more than one column named {name!r}; rename them apart first."
+            raise ValueError(msg)
+        arrays[name] = _arrow_column(column, name, role)
+    if not arrays:
+        return pl.DataFrame(height=len(frame))
+    return pl.from_arrow(pa.table(arrays), rechunk=False)  # type: ignore[return-value]
+
+
+def to_pandas_column(series: pl.Series) -> Any:
+    """Return values ready to attach to a pandas frame by position."""
+    if series.dtype == pl.Boolean and series.null_count() == 0:
+        return series.to_numpy()
+    if series.dtype == pl.String:
+        return pd.array(series.to_arrow(), dtype=_STRING_DTYPE)
+    return series.to_pandas().to_numpy()
+
+
+def column_names(value: Any) -> list[str]:
+    """Column names an argument refers to: a name, or the roots of an expression."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, pl.Expr):
+        return value.meta.root_names()
+    return []
+
+
+def run_on_pandas(
+    frame: pd.DataFrame,
+    function: Callable[..., pl.DataFrame],
+    columns: Mapping[str, Role | None],
+    /,
+    *args: Any,
+    **kwargs: Any,
+) -> pd.DataFrame:
+    """Run a Polars frame-level function on a pandas frame and attach the columns it adds."""
+    polars_frame = to_polars(frame, columns)
+    result = function(polars_frame, *args, **kwargs)
+    added = [c for c in result.columns if c not in polars_frame.columns]
+    out = frame.copy()
+    for name in added:
+        out[name] = to_pandas_column(result.get_column(name))
+    return out
+
+
+def _needed(arguments: Iterable[tuple[Any, Role | None]]) -> dict[str, Role | None]:
+    needed: dict[str, Role | None] = {}
+    for value, role in arguments:
+        for name in column_names(value):
+            needed[name] = needed.get(name) or role
+    return needed
+
+
+@pd.api.extensions.register_dataframe_accessor("grade")
+class PandasFrameGrade:
+    """``df.grade``: gradeframe on a pandas DataFrame (same answers as Polars)."""
+
+    def __init__(self, frame: pd.DataFrame) -> None:
+        if not isinstance(frame, pd.DataFrame):  # pragma: no cover - pandas guarantees this
+            msg = "`.grade` works on a pandas DataFrame"
+            raise AttributeError(msg)
+        self._frame = frame
+
+    def answer_contains(
+        self,
+        answer: Any = "answer",
+        refs: Any = "refs",
+        *,
+        partial: Any = None,
+        notes: Any = None,
+        trace: Any = None,
+        status: Any = None,
+        failure_kind: Any = None,
+        not_found: Any = None,
+        prefix: str = "",
+    ) -> pd.DataFrame:
+        """Add correct, failure_kind and outcome; see :func:`gradeframe.answer_contains`."""
+        needed = _needed(
+            [
+                (answer, "text"),
+                (refs, "refs"),
+                (partial, None),
+                (notes, None),
+                (trace, None),
+                (status, None),
+                (failure_kind, None),
+                (not_found if isinstance(not_found, str | pl.Expr) else None, None),
+            ]
+        )
+        check_output_names(
+            {str(c): pl.Null() for c in self._frame.columns},
+            [prefix + c for c in answer_rules.OUTPUT_COLUMNS],
+        )
+        return run_on_pandas(
+            self._frame,
+            answer_rules.with_answer_contains,
+            needed,
+            answer,
+            refs,
+            partial=partial,
+            notes=notes,
+            trace=trace,
+            status=status,
+            failure_kind=failure_kind,
+            not_found=not_found,
+            prefix=prefix,
+        )
+
+
+@pd.api.extensions.register_series_accessor("grade")
+class PandasSeriesGrade:
+    """``s.grade``: the text rules on a pandas Series, with its index kept."""
+
+    def __init__(self, series: pd.Series) -> None:
+        self._series = series
+
+    def _run(self, make: Callable[[pl.Expr], pl.Expr]) -> pd.Series:
+        name = "__gradeframe__"
+        frame = to_polars(pd.DataFrame({name: self._series.array}), {name: "text"})
+        values = frame.select(make(pl.col(name)).alias(name)).to_series()
+        return pd.Series(to_pandas_column(values), index=self._series.index, name=self._series.name)
+
+    def fold(self) -> pd.Series:
+        """Fold text; see :func:`gradeframe.fold`."""
+        return self._run(fold.fold)
+
+    def is_not_found(self, *, phrases: Sequence[str] | None = None) -> pd.Series:
+        """Detect not-found reports; see :func:`gradeframe.is_not_found`."""
+        return self._run(lambda e: answer_rules.is_not_found(e, phrases=phrases))

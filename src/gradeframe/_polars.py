@@ -1,0 +1,71 @@
+"""The ``.grade`` namespace on Polars DataFrame, LazyFrame, Series and Expr.
+
+Each method is a one-line delegator to a module-level function; no rule lives here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import polars as pl
+
+from gradeframe import answer as answer_rules
+from gradeframe import fold
+
+
+class _FrameGrade:
+    """Shared by DataFrame and LazyFrame: every method returns the same kind of frame."""
+
+    def __init__(self, frame: pl.DataFrame | pl.LazyFrame) -> None:
+        self._frame = frame
+
+    def answer_contains(self, answer: Any = "answer", refs: Any = "refs", **kwargs: Any) -> Any:
+        """Add correct, failure_kind and outcome; see :func:`gradeframe.answer_contains`."""
+        return answer_rules.with_answer_contains(self._frame, answer, refs, **kwargs)
+
+
+@pl.api.register_dataframe_namespace("grade")
+class DataFrameGrade(_FrameGrade):
+    """``df.grade``: gradeframe on a Polars DataFrame."""
+
+
+@pl.api.register_lazyframe_namespace("grade")
+class LazyFrameGrade(_FrameGrade):
+    """``lf.grade``: gradeframe on a Polars LazyFrame (lazy in, lazy out)."""
+
+
+@pl.api.register_expr_namespace("grade")
+class ExprGrade:
+    """``pl.col(...).grade``: the text rules as expressions."""
+
+    def __init__(self, expr: pl.Expr) -> None:
+        self._expr = expr
+
+    def fold(self) -> pl.Expr:
+        """Fold text; see :func:`gradeframe.fold`."""
+        return fold.fold(self._expr)
+
+    def is_not_found(self, *, phrases: Sequence[str] | None = None) -> pl.Expr:
+        """Detect not-found reports; see :func:`gradeframe.is_not_found`."""
+        return answer_rules.is_not_found(self._expr, phrases=phrases)
+
+
+@pl.api.register_series_namespace("grade")
+class SeriesGrade:
+    """``s.grade``: the text rules on a Series, run through the expressions."""
+
+    def __init__(self, series: pl.Series) -> None:
+        self._series = series
+
+    def _run(self, expr: pl.Expr) -> pl.Series:
+        name = self._series.name
+        return self._series.to_frame(name).select(expr.alias(name)).to_series()
+
+    def fold(self) -> pl.Series:
+        """Fold text; see :func:`gradeframe.fold`."""
+        return self._run(fold.fold(pl.col(self._series.name)))
+
+    def is_not_found(self, *, phrases: Sequence[str] | None = None) -> pl.Series:
+        """Detect not-found reports; see :func:`gradeframe.is_not_found`."""
+        return self._run(answer_rules.is_not_found(pl.col(self._series.name), phrases=phrases))

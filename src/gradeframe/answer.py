@@ -1,0 +1,616 @@
+"""answer_contains and is_not_found: containment with whole numbers, and the unanswerable label.
+
+See SPEC.md §2. Everything is a Polars expression; :func:`answer_contains` returns one struct
+expression, and :func:`with_answer_contains` adds its three fields to a frame.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final, TypeAlias
+
+import polars as pl
+
+from gradeframe import kinds
+from gradeframe._inputs import (
+    IntoExpr,
+    Schema,
+    as_text,
+    check_column,
+    check_output_names,
+    dtype_error,
+    frame_schema,
+    is_text,
+    struct_fields,
+    to_expr,
+)
+from gradeframe.fold import NOT_IN_DOCUMENT_LABEL, fold, mark, needles
+
+__all__ = [
+    "DEFAULT_NOT_FOUND_PHRASES",
+    "OUTPUT_COLUMNS",
+    "answer_contains",
+    "is_not_found",
+    "with_answer_contains",
+]
+
+NotFound: TypeAlias = str | pl.Expr | Sequence[str] | None
+Frame: TypeAlias = pl.DataFrame | pl.LazyFrame
+
+#: The columns answer_contains adds, before ``prefix``.
+OUTPUT_COLUMNS: Final = ("correct", "failure_kind", "outcome")
+
+# Building blocks of the default not-found detector. They run on folded (lower-case) text, so
+# they are written in lower case; no lookaround, so Polars runs them.
+_NOUN: Final = r"(?:document|text|passage|context|source|article|report|excerpt|material)s?"
+_DET: Final = (
+    r"(?:(?:the|this|that|these|those|provided|given|supplied|above|attached|original|source)\s+)*"
+)
+_NEG: Final = (
+    r"(?:does not|do not|did not|doesn['’]t|don['’]t|didn['’]t|cannot|can not|can['’]t"
+    r"|could not|couldn['’]t|will not|won['’]t)"
+)
+_VERB: Final = r"(?:contain|include|mention|state|specify|say|provide|give|list|discuss|report)s?"
+_PARTICIPLE: Final = (
+    r"(?:stated|mentioned|specified|provided|given|found|present|available|included|listed"
+    r"|contained|disclosed|reported|discussed|addressed)"
+)
+
+#: The default phrases of :func:`is_not_found` (regular expressions on folded text).
+DEFAULT_NOT_FOUND_PHRASES: Final[tuple[str, ...]] = (
+    # the label itself: NOT_IN_DOCUMENT, "not in document", "not in the document"
+    r"\bnot[ _]in[ _](?:the[ _])?document\b",
+    # "the document does not mention ...", "the text doesn't explicitly state ..."
+    rf"\b{_DET}{_NOUN} {_NEG} (?:\w+ )?{_VERB}\b",
+    # "... is not stated in the document", "not mentioned anywhere in the passage"
+    rf"\bnot (?:\w+ )?{_PARTICIPLE} (?:anywhere )?(?:in|by|within) {_DET}{_NOUN}\b",
+    # "there is no information about ... in the document"
+    rf"\bthere (?:is|are|was|were) no (?:\w+ )?(?:information|data|mention|answer|details?"
+    rf"|reference|record)\b[^.]*?\b(?:in|from|within) {_DET}{_NOUN}\b",
+    # "cannot be determined from ...", "can't be answered based on ..."
+    r"\b(?:cannot|can not|can['’]t|could not|couldn['’]t) be (?:\w+ )?(?:determined|answered"
+    r"|found|inferred|established|derived|ascertained)\b",
+    # "unable to determine ... from the document"
+    rf"\bunable to (?:determine|find|answer|locate|identify|establish)\b[^.]*?\b(?:from|in|within)"
+    rf" {_DET}{_NOUN}\b",
+)
+
+_BUDGET_RE: Final = "|".join(kinds.BUDGET_NOTES)
+_REFUSAL_RE: Final = r"(?i)\b(?:" + "|".join(kinds.REFUSAL_REASONS) + r")\b"
+
+
+# --------------------------------------------------------------------------------------------
+# is_not_found
+# --------------------------------------------------------------------------------------------
+
+
+def is_not_found(expr: IntoExpr, *, phrases: Sequence[str] | None = None) -> pl.Expr:
+    r"""Return whether text is, or reports, that the document does not hold the answer.
+
+    The text is folded first (see :func:`gradeframe.fold`). Null stays null.
+
+    Parameters
+    ----------
+    expr
+        A column name or a String expression.
+    phrases
+        Regular expressions that replace the default detector
+        (:data:`DEFAULT_NOT_FOUND_PHRASES`). They are matched case-insensitively, anywhere in the
+        folded text, with Polars' regex engine (no lookaround). An invalid one raises naming it.
+
+    Returns
+    -------
+    pl.Expr
+        A Boolean expression.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import gradeframe as gf
+    >>> df = pl.DataFrame(
+    ...     {
+    ...         "a": [
+    ...             "NOT_IN_DOCUMENT",
+    ...             "The passage does not mention a date.",
+    ...             "The statue was not found until 1920.",
+    ...             None,
+    ...         ]
+    ...     }
+    ... )
+    >>> df.select(gf.is_not_found("a"))
+    shape: (4, 1)
+    ┌───────┐
+    │ a     │
+    │ ---   │
+    │ bool  │
+    ╞═══════╡
+    │ true  │
+    │ true  │
+    │ false │
+    │ null  │
+    └───────┘
+    """
+    return _not_found_in_folded(fold(to_expr(expr, "expr")), _phrase_pattern(phrases))
+
+
+def _phrase_pattern(phrases: Sequence[str] | None) -> str | None:
+    """Return one regex for the phrases (None: never found), validated phrase by phrase."""
+    if phrases is None:
+        return "|".join(f"(?:{p})" for p in DEFAULT_NOT_FOUND_PHRASES)
+    if isinstance(phrases, str) or not isinstance(phrases, Sequence):
+        msg = (
+            "`phrases` must be a list of regular expressions (str), "
+            f"got {type(phrases).__name__}: {phrases!r}"
+        )
+        raise TypeError(msg)
+    for i, phrase in enumerate(phrases):
+        _check_phrase(phrase, f"phrases[{i}]")
+    if not phrases:
+        return None
+    return "(?i)" + "|".join(f"(?:{p})" for p in phrases)
+
+
+def _check_phrase(phrase: object, where: str) -> None:
+    if not isinstance(phrase, str):
+        kind = type(phrase).__name__
+        msg = f"`{where}` must be a regular expression (str), got {kind}: {phrase!r}"
+        raise TypeError(msg)
+    if not phrase.strip():
+        msg = f"`{where}` is blank; a blank phrase would match every answer."
+        raise ValueError(msg)
+    try:
+        pl.select(pl.lit("", dtype=pl.String).str.contains(phrase))
+    except pl.exceptions.PolarsError as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        msg = (
+            f"`{where}`: {phrase!r} is not a regular expression Polars can run ({first}). "
+            "Lookaround and backreferences are not supported here."
+        )
+        raise ValueError(msg) from None
+
+
+def _not_found_in_folded(folded: pl.Expr, pattern: str | None) -> pl.Expr:
+    if pattern is None:
+        return pl.when(folded.is_not_null()).then(pl.lit(value=False))
+    return folded.str.contains(pattern)
+
+
+# --------------------------------------------------------------------------------------------
+# Reading the inputs
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Record:
+    """The parts of a run's output record, each an expression over the frame."""
+
+    text: pl.Expr  # String; null where there is no answer text
+    partial: pl.Expr  # Boolean, never null
+    budget_notes: pl.Expr  # Boolean, never null: the notes hold a budget note
+    trace_refusal: pl.Expr  # Boolean, never null: a trace step finished with a refusal
+    status: pl.Expr  # String (lower case, trimmed) or null
+    carried: pl.Expr  # String or null: the row's own failure kind
+
+
+_NULL_TEXT: Final = pl.lit(None, dtype=pl.String)
+_FALSE: Final = pl.lit(value=False)
+
+
+def _read_text(expr: pl.Expr, dtype: pl.DataType | None) -> pl.Expr:
+    """Answer text: a text column, or the answer/text fields of a struct; else null."""
+    if dtype is None or is_text(dtype):
+        return expr if dtype is None else as_text(expr, dtype)
+    fields = struct_fields(dtype)
+    if not fields:
+        return _NULL_TEXT  # numbers, lists, booleans: not a string, so no answer text
+    answer_part, text_part, not_a_string = None, None, _FALSE
+    if "answer" in fields:
+        field = expr.struct.field("answer")
+        if is_text(fields["answer"]):
+            answer_part = as_text(field, fields["answer"])
+        elif fields["answer"] != pl.Null:
+            not_a_string = field.is_not_null()  # a number or a list is no answer text
+    if "text" in fields and is_text(fields["text"]):
+        text_part = as_text(expr.struct.field("text"), fields["text"])
+    parts = [p for p in (answer_part, text_part) if p is not None]
+    if not parts:
+        return _NULL_TEXT
+    text = pl.coalesce(parts) if len(parts) > 1 else parts[0]  # `text` when `answer` is null
+    return pl.when(not_a_string).then(_NULL_TEXT).otherwise(text)
+
+
+def _read_partial(expr: pl.Expr, dtype: pl.DataType | None, argument: str, name: str) -> pl.Expr:
+    if dtype is None or dtype == pl.Boolean:
+        return expr.fill_null(value=False)
+    if dtype == pl.Null:
+        return _FALSE
+    if dtype.is_integer():
+        return (expr != 0).fill_null(value=False)
+    raise dtype_error(argument, name, dtype, "Boolean")
+
+
+def _read_notes(expr: pl.Expr, dtype: pl.DataType | None, argument: str, name: str) -> pl.Expr:
+    if dtype is None:
+        return pl.concat_list(expr).list.eval(pl.element().str.contains(_BUDGET_RE)).list.any()
+    if is_text(dtype):
+        return as_text(expr, dtype).str.contains(_BUDGET_RE).fill_null(value=False)
+    if dtype == pl.Null:
+        return _FALSE
+    if isinstance(dtype, pl.List | pl.Array) and (is_text(dtype.inner) or dtype.inner == pl.Null):
+        hits = expr.list.eval(as_text(pl.element(), dtype.inner).str.contains(_BUDGET_RE))
+        return hits.list.any().fill_null(value=False)
+    raise dtype_error(argument, name, dtype, "String or List(String)")
+
+
+def _read_trace(expr: pl.Expr, dtype: pl.DataType | None, argument: str, name: str) -> pl.Expr:
+    def reasons(element: pl.Expr, inner: pl.DataType) -> pl.Expr | None:
+        if is_text(inner):
+            return as_text(element, inner)
+        fields = struct_fields(inner)
+        if "finish_reason" in fields and is_text(fields["finish_reason"]):
+            return as_text(element.struct.field("finish_reason"), fields["finish_reason"])
+        if isinstance(inner, pl.Struct) or inner == pl.Null:
+            return None  # steps without a finish reason never refuse
+        raise dtype_error(
+            argument,
+            name,
+            dtype,
+            "a String, a List(String), or a List(Struct) with a String field 'finish_reason'",
+        )
+
+    if dtype is None:
+        hits = pl.concat_list(expr).list.eval(pl.element().str.contains(_REFUSAL_RE))
+        return hits.list.any().fill_null(value=False)
+    if dtype == pl.Null:
+        return _FALSE
+    if isinstance(dtype, pl.List | pl.Array):
+        found = reasons(pl.element(), dtype.inner)
+        if found is None:
+            return _FALSE
+        return expr.list.eval(found.str.contains(_REFUSAL_RE)).list.any().fill_null(value=False)
+    found = reasons(expr, dtype)
+    return _FALSE if found is None else found.str.contains(_REFUSAL_RE).fill_null(value=False)
+
+
+def _read_status(expr: pl.Expr, dtype: pl.DataType | None, argument: str, name: str) -> pl.Expr:
+    if dtype is None or is_text(dtype):
+        text = expr if dtype is None else as_text(expr, dtype)
+        return text.str.strip_chars().str.to_lowercase()
+    if dtype == pl.Null:
+        return _NULL_TEXT
+    raise dtype_error(argument, name, dtype, "String")
+
+
+def _read_carried(expr: pl.Expr, dtype: pl.DataType | None, argument: str, name: str) -> pl.Expr:
+    if dtype is None or is_text(dtype):
+        text = expr if dtype is None else as_text(expr, dtype)
+        return pl.when(text.str.strip_chars() != "").then(text)
+    if dtype == pl.Null:
+        return _NULL_TEXT
+    raise dtype_error(argument, name, dtype, "String")
+
+
+_READERS: Final = {
+    "partial": (_read_partial, _FALSE),
+    "notes": (_read_notes, _FALSE),
+    "trace": (_read_trace, _FALSE),
+    "status": (_read_status, _NULL_TEXT),
+    "failure_kind": (_read_carried, _NULL_TEXT),
+}
+
+
+def _resolve_record(
+    answer: IntoExpr, flat: dict[str, IntoExpr | None], schema: Schema | None
+) -> _Record:
+    """Read the output record: flat columns passed by keyword win over struct fields."""
+    answer_expr = to_expr(answer, "answer")
+    answer_dtype = None
+    if isinstance(answer, str) and schema is not None:
+        check_column(schema, answer, "answer")
+        answer_dtype = schema[answer]
+    fields = struct_fields(answer_dtype) if answer_dtype is not None else {}
+
+    parts: dict[str, pl.Expr] = {}
+    for role, (reader, absent) in _READERS.items():
+        given = flat[role]
+        if given is not None:
+            expr = to_expr(given, role)
+            dtype = None
+            if isinstance(given, str) and schema is not None:
+                check_column(schema, given, role)
+                dtype = schema[given]
+            parts[role] = reader(expr, dtype, role, given if isinstance(given, str) else role)
+        elif role in fields:
+            field = answer_expr.struct.field(role)
+            parts[role] = reader(field, fields[role], "answer", f"{answer}.{role}")
+        else:
+            parts[role] = absent
+    return _Record(
+        text=_read_text(answer_expr, answer_dtype),
+        partial=parts["partial"],
+        budget_notes=parts["notes"],
+        trace_refusal=parts["trace"],
+        status=parts["status"],
+        carried=parts["failure_kind"],
+    )
+
+
+def _number_text(expr: pl.Expr, dtype: pl.DataType) -> pl.Expr:
+    """Write a numeric acceptable answer in plain digits (100000.0 reads as "100000")."""
+    if dtype.is_float():
+        whole = expr.is_finite() & (expr == expr.round(0)) & (expr.abs() < 1e15)
+        return (
+            pl.when(whole)
+            .then(expr.cast(pl.Int64, strict=False).cast(pl.String))
+            .otherwise(expr.cast(pl.String))
+        )
+    return expr.cast(pl.String)
+
+
+def _ref_text(expr: pl.Expr, dtype: pl.DataType) -> pl.Expr | None:
+    """Return acceptable answers of one scalar dtype as String (None: dtype unsupported)."""
+    if is_text(dtype):
+        return as_text(expr, dtype)
+    if dtype == pl.Null:
+        return expr.cast(pl.String)
+    if dtype.is_integer() or dtype.is_float() or dtype.is_decimal():
+        return _number_text(expr, dtype)
+    return None
+
+
+def _resolve_refs(refs: IntoExpr, schema: Schema | None) -> tuple[pl.Expr, bool]:
+    """Return the acceptable answers as String (scalar) or List(String), and whether a list."""
+    expr = to_expr(refs, "refs")
+    if not isinstance(refs, str) or schema is None:
+        # Without a schema, a String or List(String) column is assumed; concat_list takes both.
+        return pl.concat_list(expr).list.eval(pl.element().cast(pl.String)), True
+    check_column(schema, refs, "refs")
+    dtype = schema[refs]
+    scalar = _ref_text(expr, dtype)
+    if scalar is not None:
+        return scalar, False
+    if isinstance(dtype, pl.List | pl.Array):
+        element = _ref_text(pl.element(), dtype.inner)
+        if element is not None:
+            listed = expr.arr.to_list() if isinstance(dtype, pl.Array) else expr
+            return listed.list.eval(element), True
+    raise dtype_error(
+        "refs",
+        refs,
+        dtype,
+        "acceptable answers as String, a number, or a List of String or numbers",
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Containment
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Found:
+    found: pl.Expr  # Boolean: an acceptable answer (not the label) occurs, numbers whole
+    has_reference: pl.Expr  # Boolean: at least one usable acceptable answer
+    unanswerable: pl.Expr  # Boolean: one acceptable answer is the NOT_IN_DOCUMENT label
+
+
+def _contains_one(marked: pl.Expr, ref: pl.Expr) -> _Found:
+    folded = fold(ref)
+    has = (folded.is_not_null() & (folded != "")).fill_null(value=False)
+    label = (folded == NOT_IN_DOCUMENT_LABEL).fill_null(value=False)
+    first, second = needles(folded)
+    hit = marked.str.contains(first, literal=True).fill_null(value=False) | marked.str.contains(
+        second, literal=True
+    ).fill_null(value=False)
+    return _Found(found=has & ~label & hit, has_reference=has, unanswerable=label)
+
+
+def _contains_any(marked: pl.Expr, refs: pl.Expr) -> _Found:
+    element = pl.element()
+    folded = refs.list.eval(fold(element)).list.eval(
+        element.filter(element.is_not_null() & (element != ""))
+    )
+    has = (folded.list.len() > 0).fill_null(value=False)
+    label = folded.list.contains(NOT_IN_DOCUMENT_LABEL).fill_null(value=False)
+    searched = folded.list.eval(element.filter(element != NOT_IN_DOCUMENT_LABEL))
+    first, second = needles(element)
+    firsts = searched.list.eval(first)
+    seconds = searched.list.eval(second)
+
+    # One row per (row, acceptable answer), then back to one row per row by a running count:
+    # every row explodes to at least one element, so segment i is [ends[i] - counts[i], ends[i]).
+    counts = firsts.list.len().fill_null(0).cast(pl.Int64).clip(lower_bound=1)
+    rows = pl.int_range(pl.len(), dtype=pl.Int64).repeat_by(counts).explode()
+    haystack = marked.gather(rows)
+    hit = haystack.str.contains(
+        firsts.explode(empty_as_null=True, keep_nulls=True), literal=True
+    ).fill_null(value=False) | haystack.str.contains(
+        seconds.explode(empty_as_null=True, keep_nulls=True), literal=True
+    ).fill_null(value=False)
+    running = pl.lit(0, dtype=pl.Int64).append(hit.cast(pl.Int64).cum_sum())
+    ends = counts.cum_sum()
+    found = (running.gather(ends) - running.gather(ends - counts)) > 0
+    return _Found(found=found, has_reference=has, unanswerable=label)
+
+
+# --------------------------------------------------------------------------------------------
+# answer_contains
+# --------------------------------------------------------------------------------------------
+
+
+def _resolve_not_found(not_found: NotFound, outcome: pl.Expr, schema: Schema | None) -> pl.Expr:
+    if not_found is None:
+        return _not_found_in_folded(outcome, _phrase_pattern(None))
+    if isinstance(not_found, str):
+        if schema is not None:
+            check_column(schema, not_found, "not_found")
+            dtype = schema[not_found]
+            if dtype not in (pl.Boolean, pl.Null):
+                raise dtype_error(
+                    "not_found",
+                    not_found,
+                    dtype,
+                    "a Boolean column (or pass a list of phrases: not_found=['...'])",
+                )
+        return pl.col(not_found)
+    if isinstance(not_found, pl.Expr):
+        return not_found
+    if isinstance(not_found, Sequence):
+        return _not_found_in_folded(outcome, _phrase_pattern(not_found))
+    msg = (
+        "`not_found` must be a Boolean column name, a polars expression, or a list of regex "
+        f"phrases; got {type(not_found).__name__}: {not_found!r}"
+    )
+    raise TypeError(msg)
+
+
+def answer_contains(
+    answer: IntoExpr = "answer",
+    refs: IntoExpr = "refs",
+    *,
+    partial: IntoExpr | None = None,
+    notes: IntoExpr | None = None,
+    trace: IntoExpr | None = None,
+    status: IntoExpr | None = None,
+    failure_kind: IntoExpr | None = None,
+    not_found: NotFound = None,
+    prefix: str = "",
+    schema: Schema | None = None,
+) -> pl.Expr:
+    r"""Score answers against acceptable answers, with numbers matched whole.
+
+    Returns one struct expression with the fields ``correct`` (Boolean, never null),
+    ``failure_kind`` (String, null when correct) and ``outcome`` (the folded answer), each
+    named ``prefix + name``. The frame method ``df.grade.answer_contains`` adds the same three
+    columns to the frame; it also reads struct output records and checks every column first.
+
+    Parameters
+    ----------
+    answer
+        The answer: a String column, or (with ``schema``, as the frame methods pass) a struct
+        column holding the output record (fields ``answer``, ``text``, ``partial``, ``notes``,
+        ``trace``, ``status``, ``failure_kind``).
+    refs
+        The acceptable answers: String, a number, or a List of them (any one is right).
+        ``NOT_IN_DOCUMENT`` marks an unanswerable item; blank ones are ignored.
+    partial, notes, trace, status, failure_kind
+        Flat columns that win over the struct fields of the same name.
+    not_found
+        Who decides that an answer reports "not in the document": a Boolean column name or
+        expression, or a list of regex phrases replacing :data:`DEFAULT_NOT_FOUND_PHRASES`.
+    prefix
+        Put before each output name.
+    schema
+        The frame's schema. Without it, ``answer`` is read as String and ``refs`` as String or
+        List(String); the frame methods always pass it.
+
+    Returns
+    -------
+    pl.Expr
+        A struct expression named ``prefix + "answer_contains"``.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import gradeframe as gf
+    >>> df = pl.DataFrame(
+    ...     {
+    ...         "answer": ["It made 12,400 units.", "About 145.2 m", "NOT_IN_DOCUMENT", None],
+    ...         "refs": ["12400", "45.2", "NOT_IN_DOCUMENT", "7"],
+    ...     }
+    ... )
+    >>> df.select(gf.answer_contains("answer", "refs")).unnest("answer_contains")
+    shape: (4, 3)
+    ┌─────────┬───────────────┬──────────────────────┐
+    │ correct ┆ failure_kind  ┆ outcome              │
+    │ ---     ┆ ---           ┆ ---                  │
+    │ bool    ┆ str           ┆ str                  │
+    ╞═════════╪═══════════════╪══════════════════════╡
+    │ true    ┆ null          ┆ it made 12400 units. │
+    │ false   ┆ wrong         ┆ about 145.2 m        │
+    │ true    ┆ null          ┆ not_in_document      │
+    │ false   ┆ parse_failure ┆ null                 │
+    └─────────┴───────────────┴──────────────────────┘
+    """
+    if not isinstance(prefix, str):
+        msg = f"`prefix` must be a str, got {type(prefix).__name__}: {prefix!r}"
+        raise TypeError(msg)
+    record = _resolve_record(
+        answer,
+        {
+            "partial": partial,
+            "notes": notes,
+            "trace": trace,
+            "status": status,
+            "failure_kind": failure_kind,
+        },
+        schema,
+    )
+    ref_expr, listed = _resolve_refs(refs, schema)
+    outcome = fold(record.text)
+    marked = mark(outcome)
+    matched = _contains_any(marked, ref_expr) if listed else _contains_one(marked, ref_expr)
+    reports_not_found = _resolve_not_found(not_found, outcome, schema).fill_null(value=False)
+
+    error = (record.status == "error").fill_null(value=False)
+    parse_failure = (outcome.is_null() | (outcome == "")).fill_null(value=True)
+    budget_stop = record.partial & record.budget_notes
+    refusal = record.trace_refusal | (record.status == "refused").fill_null(value=False)
+    correct = (
+        matched.has_reference
+        & record.carried.is_null()
+        & ~error
+        & ~parse_failure
+        & (matched.found | (matched.unanswerable & reports_not_found & ~budget_stop & ~refusal))
+    )
+    failure_kind = kinds.failure_chain(
+        correct=correct,
+        no_reference=~matched.has_reference,
+        carried=record.carried,
+        error=error,
+        parse_failure=parse_failure,
+        budget_stop=budget_stop,
+        refusal=refusal,
+        not_in_document=~matched.unanswerable & reports_not_found,
+    )
+    return pl.struct(
+        correct.alias(prefix + "correct"),
+        failure_kind.alias(prefix + "failure_kind"),
+        outcome.alias(prefix + "outcome"),
+    ).alias(prefix + "answer_contains")
+
+
+def with_answer_contains(
+    frame: Frame,
+    answer: IntoExpr = "answer",
+    refs: IntoExpr = "refs",
+    *,
+    partial: IntoExpr | None = None,
+    notes: IntoExpr | None = None,
+    trace: IntoExpr | None = None,
+    status: IntoExpr | None = None,
+    failure_kind: IntoExpr | None = None,
+    not_found: NotFound = None,
+    prefix: str = "",
+) -> Frame:
+    """Add ``correct``, ``failure_kind`` and ``outcome`` to a DataFrame or LazyFrame.
+
+    Same rows, same order, input columns untouched; a LazyFrame stays lazy. Columns and dtypes
+    are checked now, not at ``collect()``. See :func:`answer_contains` for the parameters.
+    """
+    schema = frame_schema(frame)
+    check_output_names(schema, [prefix + name for name in OUTPUT_COLUMNS])
+    expr = answer_contains(
+        answer,
+        refs,
+        partial=partial,
+        notes=notes,
+        trace=trace,
+        status=status,
+        failure_kind=failure_kind,
+        not_found=not_found,
+        prefix=prefix,
+        schema=schema,
+    )
+    return frame.with_columns(expr.struct.unnest())
