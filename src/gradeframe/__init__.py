@@ -13,6 +13,7 @@ from gradeframe.answer import (
     is_not_found,
     with_answer_contains,
 )
+from gradeframe.example import example, example_document
 from gradeframe.fold import fold
 from gradeframe.kinds import KINDS
 
@@ -20,6 +21,8 @@ __all__ = [
     "DEFAULT_NOT_FOUND_PHRASES",
     "KINDS",
     "answer_contains",
+    "example",
+    "example_document",
     "fold",
     "is_not_found",
     "with_answer_contains",
