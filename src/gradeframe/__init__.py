@@ -7,6 +7,7 @@ Expr) and on pandas (DataFrame, Series).
 from __future__ import annotations
 
 from gradeframe import _pandas, _polars  # noqa: F401  (register .grade)
+from gradeframe._limits import MAX_METADATA_LENGTH
 from gradeframe.answer import (
     DEFAULT_NOT_FOUND_PHRASES,
     answer_contains,
@@ -20,6 +21,7 @@ from gradeframe.kinds import KINDS
 __all__ = [
     "DEFAULT_NOT_FOUND_PHRASES",
     "KINDS",
+    "MAX_METADATA_LENGTH",
     "answer_contains",
     "example",
     "example_document",
