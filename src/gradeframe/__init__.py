@@ -17,15 +17,19 @@ from gradeframe.answer import (
 from gradeframe.example import example, example_document
 from gradeframe.fold import fold
 from gradeframe.kinds import KINDS
+from gradeframe.report import chart, failures, report
 
 __all__ = [
     "DEFAULT_NOT_FOUND_PHRASES",
     "KINDS",
     "MAX_METADATA_LENGTH",
     "answer_contains",
+    "chart",
     "example",
     "example_document",
+    "failures",
     "fold",
     "is_not_found",
+    "report",
     "with_answer_contains",
 ]

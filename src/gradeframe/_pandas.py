@@ -24,6 +24,7 @@ import pyarrow as pa
 
 from gradeframe import answer as answer_rules
 from gradeframe import fold
+from gradeframe import report as report_rules
 from gradeframe._inputs import check_output_names
 
 #: How a column's values are coerced when Arrow cannot read an object column as it is.
@@ -200,6 +201,18 @@ class PandasFrameGrade:
             not_found=not_found,
             prefix=prefix,
         )
+
+    def report(self, by: Any = None, **kwargs: Any) -> pd.DataFrame:
+        """Summarise accuracy and failures per group; see :func:`gradeframe.report`."""
+        return report_rules.report(self._frame, by, **kwargs)
+
+    def failures(self, **kwargs: Any) -> pd.DataFrame:
+        """Return the rows that are not right; see :func:`gradeframe.failures`."""
+        return report_rules.failures(self._frame, **kwargs)
+
+    def chart(self, by: Any = None, **kwargs: Any) -> Any:
+        """Chart failures and accuracy per group (Altair); see :func:`gradeframe.chart`."""
+        return report_rules.chart(self._frame, by, **kwargs)
 
 
 @pd.api.extensions.register_series_accessor("grade")

@@ -12,6 +12,7 @@ import polars as pl
 
 from gradeframe import answer as answer_rules
 from gradeframe import fold
+from gradeframe import report as report_rules
 
 
 class _FrameGrade:
@@ -23,6 +24,18 @@ class _FrameGrade:
     def answer_contains(self, answer: Any = "answer", refs: Any = "refs", **kwargs: Any) -> Any:
         """Add correct, failure_kind and outcome; see :func:`gradeframe.answer_contains`."""
         return answer_rules.with_answer_contains(self._frame, answer, refs, **kwargs)
+
+    def report(self, by: Any = None, **kwargs: Any) -> Any:
+        """Summarise accuracy and failures per group; see :func:`gradeframe.report`."""
+        return report_rules.report(self._frame, by, **kwargs)
+
+    def failures(self, **kwargs: Any) -> Any:
+        """Return the rows that are not right; see :func:`gradeframe.failures`."""
+        return report_rules.failures(self._frame, **kwargs)
+
+    def chart(self, by: Any = None, **kwargs: Any) -> Any:
+        """Chart failures and accuracy per group (Altair); see :func:`gradeframe.chart`."""
+        return report_rules.chart(self._frame, by, **kwargs)
 
 
 @pl.api.register_dataframe_namespace("grade")
