@@ -515,7 +515,7 @@ def chart(
     """
     try:
         import altair as alt
-    except ImportError:  # pragma: no cover - the extra is installed in the tests
+    except ImportError:
         msg = (
             "gradeframe.chart needs Altair, an optional dependency. Install it with: "
             "pip install 'gradeframe[chart]'"

@@ -1,0 +1,336 @@
+from __future__ import annotations
+
+import math
+import sys
+from typing import Any
+
+import pandas as pd
+import polars as pl
+import pytest
+
+import gradeframe as gf
+from gradeframe.report import WILSON_Z, wilson_interval
+from tests.utils import assert_equal_data, to_data
+
+Z2 = WILSON_Z**2
+
+# Three groups, given out of order: "b" has no correct row, "c" only correct rows.
+DATA: dict[str, list[Any]] = {
+    "model": ["b", "a", "c", "a", "b", "a", "c"],
+    "split": ["x", "x", "y", "y", "x", "x", "y"],
+    "correct": [False, True, True, False, False, False, True],
+    "failure_kind": ["refusal", None, None, "wrong", "timeout", "wrong", None],
+}
+STANDARD = list(gf.KINDS)
+
+
+def wilson(k: int, n: int) -> tuple[float, float]:
+    """The textbook formula, written out for scalars."""
+    p = k / n
+    centre = (p + Z2 / (2 * n)) / (1 + Z2 / n)
+    half = WILSON_Z * math.sqrt(p * (1 - p) / n + Z2 / (4 * n * n)) / (1 + Z2 / n)
+    return centre - half, centre + half
+
+
+def close(values: list[Any], expected: list[Any]) -> bool:
+    return all(
+        (v is None and e is None) or (v is not None and e is not None and math.isclose(v, e))
+        for v, e in zip(values, expected, strict=True)
+    ) and len(values) == len(expected)
+
+
+def test_wilson_hand_values() -> None:
+    # k = 0: the upper end is z²/(n + z²); k = n: the lower end is n/(n + z²).
+    assert math.isclose(wilson(0, 2)[1], Z2 / (2 + Z2))
+    assert math.isclose(wilson(2, 2)[0], 2 / (2 + Z2))
+    # 1 of 3, worked by hand: p = 1/3, centre = 0.42643..., half = 0.36557...
+    low, high = wilson(1, 3)
+    assert math.isclose(low, 0.0614919, rel_tol=1e-5)
+    assert math.isclose(high, 0.7923403, rel_tol=1e-5)
+
+
+def test_wilson_interval_expression_ends_exactly() -> None:
+    df = pl.DataFrame({"k": [0, 3, 1, 0, None], "n": [3, 3, 3, 0, 3]})
+    out = df.select(*wilson_interval("k", "n"))
+    assert out["ci_low"][0] == 0.0
+    assert math.isclose(out["ci_low"][1], 3 / (3 + Z2))
+    assert out["ci_high"].to_list()[1] == 1.0
+    assert math.isclose(out["ci_high"][0], Z2 / (3 + Z2))
+    assert out["ci_low"].to_list()[3:] == [None, None]
+    assert out["ci_high"].to_list()[3:] == [None, None]
+
+
+def test_report_by_group(constructor: Any) -> None:
+    result = gf.report(constructor(DATA), "model")
+    lows, highs = zip(wilson(1, 3), wilson(0, 2), wilson(2, 2), strict=True)
+    assert_equal_data(
+        result,
+        {
+            "model": ["a", "b", "c"],
+            "n": [3, 2, 2],
+            "n_correct": [1, 0, 2],
+            "no_reference": [0, 0, 0],
+            "error": [0, 0, 0],
+            "parse_failure": [0, 0, 0],
+            "budget_stop": [0, 0, 0],
+            "refusal": [0, 1, 0],
+            "not_in_document": [0, 0, 0],
+            "wrong": [2, 0, 0],
+            "timeout": [0, 1, 0],
+        },
+    )
+    data = to_data(result)
+    stats = ["model", "n", "n_correct", "accuracy", "ci_low", "ci_high"]
+    assert list(data) == [*stats, *STANDARD, "timeout"]
+    assert close(data["accuracy"], [1 / 3, 0.0, 1.0])
+    assert data["ci_low"][1] == 0.0  # no correct row: the interval starts at 0 exactly
+    assert data["ci_high"][2] == 1.0  # all correct: it ends at 1 exactly
+    assert close(data["ci_low"], list(lows))
+    assert close(data["ci_high"], list(highs))
+
+
+def test_report_columns_in_table_order_then_carried_sorted(constructor: Any) -> None:
+    data = {**DATA, "failure_kind": ["zeta", None, None, "wrong", "alpha", "wrong", None]}
+    columns = list(to_data(gf.report(constructor(data), "model")))
+    assert columns == [
+        "model",
+        "n",
+        "n_correct",
+        "accuracy",
+        "ci_low",
+        "ci_high",
+        *STANDARD,
+        "alpha",
+        "zeta",
+    ]
+
+
+def test_report_without_by(constructor: Any) -> None:
+    result = gf.report(constructor(DATA))
+    low, high = wilson(3, 7)
+    assert_equal_data(
+        result, {"n": [7], "n_correct": [3], "refusal": [1], "wrong": [2], "timeout": [1]}
+    )
+    data = to_data(result)
+    assert close(data["accuracy"], [3 / 7])
+    assert close(data["ci_low"], [low])
+    assert close(data["ci_high"], [high])
+
+
+def test_report_by_several_columns(constructor: Any) -> None:
+    result = gf.report(constructor(DATA), ["model", "split"])
+    assert_equal_data(
+        result,
+        {
+            "model": ["a", "a", "b", "c"],
+            "split": ["x", "y", "x", "y"],
+            "n": [2, 1, 2, 2],
+            "n_correct": [1, 0, 0, 2],
+            "wrong": [1, 1, 0, 0],
+        },
+    )
+
+
+def test_report_through_the_namespace(constructor: Any) -> None:
+    frame = constructor(DATA)
+    assert_equal_data(frame.grade.report(by="model"), {"n": [3, 2, 2]})
+
+
+def test_report_keeps_the_frame_type(constructor: Any) -> None:
+    frame = constructor(DATA)
+    result = gf.report(frame, "model")
+    assert type(result) is type(frame)
+
+
+def test_lazy_report_with_carried_kinds_named() -> None:
+    lazy = pl.LazyFrame(DATA)
+    result = gf.report(lazy, "model", carried_kinds=["timeout"])
+    assert isinstance(result, pl.LazyFrame)
+    assert result.collect_schema().names()[-1] == "timeout"
+    assert_equal_data(result, {"timeout": [0, 1, 0]})
+
+
+def test_null_correct_counts_as_not_right() -> None:
+    df = pl.DataFrame({"correct": [True, None], "failure_kind": [None, None]})
+    assert_equal_data(gf.report(df), {"n": [2], "n_correct": [1], "accuracy": [0.5]})
+
+
+def test_empty_frame_without_by_has_null_accuracy() -> None:
+    df = pl.DataFrame(
+        {"model": [], "correct": [], "failure_kind": []},
+        schema={"model": pl.String, "correct": pl.Boolean, "failure_kind": pl.String},
+    )
+    assert_equal_data(
+        gf.report(df),
+        {"n": [0], "n_correct": [0], "accuracy": [None], "ci_low": [None], "ci_high": [None]},
+    )
+    assert gf.report(df, "model").height == 0
+
+
+def test_null_group_sorts_last() -> None:
+    df = pl.DataFrame({"model": [None, "a"], "correct": [True, True], "failure_kind": [None] * 2})
+    assert_equal_data(gf.report(df, "model"), {"model": ["a", None]})
+
+
+def test_report_on_the_example() -> None:
+    graded = gf.example().grade.answer_contains()
+    result = graded.grade.report("model")
+    assert_equal_data(
+        result,
+        {
+            "model": ["atlas-large", "atlas-small", "beacon-7b", "cedar-mini"],
+            "n": [30, 30, 30, 30],
+            "n_correct": [27, 24, 22, 18],
+            "timeout": [1, 0, 0, 1],
+        },
+    )
+    kind_columns = [*STANDARD, "timeout"]
+    totals = result.select(pl.sum_horizontal(kind_columns) + pl.col("n_correct")).to_series()
+    assert totals.to_list() == [30] * 4
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"by": "modle"}, pl.exceptions.ColumnNotFoundError, "Did you mean 'model'"),
+        ({"by": 3}, TypeError, "`by` must be"),
+        ({"by": ["model", "model"]}, ValueError, "more than once"),
+        ({"correct": "model"}, TypeError, "`correct`: column 'model' has dtype String"),
+        ({"failure_kind": "correct"}, TypeError, "`failure_kind`: column 'correct'"),
+        ({"failure_kind": "kind"}, pl.exceptions.ColumnNotFoundError, "`failure_kind='kind'`"),
+        ({"by": "n"}, ValueError, "share a name with report columns"),
+    ],
+)
+def test_report_errors_name_the_argument(kwargs: dict[str, Any], error: type, match: str) -> None:
+    df = pl.DataFrame({**DATA, "n": range(7)})
+    with pytest.raises(error, match=match):
+        gf.report(df, **kwargs)
+
+
+def test_report_refuses_other_objects() -> None:
+    with pytest.raises(TypeError, match="Polars DataFrame or LazyFrame or a pandas DataFrame"):
+        gf.report({"correct": [True]})
+
+
+# --------------------------------------------------------------------------------------------
+# failures
+# --------------------------------------------------------------------------------------------
+
+
+FAIL_DATA: dict[str, list[Any]] = {
+    "id": [1, 2, 3, 4],
+    "answer": ["It made 12,400 units.", "About 145.2 m", "x" * 600, None],
+    "refs": [["12400"], ["45.2", "45.2 m"], ["y" * 499, "z"], ["7"]],
+}
+
+
+def test_failures_keep_order_and_columns_and_cut(constructor: Any) -> None:
+    graded = constructor(FAIL_DATA).grade.answer_contains()
+    result = gf.failures(graded)
+    long_actual = "x" * 499 + "…"
+    long_expected = ("y" * 499 + " | z")[:499] + "…"
+    assert_equal_data(
+        result,
+        {
+            "id": [2, 3, 4],
+            "failure_kind": ["wrong", "wrong", "parse_failure"],
+            "actual": ["About 145.2 m", long_actual, None],
+            "expected": ["45.2 | 45.2 m", long_expected, "7"],
+        },
+    )
+    data = to_data(result)
+    assert len(data["actual"][1]) == gf.MAX_METADATA_LENGTH
+    assert len(data["expected"][1]) == gf.MAX_METADATA_LENGTH
+    assert list(data)[: len(to_data(graded))] == list(to_data(graded))
+    assert type(result) is type(graded)
+
+
+def test_failures_of_one_kind(constructor: Any) -> None:
+    graded = constructor(FAIL_DATA).grade.answer_contains()
+    assert_equal_data(graded.grade.failures(kind="parse_failure"), {"id": [4]})
+    assert_equal_data(graded.grade.failures(kind=["wrong"], answer=None), {"id": [2, 3]})
+
+
+def test_failures_on_pandas_keep_index_labels() -> None:
+    frame = pd.DataFrame(FAIL_DATA, index=[10, 20, 30, 40]).grade.answer_contains()
+    result = frame.grade.failures()
+    assert result.index.tolist() == [20, 30, 40]
+    assert result["actual"].tolist()[0] == "About 145.2 m"
+
+
+def test_failures_show_the_answer_of_an_output_record() -> None:
+    graded = gf.example().grade.answer_contains()
+    result = graded.grade.failures()
+    assert result.height == 29
+    shown = dict(zip(result["question_id"] + "/" + result["model"], result["actual"], strict=True))
+    assert shown["q06/atlas-small"] == "Revenue was £145.2 m."
+    # No answer text: the record is shown, so the reader sees why (here, the status).
+    assert '"status":"error"' in shown["q05/cedar-mini"]
+
+
+def test_failures_numbers_shown_as_text() -> None:
+    df = pl.DataFrame({"answer": [1.5, 2.0], "refs": [2, 2], "correct": [False, True]})
+    assert_equal_data(gf.failures(df), {"actual": ["1.5"], "expected": ["2"]})
+
+
+def test_failures_refuse_to_overwrite_and_take_a_prefix() -> None:
+    df = pl.DataFrame({"answer": ["a"], "refs": ["b"], "actual": ["c"], "correct": [False]})
+    with pytest.raises(ValueError, match="prefix="):
+        gf.failures(df)
+    assert gf.failures(df, prefix="shown_").columns[-2:] == ["shown_actual", "shown_expected"]
+
+
+def test_failures_kind_needs_failure_kind() -> None:
+    df = pl.DataFrame({"answer": ["a"], "refs": ["b"], "correct": [False]})
+    with pytest.raises(ValueError, match="`kind` needs the `failure_kind` column"):
+        gf.failures(df, kind="wrong", failure_kind=None)
+    with pytest.raises(pl.exceptions.ColumnNotFoundError, match="`answer='answr'`"):
+        gf.failures(df, answer="answr")
+
+
+# --------------------------------------------------------------------------------------------
+# chart
+# --------------------------------------------------------------------------------------------
+
+
+def test_chart_spec() -> None:
+    graded = gf.example().grade.answer_contains()
+    spec = gf.chart(graded, "model", title="Example").to_dict()
+    assert spec["title"] == "Example"
+    bars, accuracy = spec["hconcat"]
+    assert bars["mark"]["type"] == "bar"
+    assert bars["encoding"]["color"]["sort"] == [*STANDARD, "timeout"]
+    assert bars["encoding"]["y"]["sort"] == [
+        "atlas-large",
+        "atlas-small",
+        "beacon-7b",
+        "cedar-mini",
+    ]
+    values = bars["data"]["values"]
+    counted = {(v["group"], v["failure_kind"]): v["count"] for v in values}
+    assert counted[("cedar-mini", "wrong")] == 5
+    assert counted[("atlas-large", "timeout")] == 1
+    assert ("atlas-large", "error") not in counted  # zero counts are not drawn
+    rule, point = accuracy["layer"]
+    assert rule["mark"]["type"] == "rule"
+    assert rule["encoding"]["x2"]["field"] == "ci_high"
+    assert point["encoding"]["x"]["field"] == "accuracy"
+    points = {v["group"]: v for v in accuracy["data"]["values"]}
+    assert points["atlas-large"]["accuracy"] == 0.9
+
+
+@pytest.mark.parametrize("frame_type", ["polars_lazy", "pandas_object"])
+def test_chart_on_other_frames_and_several_groups(frame_type: str) -> None:
+    graded = gf.example().grade.answer_contains()
+    frame = graded.lazy() if frame_type == "polars_lazy" else graded.drop("answer").to_pandas()
+    spec = frame.grade.chart(by=["model", "question_id"]).to_dict()
+    groups = {v["group"] for v in spec["hconcat"][1]["data"]["values"]}
+    assert "atlas-large / q01" in groups
+    assert spec["hconcat"][0]["encoding"]["y"]["title"] == "model / question_id"
+
+
+def test_chart_without_altair(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "altair", None)
+    graded = gf.example().grade.answer_contains()
+    with pytest.raises(ImportError, match=r"pip install 'gradeframe\[chart\]'"):
+        gf.chart(graded, "model")
