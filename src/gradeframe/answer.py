@@ -193,7 +193,8 @@ class _Record:
     carried: pl.Expr  # String or null: the row's own failure kind
 
 
-_NULL_TEXT: Final = pl.lit(None, dtype=pl.String)
+# Full length, not a scalar literal: the containment gathers rows from the answer text.
+_NULL_TEXT: Final = pl.repeat(None, pl.len(), dtype=pl.String)
 _FALSE: Final = pl.lit(value=False)
 
 
@@ -388,50 +389,67 @@ def _resolve_refs(refs: IntoExpr, schema: Schema | None) -> tuple[pl.Expr, bool]
 # --------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class _Found:
-    found: pl.Expr  # Boolean: an acceptable answer (not the label) occurs, numbers whole
-    has_reference: pl.Expr  # Boolean: at least one usable acceptable answer
-    unanswerable: pl.Expr  # Boolean: one acceptable answer is the NOT_IN_DOCUMENT label
+# Each stage below reads the fields the stages before it added to one struct (pl.field), so every
+# intermediate value is computed once: Polars does not share common subexpressions inside a
+# struct on an eager frame, and the rules reuse the folded and marked text many times.
 
 
-def _contains_one(marked: pl.Expr, ref: pl.Expr) -> _Found:
-    folded = fold(ref)
-    has = (folded.is_not_null() & (folded != "")).fill_null(value=False)
-    label = (folded == NOT_IN_DOCUMENT_LABEL).fill_null(value=False)
-    first, second = needles(folded)
-    hit = marked.str.contains(first, literal=True).fill_null(value=False) | marked.str.contains(
-        second, literal=True
-    ).fill_null(value=False)
-    return _Found(found=has & ~label & hit, has_reference=has, unanswerable=label)
-
-
-def _contains_any(marked: pl.Expr, refs: pl.Expr) -> _Found:
+def _refs_stage(listed: bool) -> dict[str, pl.Expr]:
+    """Fold the acceptable answers; whether any is usable; whether the item is unanswerable."""
+    refs = pl.field("refs")
+    if not listed:
+        folded = fold(refs)
+        return {
+            "refs": folded,
+            "has_reference": (folded.is_not_null() & (folded != "")).fill_null(value=False),
+            "unanswerable": (folded == NOT_IN_DOCUMENT_LABEL).fill_null(value=False),
+        }
     element = pl.element()
-    folded = refs.list.eval(fold(element)).list.eval(
-        element.filter(element.is_not_null() & (element != ""))
-    )
-    has = (folded.list.len() > 0).fill_null(value=False)
-    label = folded.list.contains(NOT_IN_DOCUMENT_LABEL).fill_null(value=False)
-    searched = folded.list.eval(element.filter(element != NOT_IN_DOCUMENT_LABEL))
-    first, second = needles(element)
-    firsts = searched.list.eval(first)
-    seconds = searched.list.eval(second)
+    folded = refs.list.eval(fold(element))
+    return {"refs": folded.list.eval(element.filter(element.is_not_null() & (element != "")))}
 
-    # One row per (row, acceptable answer), then back to one row per row by a running count:
-    # every row explodes to at least one element, so segment i is [ends[i] - counts[i], ends[i]).
-    counts = firsts.list.len().fill_null(0).cast(pl.Int64).clip(lower_bound=1)
-    rows = pl.int_range(pl.len(), dtype=pl.Int64).repeat_by(counts).explode()
-    haystack = marked.gather(rows)
-    hit = haystack.str.contains(
-        firsts.explode(empty_as_null=True, keep_nulls=True), literal=True
-    ).fill_null(value=False) | haystack.str.contains(
-        seconds.explode(empty_as_null=True, keep_nulls=True), literal=True
-    ).fill_null(value=False)
-    running = pl.lit(0, dtype=pl.Int64).append(hit.cast(pl.Int64).cum_sum())
+
+def _label_stage(listed: bool) -> dict[str, pl.Expr]:
+    if not listed:
+        return {}
+    refs = pl.field("refs")
+    return {
+        "has_reference": (refs.list.len() > 0).fill_null(value=False),
+        "unanswerable": refs.list.contains(NOT_IN_DOCUMENT_LABEL).fill_null(value=False),
+    }
+
+
+def _needles_stage(listed: bool) -> dict[str, pl.Expr]:
+    """Build the needles of the acceptable answers, less the label (never matched as text)."""
+    refs = pl.field("refs")
+    if not listed:
+        first, second = needles(pl.when(refs != NOT_IN_DOCUMENT_LABEL).then(refs))
+        return {"needle": first, "needle_2": second}
+    element = pl.element()
+    first, second = needles(element)
+    searched = refs.list.eval(element.filter(element != NOT_IN_DOCUMENT_LABEL))
+    both = pl.concat_list(searched.list.eval(first), searched.list.eval(second))
+    return {"needle": both.list.drop_nulls()}
+
+
+def _found(listed: bool) -> pl.Expr:
+    """Whether a needle occurs in the marked answer: one literal search per needle."""
+    marked = pl.field("marked")
+    if not listed:
+        return marked.str.contains(pl.field("needle"), literal=True).fill_null(
+            value=False
+        ) | marked.str.contains(pl.field("needle_2"), literal=True).fill_null(value=False)
+    # One row per (row, needle); every row explodes to at least one item (a null for an empty
+    # list), so row i owns the items [ends[i] - counts[i], ends[i]), and a running count of the
+    # hits brings them back to one row per row.
+    listed_needles = pl.field("needle")
+    counts = listed_needles.list.len().fill_null(0).cast(pl.Int64).clip(lower_bound=1)
     ends = counts.cum_sum()
-    found = (running.gather(ends) - running.gather(ends - counts)) > 0
-    return _Found(found=found, has_reference=has, unanswerable=label)
+    rows = pl.int_range(pl.len(), dtype=pl.Int64).repeat_by(counts).explode()
+    items = listed_needles.explode(empty_as_null=True, keep_nulls=True)
+    hits = marked.gather(rows).str.contains(items, literal=True).fill_null(value=False)
+    running = pl.lit(0, dtype=pl.Int64).append(hits.cast(pl.Int64).cum_sum())
+    return (running.gather(ends) - running.gather(ends - counts)) > 0
 
 
 # --------------------------------------------------------------------------------------------
@@ -548,37 +566,70 @@ def answer_contains(
         schema,
     )
     ref_expr, listed = _resolve_refs(refs, schema)
-    outcome = fold(record.text)
-    marked = mark(outcome)
-    matched = _contains_any(marked, ref_expr) if listed else _contains_one(marked, ref_expr)
-    reports_not_found = _resolve_not_found(not_found, outcome, schema).fill_null(value=False)
+    if isinstance(not_found, str | pl.Expr):
+        judged = _resolve_not_found(not_found, pl.field("outcome"), schema)
+        not_found_stage = {"not_found": pl.field("judged").fill_null(value=False)}
+        judge = {"judged": judged}
+    else:
+        pattern = _resolve_not_found(not_found, pl.field("outcome"), schema)
+        not_found_stage = {"not_found": pattern.fill_null(value=False)}
+        judge = {}
 
-    error = (record.status == "error").fill_null(value=False)
+    status = pl.field("status")
+    error = (status == "error").fill_null(value=False)
+    refusal = pl.field("trace_refusal") | (status == "refused").fill_null(value=False)
+    budget_stop = pl.field("partial") & pl.field("budget_notes")
+    outcome = pl.field("outcome")
     parse_failure = (outcome.is_null() | (outcome == "")).fill_null(value=True)
-    budget_stop = record.partial & record.budget_notes
-    refusal = record.trace_refusal | (record.status == "refused").fill_null(value=False)
     correct = (
-        matched.has_reference
-        & record.carried.is_null()
+        pl.field("has_reference")
+        & pl.field("carried").is_null()
         & ~error
         & ~parse_failure
-        & (matched.found | (matched.unanswerable & reports_not_found & ~budget_stop & ~refusal))
+        & (
+            pl.field("found")
+            | (pl.field("unanswerable") & pl.field("not_found") & ~budget_stop & ~refusal)
+        )
     )
     failure_kind = kinds.failure_chain(
-        correct=correct,
-        no_reference=~matched.has_reference,
-        carried=record.carried,
+        correct=pl.field("correct"),
+        no_reference=~pl.field("has_reference"),
+        carried=pl.field("carried"),
         error=error,
         parse_failure=parse_failure,
         budget_stop=budget_stop,
         refusal=refusal,
-        not_in_document=~matched.unanswerable & reports_not_found,
+        not_in_document=~pl.field("unanswerable") & pl.field("not_found"),
     )
-    return pl.struct(
-        correct.alias(prefix + "correct"),
-        failure_kind.alias(prefix + "failure_kind"),
-        outcome.alias(prefix + "outcome"),
-    ).alias(prefix + "answer_contains")
+    stages = pl.struct(
+        text=record.text,
+        refs=ref_expr,
+        partial=record.partial,
+        budget_notes=record.budget_notes,
+        trace_refusal=record.trace_refusal,
+        status=record.status,
+        carried=record.carried,
+        **judge,
+    )
+    for stage in (
+        {"outcome": fold(pl.field("text"))},
+        {"marked": mark(outcome), **not_found_stage, **_refs_stage(listed)},
+        {**_label_stage(listed), **_needles_stage(listed)},
+        {"found": _found(listed)},
+        {"correct": correct},
+        {"failure_kind": failure_kind},
+    ):
+        stages = stages.struct.with_fields(**stage)
+    result = pl.struct(
+        pl.field("correct").alias(prefix + "correct"),
+        pl.field("failure_kind").alias(prefix + "failure_kind"),
+        pl.field("outcome").alias(prefix + "outcome"),
+    )
+    return (
+        stages.struct.with_fields(__result=result)
+        .struct.field("__result")
+        .alias(prefix + "answer_contains")
+    )
 
 
 def with_answer_contains(
@@ -613,4 +664,10 @@ def with_answer_contains(
         prefix=prefix,
         schema=schema,
     )
-    return frame.with_columns(expr.struct.unnest())
+    # The struct is computed once, then taken apart: no rule runs twice.
+    temporary = "__gradeframe_answer_contains__"
+    return (
+        frame.with_columns(expr.alias(temporary))
+        .with_columns(pl.col(temporary).struct.unnest())
+        .drop(temporary)
+    )

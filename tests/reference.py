@@ -1,0 +1,181 @@
+"""A scalar reference of SPEC.md §1-2, written for obviousness, not speed.
+
+The vectorized code in gradeframe is held to this with hypothesis. It uses the `regex` module,
+whose lookarounds state each rule the way SPEC.md words it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import regex
+
+from gradeframe.answer import DEFAULT_NOT_FOUND_PHRASES
+
+LABEL = "not_in_document"
+
+WHITE_SPACE = (
+    "\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008"
+    "\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+_WS_RUN = regex.compile("[" + regex.escape(WHITE_SPACE) + "]+")
+_DASH = regex.compile("[\u2010\u2011\u2012\u2013\u2212]")
+_SEPARATOR = regex.compile(r"(?<=\d)[,\u00a0\u2007\u2009\u202f](?=\d{3}(?!\d))")
+
+# A "-" is a minus sign unless it directly follows a letter or a digit.
+_MINUS = r"(?<![\p{L}\d])-"
+
+
+def fold(text: str | None) -> str | None:
+    """§1, step by step."""
+    if text is None:
+        return None
+    text = text.lower()
+    text = _DASH.sub("-", text)
+    text = _SEPARATOR.sub("", text)
+    return _WS_RUN.sub(" ", text).strip(" ")
+
+
+def _ref_pattern(ref: str) -> str:
+    left = ""
+    if regex.match(r"\d", ref):
+        # not after a digit, a ".", or a minus sign
+        left = r"(?<![\d.])(?<!" + _MINUS + ")"
+    elif regex.match(r"-\d", ref):
+        left = r"(?<![\p{L}\d.])"
+    elif regex.match(r"\.\d", ref):
+        left = r"(?<!\d)"
+    right = r"(?!\d)(?!\.\d)" if regex.search(r"\d\Z", ref) else ""
+    return left + regex.escape(ref) + right
+
+
+def contains(folded_answer: str, folded_ref: str) -> bool:
+    """§2: containment on folded text with numbers matched whole."""
+    return regex.search(_ref_pattern(folded_ref), folded_answer) is not None
+
+
+def is_not_found(folded: str | None, phrases: Sequence[str] | None = None) -> bool | None:
+    if folded is None:
+        return None
+    if phrases is None:
+        return any(regex.search(p, folded) for p in DEFAULT_NOT_FOUND_PHRASES)
+    return any(regex.search(p, folded, flags=regex.IGNORECASE) for p in phrases)
+
+
+def ref_text(value: Any) -> str | None:
+    """An acceptable answer as text: numbers in plain digits."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        raise TypeError(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return None
+        if value.is_integer() and abs(value) < 1e15:
+            return str(int(value))
+        return None  # not used by the property tests
+    return value
+
+
+def _refs_list(refs: Any) -> list[str]:
+    items = refs if isinstance(refs, list | tuple) else [refs]
+    folded = [fold(ref_text(r)) for r in items]
+    return [r for r in folded if r]
+
+
+BUDGET = ("cost_cap_reached", "call_cap_reached", "limit_refused")
+
+
+def _budget_notes(notes: Any) -> bool:
+    if notes is None:
+        return False
+    items = notes if isinstance(notes, list | tuple) else [notes]
+    return any(n is not None and any(b in n for b in BUDGET) for n in items)
+
+
+def _refusal_trace(trace: Any) -> bool:
+    if trace is None:
+        return False
+    items = trace if isinstance(trace, list | tuple) else [trace]
+    for step in items:
+        reason = step.get("finish_reason") if isinstance(step, dict) else step
+        if isinstance(reason, str) and regex.search(r"(?i)\b(?:refusal|content_filter)\b", reason):
+            return True
+    return False
+
+
+def answer_contains(
+    answer: Any,
+    refs: Any,
+    *,
+    partial: Any = None,
+    notes: Any = None,
+    trace: Any = None,
+    status: Any = None,
+    failure_kind: Any = None,
+    not_found: bool | None = None,
+    phrases: Sequence[str] | None = None,
+) -> dict[str, Any]:
+    """One row of §2: `answer` is a string, a non-string, or a dict output record."""
+    record = answer if isinstance(answer, dict) else {}
+    if isinstance(answer, dict):
+        value = record.get("answer")
+        text = value if value is not None else record.get("text")
+    else:
+        text = answer
+    if not isinstance(text, str):
+        text = None
+
+    def pick(flat: Any, field: str) -> Any:
+        return flat if flat is not None else record.get(field)
+
+    partial = pick(partial, "partial")
+    notes = pick(notes, "notes")
+    trace = pick(trace, "trace")
+    status = pick(status, "status")
+    carried = pick(failure_kind, "failure_kind")
+    carried = carried if isinstance(carried, str) and carried.strip() else None
+    status = status.strip().lower() if isinstance(status, str) else None
+
+    outcome = fold(text)
+    usable = _refs_list(refs)
+    unanswerable = LABEL in usable
+    found = outcome is not None and any(contains(outcome, r) for r in usable if r != LABEL)
+    reported = not_found if not_found is not None else is_not_found(outcome, phrases)
+    reported = bool(reported)
+
+    error = status == "error"
+    no_text = not outcome
+    budget = bool(partial) and _budget_notes(notes)
+    refusal = _refusal_trace(trace) or status == "refused"
+
+    correct = (
+        bool(usable)
+        and carried is None
+        and not error
+        and not no_text
+        and (found or (unanswerable and reported and not budget and not refusal))
+    )
+    if correct:
+        kind = None
+    elif not usable:
+        kind = "no_reference"
+    elif carried is not None:
+        kind = carried
+    elif error:
+        kind = "error"
+    elif no_text:
+        kind = "parse_failure"
+    elif budget:
+        kind = "budget_stop"
+    elif refusal:
+        kind = "refusal"
+    elif not unanswerable and reported:
+        kind = "not_in_document"
+    else:
+        kind = "wrong"
+    return {"correct": correct, "failure_kind": kind, "outcome": outcome}

@@ -1,0 +1,701 @@
+"""answer_contains: folding, whole numbers, the unanswerable label and the failure kinds.
+
+Every example of seed 000 and of SPEC.md §1-2 is a case here, named after the trap it guards.
+Each case runs on Polars eager and lazy and on pandas with object and Arrow strings.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import polars as pl
+import pytest
+
+import gradeframe as gf
+from tests import reference
+from tests.utils import assert_equal_data, to_data
+
+# --------------------------------------------------------------------------------------------
+# §1 folding
+# --------------------------------------------------------------------------------------------
+
+FOLD_CASES = [
+    ("null_stays_null", None, None),
+    ("lower_case", "Sheffield PRODUCED", "sheffield produced"),
+    ("sharp_s_is_not_case_folded", "Straße", "straße"),
+    ("hyphen_u2010", "a\u2010b", "a-b"),
+    ("non_breaking_hyphen_u2011", "a\u2011b", "a-b"),
+    ("figure_dash_u2012", "a\u2012b", "a-b"),
+    ("en_dash_u2013", "12\u201315", "12-15"),
+    ("minus_sign_u2212", "\u221212", "-12"),
+    ("em_dash_is_not_folded", "a\u2014b", "a\u2014b"),
+    ("comma_thousands", "1,204", "1204"),
+    ("no_break_space_thousands", "1\u00a0204", "1204"),
+    ("thin_space_thousands", "1\u2009204", "1204"),
+    ("figure_space_thousands", "1\u2007204", "1204"),
+    ("narrow_no_break_space_thousands", "1\u202f204", "1204"),
+    ("chain_of_groups", "1,234,567", "1234567"),
+    ("long_chain_of_groups", "1,234,567,890,123", "1234567890123"),
+    ("mixed_separators_in_a_chain", "1\u2009234,567", "1234567"),
+    ("four_digit_group_keeps_comma", "1,2345", "1,2345"),
+    ("list_with_spaces_keeps_commas", "1, 2, 3", "1, 2, 3"),
+    ("plain_space_is_not_a_separator", "3 100", "3 100"),
+    ("two_digit_group_keeps_comma", "12,34", "12,34"),
+    ("separator_needs_a_digit_before", "a,204", "a,204"),
+    ("decimal_after_group", "1,204.5", "1204.5"),
+    ("separator_then_group_then_letter", "1,204m", "1204m"),
+    ("white_space_runs", "a \t\n b", "a b"),
+    ("unicode_white_space", "a\u3000\u2003b\u2028c", "a b c"),
+    ("ends_trimmed", "\u00a0 a b \n", "a b"),
+    ("no_break_space_not_between_digits_is_white_space", "a\u00a0b", "a b"),
+    ("control_characters_are_text", "a\x00b\x1fc", "a\x00b\x1fc"),
+    ("private_use_characters_are_text", "\ue000S\ue000", "\ue000s\ue000"),
+    ("blank_folds_to_empty", "   ", ""),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"), [c[1:] for c in FOLD_CASES], ids=[c[0] for c in FOLD_CASES]
+)
+def test_fold(text: str | None, expected: str | None) -> None:
+    assert pl.Series("a", [text], dtype=pl.String).grade.fold().to_list() == [expected]
+    assert reference.fold(text) == expected
+
+
+def test_fold_on_every_surface(frame_type: str) -> None:
+    import pandas as pd
+
+    texts = [c[1] for c in FOLD_CASES]
+    expected = [c[2] for c in FOLD_CASES]
+    frame = pl.DataFrame({"a": texts}, schema={"a": pl.String})
+    assert frame.select(gf.fold("a")).to_series().to_list() == expected
+    assert frame.select(pl.col("a").grade.fold()).to_series().to_list() == expected
+    assert frame.lazy().select(gf.fold(pl.col("a"))).collect().to_series().to_list() == expected
+    series = pd.Series(texts, index=list(range(10, 10 + len(texts))), name="a", dtype=object)
+    out = series.grade.fold()
+    assert list(out.index) == list(series.index)
+    assert [None if not isinstance(v, str) else v for v in out.tolist()] == expected
+
+
+# --------------------------------------------------------------------------------------------
+# §2 containment, numbers whole
+# --------------------------------------------------------------------------------------------
+
+CONTAIN_CASES = [
+    # seed 000
+    ("seed_12400_units", "Sheffield produced 12,400 units.", "12400", True),
+    ("seed_thin_space_1204", "It made 1\u2009204 of them", "1,204", True),
+    ("seed_no_break_space_1204", "It made 1\u00a0204 of them", "1204", True),
+    ("45.2_is_not_in_145.2", "The mast is 145.2 m tall", "45.2", False),
+    ("45.2_is_not_in_45.25", "The mast is 45.25 m tall", "45.2", False),
+    ("12_is_not_in_decimal_.12", "the rate was .12", "12", False),
+    ("12_is_not_in_minus_12", "-12", "12", False),
+    ("12_is_not_in_parenthesised_minus_12", "(-12)", "12", False),
+    ("12_is_not_in_x_equals_minus_12", "x = -12", "12", False),
+    ("12_is_not_in_2012", "in 2012", "12", False),
+    ("unit_attached_45.2m", "it is 45.2m", "45.2", True),
+    ("unit_attached_5mg", "take 5mg", "5", True),
+    ("ordinal_12th", "the 12th of May", "12", True),
+    ("sentence_end_12.", "It was 12.", "12", True),
+    ("range_12-15_contains_15", "between 12-15 units", "15", True),
+    ("range_12-15_contains_12", "between 12-15 units", "12", True),
+    ("en_dash_range_contains_15", "between 12\u201315 units", "15", True),
+    ("covid-19_contains_19", "COVID-19 cases", "19", True),
+    ("29_is_not_in_29.00", "it cost 29.00", "29", False),
+    ("temp_minus_12_contains_minus_12", "temp -12", "-12", True),
+    ("minus_sign_u2212_contains_minus_12", "temp \u221212 today", "-12", True),
+    ("range_5-12_does_not_contain_minus_12", "5-12", "-12", False),
+    ("word-12_does_not_contain_minus_12", "ab-12", "-12", False),
+    ("dot_minus_12_does_not_contain_minus_12", "x.-12", "-12", False),
+    ("minus_12_at_start", "-12 degrees", "-12", True),
+    ("minus_12_is_not_in_minus_125", "-125", "-12", False),
+    ("dot5_after_space", "about .5 of it", ".5", True),
+    ("dot5_is_not_in_0.5", "about 0.5 of it", ".5", False),
+    ("dot5_is_not_in_.55", "about .55 of it", ".5", False),
+    ("12_before_range_dash", "12-15", "12", True),
+    ("12_after_hyphenated_word", "page-12", "12", True),
+    ("12_after_double_dash_minus", "a --12", "12", False),
+    ("12_after_letter", "v12", "12", True),
+    ("12_before_dot_letter", "12.a", "12", True),
+    ("12_is_not_before_dot_digit", "12.5", "12", False),
+    ("12_after_dot_dot", "1..12", "12", False),
+    ("number_at_start_and_end", "12", "12", True),
+    ("second_occurrence_is_whole", "2012 and 12", "12", True),
+    ("overlapping_occurrence_is_whole", ".1 1 1", "1 1", True),
+    ("ref_ending_in_dot_is_plain_substring", "version 12.5", "12.", True),
+    ("ref_ending_in_dot_before_letter", "in 12.a", "12.", True),
+    ("ref_ending_in_dot_keeps_left_rule", "in 112.5", "12.", False),
+    ("ref_with_inner_number", "route 66 north", "route 66", True),
+    ("ref_with_inner_number_not_whole", "route 666 north", "route 66", False),
+    ("thousands_in_ref_and_answer", "It was 1,234,567 units", "1 234 567", False),
+    ("thousands_folded_on_both_sides", "It was 1,234,567 units", "1\u2009234\u2009567", True),
+    ("plain_substring_for_words", "concatenate", "cat", True),
+    ("case_is_folded", "PARIS is the capital", "paris", True),
+    ("white_space_folded_in_ref", "new   york", "New York", True),
+    ("unicode_digits_are_digits", "x \u0661\u0662 y", "\u0662", False),
+    ("private_use_before_number_is_not_a_digit", "\ue00012", "12", True),
+    ("capital_letters_in_answer_are_text", "SEN", "sen", True),
+    ("marker_letters_in_ref_fold_to_text", "e-12 q.5 s1e", "S1E", True),
+]
+
+
+def _grade(constructor: Any, data: dict[str, list[Any]], **kwargs: Any) -> dict[str, list[Any]]:
+    frame = constructor(data)
+    return to_data(frame.grade.answer_contains(**kwargs))
+
+
+@pytest.mark.parametrize(
+    ("answer", "ref", "expected"), [c[1:] for c in CONTAIN_CASES], ids=[c[0] for c in CONTAIN_CASES]
+)
+def test_containment_reference(answer: str, ref: str, expected: bool) -> None:
+    assert reference.contains(reference.fold(answer), reference.fold(ref)) is expected
+
+
+def test_containment_every_case_on_every_frame_type(constructor: Any) -> None:
+    answers = [c[1] for c in CONTAIN_CASES]
+    refs = [c[2] for c in CONTAIN_CASES]
+    expected = [c[3] for c in CONTAIN_CASES]
+    out = _grade(constructor, {"answer": answers, "refs": refs})
+    wrong = [c[0] for c, got in zip(CONTAIN_CASES, out["correct"], strict=True) if got != c[3]]
+    assert not wrong, f"cases that disagree: {wrong}"
+    assert out["correct"] == expected
+
+
+def test_containment_with_list_refs(constructor: Any) -> None:
+    answers = [c[1] for c in CONTAIN_CASES]
+    refs = [["zzz-no-match", c[2], None] for c in CONTAIN_CASES]
+    out = _grade(constructor, {"answer": answers, "refs": refs})
+    assert out["correct"] == [c[3] for c in CONTAIN_CASES]
+
+
+# --------------------------------------------------------------------------------------------
+# Acceptable answers: types, blanks, the unanswerable label
+# --------------------------------------------------------------------------------------------
+
+
+def test_seed_examples(constructor: Any) -> None:
+    out = _grade(
+        constructor,
+        {
+            "answer": ["Sheffield produced 12,400 units.", "NOT_IN_DOCUMENT", "NOT_IN_DOCUMENT"],
+            "refs": ["12400", "12400", "NOT_IN_DOCUMENT"],
+        },
+    )
+    assert out["correct"] == [True, False, True]
+    assert out["failure_kind"] == [None, "not_in_document", None]
+
+
+def test_integer_label_100000_accepts_100_comma_000(constructor: Any) -> None:
+    out = _grade(
+        constructor,
+        {"answer": ["about 100,000 people", "about 1000000 people"], "refs": [100000, 100000]},
+    )
+    assert out["correct"] == [True, False]
+
+
+def test_float_label_in_plain_digits() -> None:
+    frame = pl.DataFrame(
+        {"answer": ["about 100,000 people", "pi is 3.25 here"], "refs": [1e5, 3.25]}
+    )
+    assert frame.grade.answer_contains()["correct"].to_list() == [True, True]
+
+
+def test_integer_list_refs() -> None:
+    frame = pl.DataFrame({"answer": ["it was 1,204"], "refs": [[7, 1204]]})
+    assert frame.grade.answer_contains()["correct"].to_list() == [True]
+
+
+@pytest.mark.parametrize(
+    "refs",
+    [None, [], [""], ["  ", None], "", "   "],
+    ids=["null", "empty_list", "blank_item", "blank_and_null_items", "blank_string", "spaces"],
+)
+def test_no_usable_reference_is_no_reference(refs: Any) -> None:
+    listed = refs if isinstance(refs, list) or refs is None else refs
+    dtype = pl.List(pl.String) if isinstance(refs, list) or refs is None else pl.String
+    frame = pl.DataFrame(
+        {"answer": ["anything 12"], "refs": [listed]}, schema={"answer": pl.String, "refs": dtype}
+    )
+    out = frame.grade.answer_contains()
+    assert out["correct"].to_list() == [False]
+    assert out["failure_kind"].to_list() == ["no_reference"]
+
+
+def test_blank_items_are_ignored_not_fatal(constructor: Any) -> None:
+    out = _grade(
+        constructor, {"answer": ["it was 12", "it was 12"], "refs": [["", "12"], [" ", None]]}
+    )
+    assert out["correct"] == [True, False]
+    assert out["failure_kind"] == [None, "no_reference"]
+
+
+def test_label_is_folded(constructor: Any) -> None:
+    out = _grade(
+        constructor,
+        {
+            "answer": ["not in document", "The document does not mention it.", "It was 12."],
+            "refs": ["not_in_document", " NOT_IN_DOCUMENT ", "Not_In_Document"],
+        },
+    )
+    assert out["correct"] == [True, True, False]
+    assert out["failure_kind"] == [None, None, "wrong"]
+
+
+def test_label_is_not_matched_as_text() -> None:
+    # a stopped run that says NOT_IN_DOCUMENT did not "find" the label: it did not look
+    frame = pl.DataFrame(
+        {
+            "answer": ["NOT_IN_DOCUMENT"],
+            "refs": ["NOT_IN_DOCUMENT"],
+            "partial": [True],
+            "notes": ["cost_cap_reached"],
+        }
+    )
+    out = frame.grade.answer_contains(partial="partial", notes="notes")
+    assert out["failure_kind"].to_list() == ["budget_stop"]
+
+
+def test_unanswerable_and_answerable_refs_together() -> None:
+    frame = pl.DataFrame(
+        {
+            "answer": ["It was 12", "Not in the document.", "It was 13"],
+            "refs": [["12", "NOT_IN_DOCUMENT"]] * 3,
+        }
+    )
+    out = frame.grade.answer_contains()
+    assert out["correct"].to_list() == [True, True, False]
+    assert out["failure_kind"].to_list() == [None, None, "wrong"]
+
+
+# --------------------------------------------------------------------------------------------
+# The failure kinds and their precedence
+# --------------------------------------------------------------------------------------------
+
+BUDGET = {"partial": True, "notes": ["cost_cap_reached"]}
+REFUSED_TRACE = [{"finish_reason": "stop"}, {"finish_reason": "refusal"}]
+
+# (id, output record, refs, correct, failure_kind)
+CHAIN_CASES = [
+    ("right", {"answer": "It was 12."}, ["12"], True, None),
+    ("no_reference_first", {"answer": "It was 12.", "status": "error"}, [], False, "no_reference"),
+    (
+        "carried_kind_is_kept",
+        {"answer": "It was 12.", "failure_kind": "timeout"},
+        ["12"],
+        False,
+        "timeout",
+    ),
+    (
+        "carried_kind_before_error",
+        {"answer": None, "status": "error", "failure_kind": "timeout"},
+        ["12"],
+        False,
+        "timeout",
+    ),
+    ("error_is_never_right", {"answer": "It was 12.", "status": "error"}, ["12"], False, "error"),
+    ("error_before_parse_failure", {"answer": None, "status": "error"}, ["12"], False, "error"),
+    ("null_answer_is_parse_failure", {"answer": None}, ["12"], False, "parse_failure"),
+    ("blank_answer_is_parse_failure", {"answer": " \n "}, ["12"], False, "parse_failure"),
+    ("text_used_when_answer_null", {"answer": None, "text": "It was 12."}, ["12"], True, None),
+    (
+        "empty_answer_with_budget_note_is_parse_failure",
+        {"answer": "", **BUDGET},
+        ["12"],
+        False,
+        "parse_failure",
+    ),
+    ("budget_stop", {"answer": "It was 13.", **BUDGET}, ["12"], False, "budget_stop"),
+    (
+        "call_cap_reached",
+        {"answer": "It was 13.", "partial": True, "notes": ["x", "call_cap_reached"]},
+        ["12"],
+        False,
+        "budget_stop",
+    ),
+    (
+        "limit_refused",
+        {"answer": "It was 13.", "partial": True, "notes": ["limit_refused"]},
+        ["12"],
+        False,
+        "budget_stop",
+    ),
+    (
+        "budget_note_without_partial_is_wrong",
+        {"answer": "It was 13.", "partial": False, "notes": ["cost_cap_reached"]},
+        ["12"],
+        False,
+        "wrong",
+    ),
+    (
+        "partial_without_budget_note_is_wrong",
+        {"answer": "It was 13.", "partial": True, "notes": ["other"]},
+        ["12"],
+        False,
+        "wrong",
+    ),
+    (
+        "stopped_run_that_found_the_answer_is_right",
+        {"answer": "It was 12.", **BUDGET},
+        ["12"],
+        True,
+        None,
+    ),
+    (
+        "budget_before_refusal",
+        {"answer": "It was 13.", **BUDGET, "trace": REFUSED_TRACE},
+        ["12"],
+        False,
+        "budget_stop",
+    ),
+    (
+        "refusal_in_trace",
+        {"answer": "I can't help.", "trace": REFUSED_TRACE},
+        ["12"],
+        False,
+        "refusal",
+    ),
+    (
+        "content_filter_in_trace",
+        {"answer": "...", "trace": [{"finish_reason": "content_filter"}]},
+        ["12"],
+        False,
+        "refusal",
+    ),
+    ("refused_status", {"answer": "I won't.", "status": "refused"}, ["12"], False, "refusal"),
+    (
+        "refused_run_that_found_the_answer_is_right",
+        {"answer": "It was 12.", "status": "refused"},
+        ["12"],
+        True,
+        None,
+    ),
+    (
+        "refusal_before_not_in_document",
+        {"answer": "Not in the document.", "status": "refused"},
+        ["12"],
+        False,
+        "refusal",
+    ),
+    (
+        "not_in_document_when_an_answer_was_expected",
+        {"answer": "The text does not say."},
+        ["12"],
+        False,
+        "not_in_document",
+    ),
+    (
+        "not_found_on_unanswerable_is_right",
+        {"answer": "The text does not say."},
+        ["NOT_IN_DOCUMENT"],
+        True,
+        None,
+    ),
+    (
+        "not_found_from_stopped_run_on_unanswerable_is_budget_stop",
+        {"answer": "NOT_IN_DOCUMENT", **BUDGET},
+        ["NOT_IN_DOCUMENT"],
+        False,
+        "budget_stop",
+    ),
+    (
+        "not_found_from_refused_run_on_unanswerable_is_refusal",
+        {"answer": "NOT_IN_DOCUMENT", "status": "refused"},
+        ["NOT_IN_DOCUMENT"],
+        False,
+        "refusal",
+    ),
+    (
+        "any_answer_to_unanswerable_is_wrong",
+        {"answer": "It was 12."},
+        ["NOT_IN_DOCUMENT"],
+        False,
+        "wrong",
+    ),
+    (
+        "ordinary_sentence_is_not_a_not_found_report",
+        {"answer": "The statue was not found until 1920."},
+        ["12"],
+        False,
+        "wrong",
+    ),
+]
+
+
+def test_failure_kind_chain(constructor: Any) -> None:
+    records = [c[1] for c in CHAIN_CASES]
+    full = [
+        {
+            "answer": r.get("answer"),
+            "text": r.get("text"),
+            "partial": r.get("partial"),
+            "notes": r.get("notes"),
+            "trace": r.get("trace"),
+            "status": r.get("status"),
+            "failure_kind": r.get("failure_kind"),
+        }
+        for r in records
+    ]
+    out = _grade(
+        constructor, {"output": full, "refs": [c[2] for c in CHAIN_CASES]}, answer="output"
+    )
+    got = list(zip(out["correct"], out["failure_kind"], strict=True))
+    expected = [(c[3], c[4]) for c in CHAIN_CASES]
+    disagree = [c[0] for c, g, e in zip(CHAIN_CASES, got, expected, strict=True) if g != e]
+    assert not disagree, f"cases that disagree: {disagree}"
+    for case, record in zip(CHAIN_CASES, full, strict=True):
+        ref = reference.answer_contains(record, case[2])
+        assert (ref["correct"], ref["failure_kind"]) == (case[3], case[4]), case[0]
+
+
+def test_flat_columns_win_over_struct_fields(constructor: Any) -> None:
+    data = {
+        "output": [
+            {"answer": "It was 13.", "partial": False, "notes": None, "status": "ok"},
+            {
+                "answer": "It was 13.",
+                "partial": True,
+                "notes": ["cost_cap_reached"],
+                "status": "ok",
+            },
+        ],
+        "refs": ["12", "12"],
+        "st": ["refused", None],
+        "part": [False, False],
+    }
+    out = _grade(constructor, data, answer="output", status="st", partial="part")
+    assert out["failure_kind"] == ["refusal", "wrong"]
+
+
+def test_flat_keyword_columns(constructor: Any) -> None:
+    data = {
+        "answer": ["It was 13.", "It was 13.", "It was 12.", "x", "y"],
+        "refs": ["12"] * 5,
+        "partial": [True, False, True, None, None],
+        "notes": ["cost_cap_reached", "cost_cap_reached", "cost_cap_reached", None, None],
+        "trace": [None, None, None, "refusal", None],
+        "status": [None, None, None, None, "ERROR "],
+        "kind": [None, None, None, None, None],
+    }
+    out = _grade(
+        constructor,
+        data,
+        partial="partial",
+        notes="notes",
+        trace="trace",
+        status="status",
+        failure_kind="kind",
+    )
+    assert out["failure_kind"] == ["budget_stop", "wrong", None, "refusal", "error"]
+
+
+@pytest.mark.parametrize(
+    ("trace", "refused"),
+    [
+        (["stop", "refusal"], True),
+        (["stop", "length"], False),
+        (["content_filter"], True),
+        ([], False),
+        (None, False),
+    ],
+    ids=[
+        "list_of_strings_refusal",
+        "list_of_strings_no_refusal",
+        "content_filter",
+        "empty",
+        "null",
+    ],
+)
+def test_trace_as_list_of_strings(trace: Any, refused: bool) -> None:
+    frame = pl.DataFrame(
+        {"answer": ["nope"], "refs": ["12"], "trace": [trace]},
+        schema={"answer": pl.String, "refs": pl.String, "trace": pl.List(pl.String)},
+    )
+    out = frame.grade.answer_contains(trace="trace")
+    assert out["failure_kind"].to_list() == ["refusal" if refused else "wrong"]
+
+
+def test_answer_that_is_not_a_string_is_parse_failure() -> None:
+    frame = pl.DataFrame({"answer": [12, None], "refs": ["12", "12"]})
+    out = frame.grade.answer_contains()
+    assert out["failure_kind"].to_list() == ["parse_failure", "parse_failure"]
+    assert out["outcome"].to_list() == [None, None]
+
+
+def test_struct_answer_field_that_is_not_a_string_is_parse_failure() -> None:
+    frame = pl.DataFrame(
+        {
+            "output": [{"answer": 12, "text": "12"}, {"answer": None, "text": "12"}],
+            "refs": ["12", "12"],
+        }
+    )
+    out = frame.grade.answer_contains("output")
+    assert out["failure_kind"].to_list() == ["parse_failure", None]
+
+
+def test_struct_without_answer_or_text_is_parse_failure() -> None:
+    frame = pl.DataFrame({"output": [{"status": "ok"}], "refs": ["12"]})
+    assert frame.grade.answer_contains("output")["failure_kind"].to_list() == ["parse_failure"]
+
+
+# --------------------------------------------------------------------------------------------
+# not_found overrides
+# --------------------------------------------------------------------------------------------
+
+NOT_FOUND_REPORTS = [
+    "NOT_IN_DOCUMENT",
+    "not in document",
+    "The document does not contain this information.",
+    "The text doesn't mention it.",
+    "The passage does not specify the year.",
+    "The context cannot provide that.",
+    "The figure is not stated in the report.",
+    "This is not mentioned in the article.",
+    "There is no information about exports in the document.",
+    "The answer cannot be determined from the passage.",
+    "It cannot be answered from the text.",
+    "I am unable to determine the value from the document.",
+    "The provided context does not say.",
+]
+
+ORDINARY = [
+    "The statue was not found until 1920.",
+    "The document was signed in 1920.",
+    "The report lists 12 sites.",
+    "There is no doubt it was 12.",
+    "It was not available in stores.",
+]
+
+
+@pytest.mark.parametrize("text", NOT_FOUND_REPORTS)
+def test_default_detector_recognises(text: str) -> None:
+    assert pl.Series([text]).grade.is_not_found().to_list() == [True]
+
+
+@pytest.mark.parametrize("text", ORDINARY)
+def test_default_detector_ignores_ordinary_sentences(text: str) -> None:
+    assert pl.Series([text]).grade.is_not_found().to_list() == [False]
+
+
+def test_is_not_found_expression_and_pandas() -> None:
+    import pandas as pd
+
+    frame = pl.DataFrame({"a": [NOT_FOUND_REPORTS[2], ORDINARY[0], None]})
+    assert frame.select(pl.col("a").grade.is_not_found()).to_series().to_list() == [
+        True,
+        False,
+        None,
+    ]
+    assert frame.select(gf.is_not_found("a")).to_series().to_list() == [True, False, None]
+    out = pd.Series([NOT_FOUND_REPORTS[2], ORDINARY[0]], index=["x", "y"]).grade.is_not_found()
+    assert out.tolist() == [True, False]
+    assert list(out.index) == ["x", "y"]
+
+
+def test_not_found_boolean_column(constructor: Any) -> None:
+    data = {
+        "answer": ["I have no idea", "I have no idea", "The text does not say."],
+        "refs": ["NOT_IN_DOCUMENT", "12", "NOT_IN_DOCUMENT"],
+        "judge": [True, True, False],
+    }
+    out = _grade(constructor, data, not_found="judge")
+    assert out["correct"] == [True, False, False]
+    assert out["failure_kind"] == [None, "not_in_document", "wrong"]
+
+
+def test_not_found_expression() -> None:
+    frame = pl.DataFrame(
+        {"answer": ["dunno", "12"], "refs": ["NOT_IN_DOCUMENT", "NOT_IN_DOCUMENT"]}
+    )
+    out = frame.grade.answer_contains(not_found=pl.col("answer") == "dunno")
+    assert out["correct"].to_list() == [True, False]
+
+
+def test_not_found_phrases_replace_the_defaults(constructor: Any) -> None:
+    data = {
+        "answer": ["No idea, sorry.", "NOT_IN_DOCUMENT"],
+        "refs": ["NOT_IN_DOCUMENT", "NOT_IN_DOCUMENT"],
+    }
+    out = _grade(constructor, data, not_found=[r"no idea"])
+    assert out["correct"] == [True, False]
+
+
+@pytest.mark.parametrize(
+    ("phrases", "error", "match"),
+    [
+        (["ok", "(unclosed"], ValueError, r"phrases\[1\].*\(unclosed"),
+        (["(?<=x)y"], ValueError, r"Lookaround"),
+        ([""], ValueError, r"blank"),
+        ([12], TypeError, r"phrases\[0\]"),
+    ],
+    ids=["unclosed_group", "lookbehind", "blank", "not_a_string"],
+)
+def test_bad_not_found_phrase_is_named(phrases: list[Any], error: type, match: str) -> None:
+    frame = pl.DataFrame({"answer": ["x"], "refs": ["1"]})
+    with pytest.raises(error, match=match):
+        frame.grade.answer_contains(not_found=phrases)
+
+
+# --------------------------------------------------------------------------------------------
+# The frame contract: rows, order, columns, lazy, prefix, expression form
+# --------------------------------------------------------------------------------------------
+
+
+def test_output_columns_and_dtypes() -> None:
+    frame = pl.DataFrame({"answer": ["It was 12", None], "refs": ["12", "12"], "x": [1, 2]})
+    out = frame.grade.answer_contains()
+    assert out.columns == ["answer", "refs", "x", "correct", "failure_kind", "outcome"]
+    assert out.schema["correct"] == pl.Boolean
+    assert out.schema["failure_kind"] == pl.String
+    assert out.schema["outcome"] == pl.String
+    assert out["correct"].null_count() == 0
+    assert out.select(frame.columns).equals(frame)
+
+
+def test_prefix(constructor: Any) -> None:
+    out = _grade(constructor, {"answer": ["It was 12"], "refs": ["12"]}, prefix="g_")
+    assert_equal_data(
+        out, {"g_correct": [True], "g_failure_kind": [None], "g_outcome": ["it was 12"]}
+    )
+
+
+def test_lazy_in_lazy_out() -> None:
+    lazy = pl.LazyFrame({"answer": ["It was 12"], "refs": ["12"]})
+    out = lazy.grade.answer_contains()
+    assert isinstance(out, pl.LazyFrame)
+    assert out.collect().equals(lazy.collect().grade.answer_contains())
+
+
+def test_expression_form_returns_a_struct() -> None:
+    frame = pl.DataFrame({"answer": ["It was 12", "145.2"], "refs": [["12"], ["45.2"]]})
+    out = frame.select(gf.answer_contains("answer", "refs")).unnest("answer_contains")
+    assert out["correct"].to_list() == [True, False]
+    flat = frame.select(gf.answer_contains("answer", pl.col("refs").list.first()))
+    assert flat.unnest("answer_contains")["correct"].to_list() == [True, False]
+
+
+def test_rows_are_not_dropped_or_reordered() -> None:
+    frame = pl.DataFrame(
+        {
+            "id": list(range(6)),
+            "answer": ["12", None, "", "x 12", "12", "no"],
+            "refs": [["12"], [], None, ["12", "NOT_IN_DOCUMENT"], [None], ["12"]],
+        }
+    )
+    out = frame.grade.answer_contains()
+    assert out["id"].to_list() == list(range(6))
+    assert out["correct"].to_list() == [True, False, False, True, False, False]
+    assert out["failure_kind"].to_list() == [
+        None,
+        "no_reference",
+        "no_reference",
+        None,
+        "no_reference",
+        "wrong",
+    ]
+
+
+def test_zero_rows(constructor: Any) -> None:
+    frame = constructor({"answer": ["x"], "refs": ["x"]})
+    frame = frame.head(0) if not hasattr(frame, "iloc") else frame.iloc[:0]
+    out = to_data(frame.grade.answer_contains())
+    assert out["correct"] == []

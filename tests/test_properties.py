@@ -1,0 +1,197 @@
+"""Property tests: the vectorized rules agree with the scalar reference (tests/reference.py).
+
+Text is number-heavy and white-space-heavy Unicode: digits in several scripts, every separator
+and dash the rules name, the marker letters gradeframe uses inside (E, H, N, Q, S, Z), control
+and private-use characters. Each example is a small batch of rows, scored in one call.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import polars as pl
+from hypothesis import given
+from hypothesis import strategies as st
+
+import gradeframe  # noqa: F401  (registers .grade)
+from tests import reference
+from tests.utils import make_frame, to_data
+
+SPECIAL = list("0123456789012345678901234567890.,.,--+ ()=xXaAEHNQSZehnqsz_'") + [
+    "\u00a0",  # no-break space (separator and white space)
+    "\u2007",  # figure space
+    "\u2009",  # thin space
+    "\u202f",  # narrow no-break space
+    "\u2010",
+    "\u2011",
+    "\u2012",
+    "\u2013",
+    "\u2212",  # minus sign
+    "\u2014",  # em dash: not folded
+    "\t",
+    "\n",
+    "\u3000",
+    "\u2028",
+    "\x85",
+    "\x00",
+    "\x1f",
+    "\ue000",  # private use
+    "\u0301",  # combining acute
+    "\u0661",  # Arabic-Indic one
+    "\u0967",  # Devanagari one
+    "\u05d0",  # Hebrew alef (right to left)
+    "\U0001f600",  # emoji
+    "\u03a3",  # capital sigma (final-sigma lower casing)
+    "\u0130",  # capital I with dot
+    "\u00df",  # sharp s
+    "NOT_IN_DOCUMENT",
+    "not in document",
+    "12",
+    "1,204",
+    "45.2",
+    "-12",
+    ".5",
+]
+
+# Assigned characters only: the engines may know newer Unicode than Python 3.11 does.
+OTHER = st.characters(exclude_categories=("Cs", "Cn"))
+PIECE = st.one_of(st.sampled_from(SPECIAL), OTHER)
+TEXT = st.lists(PIECE, max_size=24).map("".join)
+
+
+@st.composite
+def answer_and_refs(draw: st.DrawFn) -> tuple[str | None, list[str | None]]:
+    answer = draw(st.one_of(st.none(), TEXT))
+    refs: list[str | None] = []
+    for _ in range(draw(st.integers(0, 3))):
+        if answer and draw(st.booleans()):
+            start = draw(st.integers(0, len(answer) - 1))
+            end = draw(st.integers(start + 1, len(answer)))
+            refs.append(answer[start:end])  # a piece of the answer: containment often true
+        else:
+            refs.append(draw(st.one_of(st.none(), TEXT)))
+    return answer, refs
+
+
+@given(st.lists(st.one_of(st.none(), TEXT), min_size=1, max_size=8))
+def test_fold_agrees_with_reference(texts: list[str | None]) -> None:
+    got = pl.Series("a", texts, dtype=pl.String).grade.fold().to_list()
+    assert got == [reference.fold(t) for t in texts]
+
+
+@given(st.lists(answer_and_refs(), min_size=1, max_size=6))
+def test_containment_agrees_with_reference(rows: list[tuple[str | None, list[str | None]]]) -> None:
+    answers = [a for a, _ in rows]
+    refs = [r for _, r in rows]
+    frame = pl.DataFrame(
+        {"answer": answers, "refs": refs},
+        schema={"answer": pl.String, "refs": pl.List(pl.String)},
+    )
+    out = frame.grade.answer_contains(not_found=pl.lit(value=False))
+    expected = [reference.answer_contains(a, r, not_found=False) for a, r in rows]
+    assert out["correct"].to_list() == [e["correct"] for e in expected]
+    assert out["failure_kind"].to_list() == [e["failure_kind"] for e in expected]
+    # one acceptable answer as a String column takes the same path through the rules
+    single = pl.DataFrame(
+        {"answer": answers, "ref": [r[0] if r else None for r in refs]},
+        schema={"answer": pl.String, "ref": pl.String},
+    )
+    got = single.grade.answer_contains("answer", "ref", not_found=pl.lit(value=False))
+    assert got["correct"].to_list() == [
+        reference.answer_contains(a, r[:1], not_found=False)["correct"] for a, r in rows
+    ]
+
+
+NOTES = st.one_of(
+    st.none(),
+    st.lists(
+        st.sampled_from(["cost_cap_reached", "call_cap_reached", "limit_refused", "ok"]), max_size=2
+    ),
+)
+TRACE = st.one_of(
+    st.none(),
+    st.lists(
+        st.fixed_dictionaries(
+            {"finish_reason": st.sampled_from(["stop", "length", "refusal", "content_filter"])}
+        ),
+        max_size=3,
+    ),
+)
+NOT_FOUND_TEXT = st.sampled_from(
+    [
+        "NOT_IN_DOCUMENT",
+        "The document does not mention it.",
+        "It is not stated in the text.",
+        "The statue was not found until 1920.",
+    ]
+)
+
+
+@st.composite
+def records(draw: st.DrawFn) -> tuple[dict[str, Any], list[str | None]]:
+    answer, refs = draw(answer_and_refs())
+    if draw(st.integers(0, 4)) == 0:
+        answer = draw(NOT_FOUND_TEXT)
+    if draw(st.integers(0, 4)) == 0:
+        refs = [*refs, "NOT_IN_DOCUMENT"]
+    record = {
+        "answer": answer,
+        "text": draw(st.one_of(st.none(), TEXT)),
+        "partial": draw(st.one_of(st.none(), st.booleans())),
+        "notes": draw(NOTES),
+        "trace": draw(TRACE),
+        "status": draw(st.sampled_from([None, "ok", "error", "refused", " Error "])),
+        "failure_kind": draw(st.sampled_from([None, None, None, "timeout", " "])),
+    }
+    return record, refs
+
+
+OUTPUT_SCHEMA = {
+    "output": pl.Struct(
+        {
+            "answer": pl.String,
+            "text": pl.String,
+            "partial": pl.Boolean,
+            "notes": pl.List(pl.String),
+            "trace": pl.List(pl.Struct({"finish_reason": pl.String})),
+            "status": pl.String,
+            "failure_kind": pl.String,
+        }
+    ),
+    "refs": pl.List(pl.String),
+}
+
+
+@given(st.lists(records(), min_size=1, max_size=6))
+def test_whole_chain_agrees_with_reference(
+    rows: list[tuple[dict[str, Any], list[str | None]]],
+) -> None:
+    frame = pl.DataFrame(
+        {"output": [r for r, _ in rows], "refs": [refs for _, refs in rows]}, schema=OUTPUT_SCHEMA
+    )
+    out = frame.grade.answer_contains("output", "refs")
+    expected = [reference.answer_contains(r, refs) for r, refs in rows]
+    assert out.select("correct", "failure_kind", "outcome").to_dicts() == expected
+
+
+@given(st.lists(records(), min_size=1, max_size=5))
+def test_every_frame_type_agrees(rows: list[tuple[dict[str, Any], list[str | None]]]) -> None:
+    data = {
+        "id": list(range(len(rows))),
+        "output": [r for r, _ in rows],
+        "refs": [refs for _, refs in rows],
+    }
+    schema = {"id": pl.Int64, **OUTPUT_SCHEMA}
+    eager = pl.DataFrame(data, schema=schema).grade.answer_contains("output", "refs")
+    lazy = pl.LazyFrame(data, schema=schema).grade.answer_contains("output", "refs").collect()
+    assert lazy.equals(eager)
+    expected = to_data(eager.select("id", "correct", "failure_kind", "outcome"))
+    for kind in ("pandas_object", "pandas_arrow"):
+        frame = make_frame(kind, data, schema=schema)
+        if kind == "pandas_object":
+            frame.index = pd.Index([f"r{i}" for i in range(len(rows))])
+        result = frame.grade.answer_contains("output", "refs")
+        assert list(result.index) == list(frame.index)
+        got = to_data(result[["id", "correct", "failure_kind", "outcome"]])
+        assert got == expected, kind

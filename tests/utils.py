@@ -1,0 +1,68 @@
+"""One test body for every frame type: build frames, read results back as plain Python."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import polars as pl
+
+FRAME_TYPES = ("polars_eager", "polars_lazy", "pandas_object", "pandas_arrow")
+
+Constructor = Callable[[Mapping[str, Sequence[Any]]], Any]
+
+
+def make_frame(kind: str, data: Mapping[str, Sequence[Any]], schema: Any = None) -> Any:
+    """Build a frame of one kind from columns of Python values."""
+    if kind == "polars_eager":
+        return pl.DataFrame(data, schema=schema, strict=False)
+    if kind == "polars_lazy":
+        return pl.DataFrame(data, schema=schema, strict=False).lazy()
+    if kind == "pandas_object":
+        return pd.DataFrame({k: pd.Series(list(v), dtype=object) for k, v in data.items()})
+    if kind == "pandas_arrow":
+        frame = pl.DataFrame(data, schema=schema, strict=False)
+        return frame.to_pandas(use_pyarrow_extension_array=True)
+    raise ValueError(kind)
+
+
+def _plain(value: Any) -> Any:
+    if value is None or value is pd.NA:
+        return None
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, np.ndarray):
+        return [_plain(v) for v in value.tolist()]
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.generic):
+        return _plain(value.item())
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def to_data(result: Any) -> dict[str, list[Any]]:
+    """Read any frame type back as {column: [plain Python values]}."""
+    if isinstance(result, dict):
+        return result
+    if isinstance(result, pl.LazyFrame):
+        result = result.collect()
+    if isinstance(result, pl.DataFrame):
+        return {k: [_plain(v) for v in vs] for k, vs in result.to_dict(as_series=False).items()}
+    if isinstance(result, pd.DataFrame):
+        return {str(k): [_plain(v) for v in result[k].tolist()] for k in result.columns}
+    raise TypeError(type(result))
+
+
+def assert_equal_data(result: Any, expected: Mapping[str, Sequence[Any]]) -> None:
+    """Assert the named columns of a result equal the expected values (other columns ignored)."""
+    data = to_data(result)
+    for column, values in expected.items():
+        assert column in data, f"missing column {column!r}; have {list(data)}"
+        assert data[column] == list(values), (
+            f"column {column!r}:\n got      {data[column]}\n expected {list(values)}"
+        )
