@@ -211,10 +211,9 @@ def test_integer_list_refs() -> None:
     ids=["null", "empty_list", "blank_item", "blank_and_null_items", "blank_string", "spaces"],
 )
 def test_no_usable_reference_is_no_reference(refs: Any) -> None:
-    listed = refs if isinstance(refs, list) or refs is None else refs
     dtype = pl.List(pl.String) if isinstance(refs, list) or refs is None else pl.String
     frame = pl.DataFrame(
-        {"answer": ["anything 12"], "refs": [listed]}, schema={"answer": pl.String, "refs": dtype}
+        {"answer": ["anything 12"], "refs": [refs]}, schema={"answer": pl.String, "refs": dtype}
     )
     out = frame.grade.answer_contains()
     assert out["correct"].to_list() == [False]
