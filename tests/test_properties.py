@@ -18,7 +18,8 @@ import gradeframe  # noqa: F401  (registers .grade)
 from tests import reference
 from tests.utils import make_frame, to_data
 
-SPECIAL = list("0123456789012345678901234567890.,.,--+ ()=xXaAEHNQSZehnqsz_'") + [
+SPECIAL = [
+    *"0123456789012345678901234567890.,.,--+ ()=xXaAEHNQSZehnqsz_'",
     "\u00a0",  # no-break space (separator and white space)
     "\u2007",  # figure space
     "\u2009",  # thin space
