@@ -1,0 +1,224 @@
+"""Write and execute the notebooks in notebooks/ (saved with their outputs).
+
+Run from the repository root with the development environment:
+``.venv/bin/python tools/make_notebooks.py``. tests/test_notebooks.py re-executes them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+ROOT = Path(__file__).resolve().parents[1] / "notebooks"
+
+QUICKSTART_POLARS = [
+    new_markdown_cell(
+        "# gradeframe quickstart (Polars)\n\n"
+        "gradeframe scores model answers held in a dataframe against acceptable answers, as "
+        "vectorized column operations, and explains every failure. `import gradeframe` adds a "
+        "`.grade` namespace to Polars and pandas frames.\n\n"
+        "This notebook uses the bundled example: four made-up models answer thirty questions "
+        "about a short annual report."
+    ),
+    new_code_cell(
+        "import polars as pl\n\nimport gradeframe as gf\n\n"
+        "pl.Config.set_fmt_str_lengths(60)\npl.Config.set_tbl_cols(-1)\n"
+        "pl.Config.set_tbl_width_chars(200)\n\n"
+        "print(gf.example_document()[:400])"
+    ),
+    new_markdown_cell(
+        "Each row holds a question, the model, its acceptable answers (`refs`) and the model's "
+        "whole output record (`answer`, a struct with the answer text, stop flags, notes, the "
+        "trace and a status)."
+    ),
+    new_code_cell("df = gf.example()\ndf.head(4)"),
+    new_markdown_cell(
+        "## Score\n\n`answer_contains` adds `correct`, `failure_kind` (null when right) and "
+        "`outcome` (the folded answer). The struct's fields are read automatically."
+    ),
+    new_code_cell(
+        "graded = df.grade.answer_contains()\n"
+        'graded.select("question_id", "model", "refs", "correct", "failure_kind", "outcome")'
+        ".head(8)"
+    ),
+    new_markdown_cell(
+        "## Numbers are matched whole\n\n"
+        "Thousands separators are folded away, a minus sign is part of a number, and a number "
+        "inside a longer one does not count."
+    ),
+    new_code_cell(
+        "traps = pl.DataFrame(\n"
+        "    {\n"
+        '        "answer": ["Revenue was £145.2 m.", "Revenue was £45.2m.", "1\\u2009204 tonnes",\n'
+        '                   "It is kept at 12 °C.", "It is kept at −12 °C.",\n'
+        '                   "12–15 working days"],\n'
+        '        "refs": ["45.2", "45.2", "1204", "-12", "-12", "15"],\n'
+        "    }\n"
+        ")\n"
+        "traps.grade.answer_contains()"
+    ),
+    new_markdown_cell(
+        "The same rule as an expression, for use inside your own `select` or `with_columns`:"
+    ),
+    new_code_cell('traps.select(gf.answer_contains("answer", "refs")).unnest("answer_contains")'),
+    new_markdown_cell(
+        "## Report\n\nOne row per group: accuracy with its 95 % Wilson interval, and a count "
+        "per failure kind (the seven standard kinds always, then any kind a row carried, "
+        "here `timeout`)."
+    ),
+    new_code_cell('graded.grade.report("model")'),
+    new_markdown_cell("A LazyFrame stays lazy until you collect it:"),
+    new_code_cell('gf.example().lazy().grade.answer_contains().grade.report("model").collect()'),
+    new_markdown_cell(
+        "## Failures\n\nThe rows that are not right, with the answer and the acceptable answers "
+        "shown (cut to `gf.MAX_METADATA_LENGTH` characters)."
+    ),
+    new_code_cell(
+        'graded.grade.failures(kind="wrong").select(\n'
+        '    "question_id", "model", "actual", "expected"\n'
+        ")"
+    ),
+]
+
+QUICKSTART_PANDAS = [
+    new_markdown_cell(
+        "# gradeframe quickstart (pandas)\n\n"
+        "The pandas accessor sends the columns a call needs to Polars through Arrow, runs the "
+        "same code, and gives the results back on your frame, with its index. The answers are "
+        "the same as with Polars."
+    ),
+    new_code_cell(
+        "import pandas as pd\n\nimport gradeframe as gf\n\n"
+        'pd.set_option("display.max_columns", None)\npd.set_option("display.width", 200)\n\n'
+        "df = gf.example().to_pandas()\n"
+        'df[["question_id", "model", "refs", "answer"]].head(3)'
+    ),
+    new_markdown_cell(
+        "The output record is a column of dicts; `answer_contains` reads its fields."
+    ),
+    new_code_cell(
+        "graded = df.grade.answer_contains()\n"
+        'graded[["question_id", "model", "correct", "failure_kind", "outcome"]].head(8)'
+    ),
+    new_markdown_cell("A plain text column works too, with one acceptable answer per row:"),
+    new_code_cell(
+        "small = pd.DataFrame(\n"
+        "    {\n"
+        '        "answer": ["It made 12,400 units.", "About 145.2 m", "NOT_IN_DOCUMENT", None],\n'
+        '        "refs": ["12400", "45.2", "NOT_IN_DOCUMENT", "7"],\n'
+        "    },\n"
+        '    index=["a", "b", "c", "d"],\n'
+        ")\n"
+        "small.grade.answer_contains()"
+    ),
+    new_markdown_cell("## Report and failures"),
+    new_code_cell('graded.grade.report("model")'),
+    new_code_cell(
+        'graded.grade.failures(kind=["refusal", "budget_stop"])[\n'
+        '    ["question_id", "model", "failure_kind", "actual", "expected"]\n'
+        "]"
+    ),
+    new_markdown_cell("The Series accessor folds text the same way the scorer does:"),
+    new_code_cell('pd.Series(["1\\u2009204 Tonnes", "  12–15 days ", "−12 °C"]).grade.fold()'),
+]
+
+FAILURE_ANALYSIS = [
+    new_markdown_cell(
+        "# Failure analysis\n\n"
+        "Accuracy alone does not say what to fix. gradeframe gives every wrong answer a "
+        "failure kind, in a fixed order:\n\n"
+        "| kind | when |\n|---|---|\n"
+        "| `no_reference` | the item has no usable acceptable answer |\n"
+        "| *carried* | the row carries its own kind (here `timeout`) |\n"
+        '| `error` | the run failed (`status == "error"`) |\n'
+        "| `parse_failure` | there is no answer text |\n"
+        "| `budget_stop` | a spending or call limit stopped a partial run |\n"
+        "| `refusal` | the model refused or a content filter stopped it |\n"
+        "| `not_in_document` | the model said the document does not hold the answer, but it "
+        "does |\n"
+        "| `wrong` | anything else, including any answer to an unanswerable question |"
+    ),
+    new_code_cell(
+        "import polars as pl\n\nimport gradeframe as gf\n\n"
+        "pl.Config.set_fmt_str_lengths(70)\npl.Config.set_tbl_cols(-1)\n"
+        "pl.Config.set_tbl_rows(40)\npl.Config.set_tbl_width_chars(200)\n\n"
+        "graded = gf.example().grade.answer_contains()\n"
+        'report = graded.grade.report("model")\n'
+        "report"
+    ),
+    new_markdown_cell(
+        "## The chart\n\nLeft, failures by kind per model; right, accuracy with its 95 % "
+        "Wilson interval. With thirty questions per model the intervals are wide: the gap "
+        "between neighbours is not settled by this sample. (Needs "
+        "`pip install 'gradeframe[chart]'`.)"
+    ),
+    new_code_cell('graded.grade.chart("model", title="The bundled example")'),
+    new_markdown_cell(
+        "## Which failures are the model's fault?\n\n"
+        "`no_reference`, carried kinds and `error` are failures of the data or the harness, "
+        "not of the model. Leaving them out keeps this ranking but changes every accuracy "
+        "(and `n`):"
+    ),
+    new_code_cell(
+        'harness = ["no_reference", "error", "timeout"]\n'
+        'fair = graded.filter(~pl.col("failure_kind").is_in(harness).fill_null(False))\n'
+        'gf.report(fair, "model").select("model", "n", "n_correct", "accuracy", "ci_low", '
+        '"ci_high")'
+    ),
+    new_markdown_cell(
+        "## Reading the wrong answers\n\nThe number traps show up here: `145.2` is not "
+        "`45.2`, `45.25` is not `45.2`, `3,120` is not `312`, and `12 °C` is not `-12`."
+    ),
+    new_code_cell(
+        'gf.failures(graded, kind="wrong").select("question_id", "model", "actual", "expected")'
+    ),
+    new_markdown_cell(
+        "## Unanswerable questions\n\n"
+        "On a question labelled `NOT_IN_DOCUMENT`, the right answer is a report that the "
+        "document does not hold it. A not-found report from a run that was stopped is a "
+        "`budget_stop`: a reader that ran out of budget did not look."
+    ),
+    new_code_cell(
+        'unanswerable = graded.filter(pl.col("refs").list.contains("NOT_IN_DOCUMENT"))\n'
+        'unanswerable.select("question_id", "model", "correct", "failure_kind", "outcome")'
+    ),
+    new_markdown_cell(
+        "Failure counts per question show which questions some model misses, and how:"
+    ),
+    new_code_cell(
+        'gf.report(graded, "question_id").filter(pl.col("n_correct") < pl.col("n")).select(\n'
+        '    "question_id", "n", "n_correct", *gf.KINDS, "timeout"\n'
+        ")"
+    ),
+]
+
+
+def main() -> None:
+    """Write each notebook and execute it in place."""
+    for name, cells in (
+        ("quickstart_polars.ipynb", QUICKSTART_POLARS),
+        ("quickstart_pandas.ipynb", QUICKSTART_PANDAS),
+        ("failure_analysis.ipynb", FAILURE_ANALYSIS),
+    ):
+        notebook = new_notebook(cells=cells)
+        notebook.metadata["kernelspec"] = {
+            "name": "python3",
+            "display_name": "Python 3",
+            "language": "python",
+        }
+        notebook.metadata["language_info"] = {"name": "python"}
+        NotebookClient(
+            notebook,
+            kernel_name="python3",
+            timeout=120,
+            record_timing=False,
+            resources={"metadata": {"path": ROOT}},
+        ).execute()
+        nbformat.write(notebook, ROOT / name)
+
+
+if __name__ == "__main__":
+    main()
