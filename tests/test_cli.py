@@ -219,6 +219,7 @@ def test_csv_refs_reads_json_lists_and_plain_cells() -> None:
 
 def test_score_in_chunks_reports_progress(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cli, "PROGRESS_AFTER", 0.0)
+    monkeypatch.setattr(cli, "PROGRESS_EVERY", 0.0)
     frame = gf.example()
     err = io.StringIO()
     kwargs: dict[str, Any] = {"answer": "answer", "refs": "refs"}

@@ -44,8 +44,9 @@ FORMATS: Final = {
 #: Rows scored at a time; progress is reported between chunks.
 CHUNK_ROWS: Final = 50_000
 
-#: Progress lines start once scoring has run this many seconds.
+#: Progress lines start once scoring has run this many seconds, and come at most this often.
 PROGRESS_AFTER: Final = 2.0
+PROGRESS_EVERY: Final = 1.0
 
 #: The exit status of a usage or input error.
 EXIT_ERROR: Final = 2
@@ -165,12 +166,14 @@ def score(
         return answer_rules.with_answer_contains(frame, **kwargs)  # type: ignore[arg-type]
     start = time.perf_counter()
     shown = False
+    last = -PROGRESS_EVERY
     parts = []
     for offset in range(0, total, chunk_rows):
         chunk = frame.slice(offset, chunk_rows)
         parts.append(answer_rules.with_answer_contains(chunk, **kwargs))  # type: ignore[arg-type]
         elapsed = time.perf_counter() - start
-        if progress is not None and elapsed >= PROGRESS_AFTER:
+        if progress is not None and elapsed >= PROGRESS_AFTER and elapsed - last >= PROGRESS_EVERY:
+            last = elapsed
             done = min(offset + chunk_rows, total)
             rate = done / elapsed
             left = (total - done) / rate if rate else 0.0
@@ -222,7 +225,7 @@ def _parser() -> argparse.ArgumentParser:
         help="score answers against acceptable answers (answer_contains) and print a report",
         description=(
             "Score each answer against its acceptable answers (answer_contains: folded text, "
-            "numbers matched whole) and print accuracy, its 95%% Wilson interval and failure "
+            "numbers matched whole) and print accuracy, its 95% Wilson interval and failure "
             "counts by kind, per group. Inputs: .parquet, .csv, .jsonl/.ndjson, .json. In CSV, "
             "a refs cell is one acceptable answer unless it is a JSON list."
         ),
