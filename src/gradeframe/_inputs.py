@@ -54,6 +54,13 @@ def check_column(schema: Schema, name: str, argument: str) -> None:
     raise pl.exceptions.ColumnNotFoundError(msg)
 
 
+def check_prefix(prefix: object) -> None:
+    """Raise a TypeError unless ``prefix`` is a str."""
+    if not isinstance(prefix, str):
+        msg = f"`prefix` must be a str, got {type(prefix).__name__}: {prefix!r}"
+        raise TypeError(msg)
+
+
 def check_output_names(schema: Schema, names: list[str]) -> None:
     """Refuse to overwrite input columns with result columns."""
     clash = [n for n in names if n in schema]

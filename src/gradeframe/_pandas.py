@@ -25,7 +25,7 @@ import pyarrow as pa
 from gradeframe import answer as answer_rules
 from gradeframe import fold
 from gradeframe import report as report_rules
-from gradeframe._inputs import check_output_names
+from gradeframe._inputs import check_column, check_output_names, check_prefix
 
 #: How a column's values are coerced when Arrow cannot read an object column as it is.
 #: "text": non-strings become null (an answer that is not a string is a parse failure).
@@ -133,16 +133,25 @@ def run_on_pandas(
     polars_frame = to_polars(frame, columns)
     result = function(polars_frame, *args, **kwargs)
     added = [c for c in result.columns if c not in polars_frame.columns]
-    out = frame.copy()
+    out = frame.copy(deep=False)  # copy-on-write: the caller's frame is never changed
     for name in added:
         out[name] = to_pandas_column(result.get_column(name))
     return out
 
 
-def _needed(arguments: Iterable[tuple[Any, Role | None]]) -> dict[str, Role | None]:
+def needed_columns(
+    frame: pd.DataFrame, arguments: Iterable[tuple[str, Any, Role | None]]
+) -> dict[str, Role | None]:
+    """Map the columns the arguments name to their roles; a missing one is named with its argument.
+
+    ``arguments`` holds ``(argument name, value, role)``; a value is a column name, an expression
+    (its root columns are used) or anything else (not a column).
+    """
+    present = dict.fromkeys(str(c) for c in frame.columns)
     needed: dict[str, Role | None] = {}
-    for value, role in arguments:
+    for argument, value, role in arguments:
         for name in column_names(value):
+            check_column(present, name, argument)  # type: ignore[arg-type]
             needed[name] = needed.get(name) or role
     return needed
 
@@ -171,17 +180,19 @@ class PandasFrameGrade:
         prefix: str = "",
     ) -> pd.DataFrame:
         """Add correct, failure_kind and outcome; see :func:`gradeframe.answer_contains`."""
-        needed = _needed(
+        check_prefix(prefix)
+        needed = needed_columns(
+            self._frame,
             [
-                (answer, "text"),
-                (refs, "refs"),
-                (partial, None),
-                (notes, None),
-                (trace, None),
-                (status, None),
-                (failure_kind, None),
-                (not_found if isinstance(not_found, str | pl.Expr) else None, None),
-            ]
+                ("answer", answer, "text"),
+                ("refs", refs, "refs"),
+                ("partial", partial, None),
+                ("notes", notes, None),
+                ("trace", trace, None),
+                ("status", status, None),
+                ("failure_kind", failure_kind, None),
+                ("not_found", not_found if isinstance(not_found, str | pl.Expr) else None, None),
+            ],
         )
         check_output_names(
             {str(c): pl.Null() for c in self._frame.columns},

@@ -19,6 +19,7 @@ from gradeframe._inputs import (
     as_text,
     check_column,
     check_output_names,
+    check_prefix,
     dtype_error,
     frame_schema,
     is_text,
@@ -551,9 +552,7 @@ def answer_contains(
     │ false   ┆ parse_failure ┆ null                 │
     └─────────┴───────────────┴──────────────────────┘
     """
-    if not isinstance(prefix, str):
-        msg = f"`prefix` must be a str, got {type(prefix).__name__}: {prefix!r}"
-        raise TypeError(msg)
+    check_prefix(prefix)
     record = _resolve_record(
         answer,
         {
@@ -650,6 +649,7 @@ def with_answer_contains(
     Same rows, same order, input columns untouched; a LazyFrame stays lazy. Columns and dtypes
     are checked now, not at ``collect()``. See :func:`answer_contains` for the parameters.
     """
+    check_prefix(prefix)
     schema = frame_schema(frame)
     check_output_names(schema, [prefix + name for name in OUTPUT_COLUMNS])
     expr = answer_contains(
