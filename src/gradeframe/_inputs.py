@@ -85,7 +85,8 @@ def as_text(expr: pl.Expr, dtype: pl.DataType) -> pl.Expr:
 
 def dtype_error(argument: str, name: str, dtype: pl.DataType, expected: str) -> TypeError:
     """Return a TypeError naming the argument, the column, its dtype and what was expected."""
-    msg = f"`{argument}`: column {name!r} has dtype {dtype}; expected {expected}."
+    what = "the expression" if name.startswith("__gradeframe_") else f"column {name!r}"
+    msg = f"`{argument}`: {what} has dtype {dtype}; expected {expected}."
     return TypeError(msg)
 
 

@@ -650,24 +650,34 @@ def with_answer_contains(
     are checked now, not at ``collect()``. See :func:`answer_contains` for the parameters.
     """
     check_prefix(prefix)
-    schema = frame_schema(frame)
-    check_output_names(schema, [prefix + name for name in OUTPUT_COLUMNS])
-    expr = answer_contains(
-        answer,
-        refs,
-        partial=partial,
-        notes=notes,
-        trace=trace,
-        status=status,
-        failure_kind=failure_kind,
-        not_found=not_found,
-        prefix=prefix,
-        schema=schema,
-    )
+    check_output_names(frame_schema(frame), [prefix + name for name in OUTPUT_COLUMNS])
+    # Expressions become temporary columns first, so that their dtypes are known and checked
+    # now, like those of named columns, instead of failing deep inside Polars at collect().
+    given = {
+        "answer": answer,
+        "refs": refs,
+        "partial": partial,
+        "notes": notes,
+        "trace": trace,
+        "status": status,
+        "failure_kind": failure_kind,
+        "not_found": not_found,
+    }
+    temporary = {
+        f"__gradeframe_{argument}__": value.alias(f"__gradeframe_{argument}__")
+        for argument, value in given.items()
+        if isinstance(value, pl.Expr)
+    }
+    named = {
+        argument: f"__gradeframe_{argument}__" if isinstance(value, pl.Expr) else value
+        for argument, value in given.items()
+    }
+    staged = frame.with_columns(*temporary.values()) if temporary else frame
+    expr = answer_contains(**named, prefix=prefix, schema=frame_schema(staged))  # type: ignore[arg-type]
     # The struct is computed once, then taken apart: no rule runs twice.
-    temporary = "__gradeframe_answer_contains__"
+    result = "__gradeframe_answer_contains__"
     return (
-        frame.with_columns(expr.alias(temporary))
-        .with_columns(pl.col(temporary).struct.unnest())
-        .drop(temporary)
+        staged.with_columns(expr.alias(result))
+        .with_columns(pl.col(result).struct.unnest())
+        .drop(result, *temporary)
     )
