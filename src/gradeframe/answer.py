@@ -163,7 +163,9 @@ def _check_phrase(phrase: object, where: str) -> None:
     try:
         pl.select(pl.lit("", dtype=pl.String).str.contains(phrase))
     except pl.exceptions.PolarsError as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+        reason = [line for line in lines if line.startswith("error:")]
+        first = (reason or lines or [type(exc).__name__])[0]
         msg = (
             f"`{where}`: {phrase!r} is not a regular expression Polars can run ({first}). "
             "Lookaround and backreferences are not supported here."
@@ -194,8 +196,9 @@ class _Record:
     carried: pl.Expr  # String or null: the row's own failure kind
 
 
-# Full length, not a scalar literal: the containment gathers rows from the answer text.
-_NULL_TEXT: Final = pl.repeat(None, pl.len(), dtype=pl.String)
+# A literal: inside the stages struct every field is broadcast to the frame's length. (Not
+# pl.repeat(None, pl.len()), which makes the streaming engine panic on an empty frame.)
+_NULL_TEXT: Final = pl.lit(None, dtype=pl.String)
 _FALSE: Final = pl.lit(value=False)
 
 

@@ -1,0 +1,190 @@
+"""Bad and odd input: every row of the README's table is a test here, on Polars and pandas."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import polars as pl
+import pytest
+
+import gradeframe  # noqa: F401  (registers .grade)
+from tests.utils import FRAME_TYPES, make_frame, to_data
+
+POLARS_AND_PANDAS = ["polars_eager", "polars_lazy", "pandas_object"]
+
+
+def _grade(kind: str, data: dict[str, list[Any]], schema: Any = None, **kwargs: Any) -> dict[str, list[Any]]:
+    return to_data(make_frame(kind, data, schema=schema).grade.answer_contains(**kwargs))
+
+
+@pytest.mark.parametrize("kind", POLARS_AND_PANDAS)
+@pytest.mark.parametrize(
+    ("argument", "value"),
+    [("answer", "answr"), ("refs", "ref"), ("partial", "partal"), ("not_found", "judge")],
+)
+def test_missing_column_is_named_when_the_call_is_made(kind: str, argument: str, value: str) -> None:
+    frame = make_frame(kind, {"answer": ["x"], "refs": ["x"]})
+    with pytest.raises(pl.exceptions.ColumnNotFoundError, match=rf"`{argument}={value!r}`.*no column {value!r}"):
+        frame.grade.answer_contains(**{argument: value})  # lazy: raised before collect()
+
+
+@pytest.mark.parametrize("kind", ["polars_eager", "polars_lazy", "pandas_arrow"])
+@pytest.mark.parametrize(
+    ("refs", "dtype"),
+    [
+        ([True, False], "Boolean"),
+        ([{"a": "1"}, {"a": "2"}], "Struct"),
+        ([[["1"]], [["2"]]], r"List\(List"),
+        ([[True], [False]], r"List\(Boolean"),
+    ],
+    ids=["boolean", "struct", "nested_lists", "list_of_booleans"],
+)
+def test_unsupported_refs_type_names_column_and_dtype(kind: str, refs: list[Any], dtype: str) -> None:
+    frame = make_frame(kind, {"answer": ["x", "y"], "refs": refs})
+    with pytest.raises(TypeError, match=rf"`refs`: column 'refs' has dtype {dtype}"):
+        frame.grade.answer_contains()
+
+
+@pytest.mark.parametrize("kind", FRAME_TYPES)
+@pytest.mark.parametrize("answers", [[12, 13], [1.5, None], [True, False]], ids=["int", "float", "bool"])
+def test_answer_column_that_is_not_text_is_parse_failure_per_row(kind: str, answers: list[Any]) -> None:
+    out = _grade(kind, {"answer": answers, "refs": ["12", "13"]})
+    assert out["failure_kind"] == ["parse_failure", "parse_failure"]
+    assert out["correct"] == [False, False]
+
+
+@pytest.mark.parametrize("kind", FRAME_TYPES)
+def test_zero_rows(kind: str) -> None:
+    frame = make_frame(kind, {"answer": [], "refs": []}, schema={"answer": pl.String, "refs": pl.List(pl.String)})
+    out = to_data(frame.grade.answer_contains())
+    assert out == {"answer": [], "refs": [], "correct": [], "failure_kind": [], "outcome": []}
+
+
+@pytest.mark.parametrize("kind", FRAME_TYPES)
+def test_all_null_columns(kind: str) -> None:
+    data = {
+        "answer": [None, None],
+        "refs": [None, None],
+        "partial": [None, None],
+        "notes": [None, None],
+        "trace": [None, None],
+        "status": [None, None],
+    }
+    out = _grade(kind, data, partial="partial", notes="notes", trace="trace", status="status")
+    assert out["correct"] == [False, False]
+    assert out["failure_kind"] == ["no_reference", "no_reference"]
+
+
+@pytest.mark.parametrize("kind", ["polars_eager", "pandas_object"])
+def test_ten_megabyte_answer(kind: str) -> None:
+    big = "x" * 10_000_000
+    out = _grade(kind, {"answer": [big + " 12", big + "112", "12"], "refs": ["12", "12", "12"]})
+    assert out["correct"] == [True, False, True]
+
+
+@pytest.mark.parametrize("kind", ["polars_eager", "pandas_object"])
+def test_ten_thousand_acceptable_answers_in_one_row(kind: str) -> None:
+    refs = [str(i) for i in range(10_000)]
+    out = _grade(kind, {"answer": ["it was 9999", "it was 10000", "none"], "refs": [refs, refs, refs[:1]]})
+    assert out["correct"] == [True, False, False]
+
+
+ODD_TEXT = [
+    ("control_characters", "a\x00\x0112\x7f", "12", True),
+    ("private_use_around_number", "\ue00012\uf8ff", "12", True),
+    ("combining_mark_after_number", "12\u0301", "12", True),
+    ("right_to_left_text", "\u05d0\u05d1 12 \u05d2", "12", True),
+    ("emoji_between_numbers", "1\U0001f6002", "2", True),
+    ("arabic_indic_digit_before", "\u066112", "12", False),
+    ("capital_marker_letters_in_answer", "SEQUENCE 12E", "12e", True),
+    ("capital_marker_letters_as_ref", "the key is SQ-12", "SQ-12", True),
+    ("zero_width_space_is_not_white_space", "1\u200b204", "1204", False),
+]
+
+
+@pytest.mark.parametrize("kind", FRAME_TYPES)
+def test_odd_unicode_scores_as_the_reference_says(kind: str) -> None:
+    from tests import reference
+
+    out = _grade(kind, {"answer": [c[1] for c in ODD_TEXT], "refs": [c[2] for c in ODD_TEXT]})
+    assert out["correct"] == [c[3] for c in ODD_TEXT]
+    assert out["correct"] == [reference.answer_contains(c[1], c[2])["correct"] for c in ODD_TEXT]
+
+
+@pytest.mark.parametrize("kind", FRAME_TYPES)
+def test_output_names_that_exist_raise_and_suggest_prefix(kind: str) -> None:
+    frame = make_frame(kind, {"answer": ["x"], "refs": ["x"], "outcome": ["old"]})
+    with pytest.raises(ValueError, match=r"already has column\(s\) 'outcome'.*prefix="):
+        frame.grade.answer_contains()
+    out = to_data(frame.grade.answer_contains(prefix="new_"))
+    assert out["outcome"] == ["old"]
+    assert out["new_outcome"] == ["x"]
+
+
+@pytest.mark.parametrize("kind", POLARS_AND_PANDAS)
+@pytest.mark.parametrize(
+    ("phrases", "match"),
+    [
+        (["fine", "(?<!x)y"], r"phrases\[1\]`: '\(\?<!x\)y'.*look-around"),
+        (["[unclosed"], r"phrases\[0\]`: '\[unclosed'.*unclosed character class"),
+    ],
+    ids=["lookbehind", "unclosed_class"],
+)
+def test_invalid_not_found_phrase_is_named(kind: str, phrases: list[str], match: str) -> None:
+    frame = make_frame(kind, {"answer": ["x"], "refs": ["x"]})
+    with pytest.raises(ValueError, match=match):
+        frame.grade.answer_contains(not_found=phrases)
+
+
+@pytest.mark.parametrize(
+    ("argument", "column", "values", "match"),
+    [
+        ("partial", "p", ["yes"], r"`partial`: column 'p' has dtype String; expected Boolean"),
+        ("notes", "n", [3], r"`notes`: column 'n' has dtype Int64"),
+        ("trace", "t", [[1]], r"`trace`: column 't' has dtype List\(Int64\)"),
+        ("status", "s", [1.5], r"`status`: column 's' has dtype Float64"),
+        ("failure_kind", "k", [7], r"`failure_kind`: column 'k' has dtype Int64"),
+        ("not_found", "j", [1], r"`not_found`: column 'j' has dtype Int64"),
+    ],
+)
+def test_keyword_column_of_the_wrong_dtype(argument: str, column: str, values: list[Any], match: str) -> None:
+    frame = pl.DataFrame({"answer": ["x"], "refs": ["x"], column: values})
+    with pytest.raises(TypeError, match=match):
+        frame.grade.answer_contains(**{argument: column})
+    with pytest.raises(TypeError, match=match):
+        frame.lazy().grade.answer_contains(**{argument: column})
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"answer": 3}, r"`answer` must be a column name \(str\) or a polars expression, got int"),
+        ({"prefix": 3}, r"`prefix` must be a str, got int"),
+        ({"not_found": 3}, r"`not_found` must be a Boolean column name"),
+    ],
+)
+def test_bad_argument_types(kwargs: dict[str, Any], match: str) -> None:
+    frame = pl.DataFrame({"answer": ["x"], "refs": ["x"]})
+    with pytest.raises(TypeError, match=match):
+        frame.grade.answer_contains(**kwargs)
+
+
+def test_messy_json_lines_file(tmp_path: Path) -> None:
+    # a file as logging tools write it: missing fields, nulls, a number for an answer, records
+    rows = [
+        {"q": 1, "output": {"answer": "It was 12,400.", "partial": False}, "refs": ["12400"]},
+        {"q": 2, "output": {"answer": None, "text": "12"}, "refs": ["12"]},
+        {"q": 3, "output": {"status": "error"}, "refs": ["12"]},
+        {"q": 4, "output": None, "refs": []},
+        {"q": 5, "output": {"answer": "sorry", "trace": [{"finish_reason": "refusal"}]}, "refs": ["12"]},
+    ]
+    path = tmp_path / "runs.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows))
+    frame = pl.read_ndjson(path)
+    out = frame.grade.answer_contains("output", "refs")
+    assert out["failure_kind"].to_list() == [None, None, "error", "no_reference", "refusal"]
+    pandas_out = pd.read_json(path, lines=True).grade.answer_contains("output", "refs")
+    assert to_data(pandas_out)["failure_kind"] == [None, None, "error", "no_reference", "refusal"]
