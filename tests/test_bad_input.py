@@ -16,7 +16,9 @@ from tests.utils import FRAME_TYPES, make_frame, to_data
 POLARS_AND_PANDAS = ["polars_eager", "polars_lazy", "pandas_object"]
 
 
-def _grade(kind: str, data: dict[str, list[Any]], schema: Any = None, **kwargs: Any) -> dict[str, list[Any]]:
+def _grade(
+    kind: str, data: dict[str, list[Any]], schema: Any = None, **kwargs: Any
+) -> dict[str, list[Any]]:
     return to_data(make_frame(kind, data, schema=schema).grade.answer_contains(**kwargs))
 
 
@@ -25,9 +27,13 @@ def _grade(kind: str, data: dict[str, list[Any]], schema: Any = None, **kwargs: 
     ("argument", "value"),
     [("answer", "answr"), ("refs", "ref"), ("partial", "partal"), ("not_found", "judge")],
 )
-def test_missing_column_is_named_when_the_call_is_made(kind: str, argument: str, value: str) -> None:
+def test_missing_column_is_named_when_the_call_is_made(
+    kind: str, argument: str, value: str
+) -> None:
     frame = make_frame(kind, {"answer": ["x"], "refs": ["x"]})
-    with pytest.raises(pl.exceptions.ColumnNotFoundError, match=rf"`{argument}={value!r}`.*no column {value!r}"):
+    with pytest.raises(
+        pl.exceptions.ColumnNotFoundError, match=rf"`{argument}={value!r}`.*no column {value!r}"
+    ):
         frame.grade.answer_contains(**{argument: value})  # lazy: raised before collect()
 
 
@@ -42,15 +48,21 @@ def test_missing_column_is_named_when_the_call_is_made(kind: str, argument: str,
     ],
     ids=["boolean", "struct", "nested_lists", "list_of_booleans"],
 )
-def test_unsupported_refs_type_names_column_and_dtype(kind: str, refs: list[Any], dtype: str) -> None:
+def test_unsupported_refs_type_names_column_and_dtype(
+    kind: str, refs: list[Any], dtype: str
+) -> None:
     frame = make_frame(kind, {"answer": ["x", "y"], "refs": refs})
     with pytest.raises(TypeError, match=rf"`refs`: column 'refs' has dtype {dtype}"):
         frame.grade.answer_contains()
 
 
 @pytest.mark.parametrize("kind", FRAME_TYPES)
-@pytest.mark.parametrize("answers", [[12, 13], [1.5, None], [True, False]], ids=["int", "float", "bool"])
-def test_answer_column_that_is_not_text_is_parse_failure_per_row(kind: str, answers: list[Any]) -> None:
+@pytest.mark.parametrize(
+    "answers", [[12, 13], [1.5, None], [True, False]], ids=["int", "float", "bool"]
+)
+def test_answer_column_that_is_not_text_is_parse_failure_per_row(
+    kind: str, answers: list[Any]
+) -> None:
     out = _grade(kind, {"answer": answers, "refs": ["12", "13"]})
     assert out["failure_kind"] == ["parse_failure", "parse_failure"]
     assert out["correct"] == [False, False]
@@ -58,7 +70,9 @@ def test_answer_column_that_is_not_text_is_parse_failure_per_row(kind: str, answ
 
 @pytest.mark.parametrize("kind", FRAME_TYPES)
 def test_zero_rows(kind: str) -> None:
-    frame = make_frame(kind, {"answer": [], "refs": []}, schema={"answer": pl.String, "refs": pl.List(pl.String)})
+    frame = make_frame(
+        kind, {"answer": [], "refs": []}, schema={"answer": pl.String, "refs": pl.List(pl.String)}
+    )
     out = to_data(frame.grade.answer_contains())
     assert out == {"answer": [], "refs": [], "correct": [], "failure_kind": [], "outcome": []}
 
@@ -88,7 +102,9 @@ def test_ten_megabyte_answer(kind: str) -> None:
 @pytest.mark.parametrize("kind", ["polars_eager", "pandas_object"])
 def test_ten_thousand_acceptable_answers_in_one_row(kind: str) -> None:
     refs = [str(i) for i in range(10_000)]
-    out = _grade(kind, {"answer": ["it was 9999", "it was 10000", "none"], "refs": [refs, refs, refs[:1]]})
+    out = _grade(
+        kind, {"answer": ["it was 9999", "it was 10000", "none"], "refs": [refs, refs, refs[:1]]}
+    )
     assert out["correct"] == [True, False, False]
 
 
@@ -150,7 +166,9 @@ def test_invalid_not_found_phrase_is_named(kind: str, phrases: list[str], match:
         ("not_found", "j", [1], r"`not_found`: column 'j' has dtype Int64"),
     ],
 )
-def test_keyword_column_of_the_wrong_dtype(argument: str, column: str, values: list[Any], match: str) -> None:
+def test_keyword_column_of_the_wrong_dtype(
+    argument: str, column: str, values: list[Any], match: str
+) -> None:
     frame = pl.DataFrame({"answer": ["x"], "refs": ["x"], column: values})
     with pytest.raises(TypeError, match=match):
         frame.grade.answer_contains(**{argument: column})
@@ -179,7 +197,11 @@ def test_messy_json_lines_file(tmp_path: Path) -> None:
         {"q": 2, "output": {"answer": None, "text": "12"}, "refs": ["12"]},
         {"q": 3, "output": {"status": "error"}, "refs": ["12"]},
         {"q": 4, "output": None, "refs": []},
-        {"q": 5, "output": {"answer": "sorry", "trace": [{"finish_reason": "refusal"}]}, "refs": ["12"]},
+        {
+            "q": 5,
+            "output": {"answer": "sorry", "trace": [{"finish_reason": "refusal"}]},
+            "refs": ["12"],
+        },
     ]
     path = tmp_path / "runs.jsonl"
     path.write_text("\n".join(json.dumps(r) for r in rows))

@@ -65,21 +65,29 @@ def _column(values: list[Any], kind: str) -> pd.Series:
     raise ValueError(kind)
 
 
-@pytest.mark.parametrize("kind", ["object", "string_pyarrow", "str_default", "arrow_dtype", "category"])
+@pytest.mark.parametrize(
+    "kind", ["object", "string_pyarrow", "str_default", "arrow_dtype", "category"]
+)
 def test_answer_string_storage_kinds(kind: str) -> None:
-    frame = pd.DataFrame({"answer": _column(ANSWERS, kind), "refs": ["12400", "45.2", "7", "NOT_IN_DOCUMENT"]})
+    frame = pd.DataFrame(
+        {"answer": _column(ANSWERS, kind), "refs": ["12400", "45.2", "7", "NOT_IN_DOCUMENT"]}
+    )
     out = frame.grade.answer_contains()
     assert out["correct"].tolist() == EXPECTED_CORRECT
 
 
 @pytest.mark.parametrize("kind", ["object", "string_pyarrow", "str_default", "category"])
 def test_refs_string_storage_kinds(kind: str) -> None:
-    frame = pd.DataFrame({"answer": ANSWERS, "refs": _column(["12400", "45.2", "7", "NOT_IN_DOCUMENT"], kind)})
+    frame = pd.DataFrame(
+        {"answer": ANSWERS, "refs": _column(["12400", "45.2", "7", "NOT_IN_DOCUMENT"], kind)}
+    )
     assert frame.grade.answer_contains()["correct"].tolist() == EXPECTED_CORRECT
 
 
 def test_nan_and_none_are_missing() -> None:
-    frame = pd.DataFrame({"answer": ["it was 12", np.nan, None, "12"], "refs": ["12", "12", "12", np.nan]})
+    frame = pd.DataFrame(
+        {"answer": ["it was 12", np.nan, None, "12"], "refs": ["12", "12", "12", np.nan]}
+    )
     out = frame.grade.answer_contains()
     assert to_data(out)["failure_kind"] == [None, "parse_failure", "parse_failure", "no_reference"]
 
@@ -87,7 +95,12 @@ def test_nan_and_none_are_missing() -> None:
 def test_refs_as_lists_tuples_and_arrays() -> None:
     refs = pd.Series([["x", "12400"], ("45.2",), np.array(["7", "8"]), None], dtype=object)
     frame = pd.DataFrame({"answer": ANSWERS, "refs": refs})
-    assert to_data(frame.grade.answer_contains())["failure_kind"] == [None, "wrong", "parse_failure", "no_reference"]
+    assert to_data(frame.grade.answer_contains())["failure_kind"] == [
+        None,
+        "wrong",
+        "parse_failure",
+        "no_reference",
+    ]
 
 
 def test_object_column_of_output_records() -> None:
@@ -104,7 +117,12 @@ def test_object_column_of_output_records() -> None:
 
 
 def test_mixed_object_answers_non_strings_are_parse_failures() -> None:
-    frame = pd.DataFrame({"answer": pd.Series(["It was 12", 12, 12.0, True, None, ["12"]], dtype=object), "refs": ["12"] * 6})
+    frame = pd.DataFrame(
+        {
+            "answer": pd.Series(["It was 12", 12, 12.0, True, None, ["12"]], dtype=object),
+            "refs": ["12"] * 6,
+        }
+    )
     out = frame.grade.answer_contains()
     assert to_data(out)["failure_kind"] == [None, *["parse_failure"] * 5]
 
@@ -125,20 +143,26 @@ def test_integer_refs_column() -> None:
 
 
 def test_unreadable_column_names_the_column_and_dtype() -> None:
-    frame = pd.DataFrame({"answer": ["x", "y"], "refs": ["x", "y"], "notes": pd.Series([{1, 2}, 3], dtype=object)})
+    frame = pd.DataFrame(
+        {"answer": ["x", "y"], "refs": ["x", "y"], "notes": pd.Series([{1, 2}, 3], dtype=object)}
+    )
     with pytest.raises(TypeError, match=r"column 'notes' \(pandas dtype object"):
         frame.grade.answer_contains(notes="notes")
 
 
 def test_missing_column_names_the_argument() -> None:
     frame = pd.DataFrame({"answer": ["x"], "refs": ["x"]})
-    with pytest.raises(pl.exceptions.ColumnNotFoundError, match=r"`refs='ref'`.*Did you mean 'refs'"):
+    with pytest.raises(
+        pl.exceptions.ColumnNotFoundError, match=r"`refs='ref'`.*Did you mean 'refs'"
+    ):
         frame.grade.answer_contains(refs="ref")
 
 
 def test_only_needed_columns_are_converted() -> None:
     # a column Arrow cannot read is fine when the call does not need it
-    frame = pd.DataFrame({"answer": ["it was 12"], "refs": ["12"], "junk": pd.Series([object()], dtype=object)})
+    frame = pd.DataFrame(
+        {"answer": ["it was 12"], "refs": ["12"], "junk": pd.Series([object()], dtype=object)}
+    )
     assert frame.grade.answer_contains()["correct"].tolist() == [True]
 
 
