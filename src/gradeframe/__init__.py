@@ -17,6 +17,16 @@ from gradeframe.answer import (
 from gradeframe.example import example, example_document
 from gradeframe.fold import fold
 from gradeframe.kinds import KINDS
+from gradeframe.matchers import (
+    exact_match,
+    includes,
+    matches,
+    with_exact_match,
+    with_includes,
+    with_matches,
+    with_within,
+    within,
+)
 from gradeframe.report import chart, failures, report
 
 __all__ = [
@@ -25,11 +35,19 @@ __all__ = [
     "MAX_METADATA_LENGTH",
     "answer_contains",
     "chart",
+    "exact_match",
     "example",
     "example_document",
     "failures",
     "fold",
+    "includes",
     "is_not_found",
+    "matches",
     "report",
     "with_answer_contains",
+    "with_exact_match",
+    "with_includes",
+    "with_matches",
+    "with_within",
+    "within",
 ]

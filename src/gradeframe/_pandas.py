@@ -24,12 +24,16 @@ import pyarrow as pa
 
 from gradeframe import answer as answer_rules
 from gradeframe import fold
+from gradeframe import matchers as matcher_rules
 from gradeframe import report as report_rules
 from gradeframe._inputs import check_column, check_output_names, check_prefix
+from gradeframe._mixed import split_mixed
 
 #: How a column's values are coerced when Arrow cannot read an object column as it is.
 #: "text": non-strings become null (an answer that is not a string is a parse failure).
 #: "refs": numbers become plain digits, a scalar becomes a one-item list.
+#: "mixed": an object column mixing text, numbers and booleans becomes a struct that keeps each
+#: value's kind (see gradeframe._mixed); the matchers read it ("12" is not 12, True is not 1).
 Role = str
 
 _STRING_DTYPE: Final = pd.StringDtype(na_value=np.nan)
@@ -60,6 +64,10 @@ def _coerce_refs(value: Any) -> Any:
 
 def _arrow_column(series: pd.Series, name: str, role: Role | None) -> pa.Array | pa.ChunkedArray:
     """Read one pandas column as Arrow, coercing messy object columns by role."""
+    if role == "mixed" and series.dtype == object:
+        mixed = split_mixed(series)  # before Arrow, which would read [1.5, True] as [1.5, 1.0]
+        if mixed is not None:
+            return mixed
     try:
         return pa.array(series, from_pandas=True)
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
@@ -211,6 +219,71 @@ class PandasFrameGrade:
             failure_kind=failure_kind,
             not_found=not_found,
             prefix=prefix,
+        )
+
+    def _matcher(
+        self,
+        function: Callable[..., pl.DataFrame],
+        columns: Sequence[str],
+        arguments: Iterable[tuple[str, Any, Role | None]],
+        /,
+        *args: Any,
+        **kwargs: Any,
+    ) -> pd.DataFrame:
+        prefix = kwargs.get("prefix", "")
+        check_prefix(prefix)
+        needed = needed_columns(self._frame, arguments)
+        present = {str(c): pl.Null() for c in self._frame.columns}
+        check_output_names(present, [prefix + c for c in columns])
+        return run_on_pandas(self._frame, function, needed, *args, **kwargs)
+
+    def exact_match(self, actual: Any, expected: Any, **kwargs: Any) -> pd.DataFrame:
+        """Add correct and expectation; see :func:`gradeframe.exact_match`."""
+        arguments = [("actual", actual, "mixed"), ("expected", expected, "mixed")]
+        return self._matcher(
+            matcher_rules.with_exact_match,
+            matcher_rules.EXACT_MATCH_COLUMNS,
+            arguments,
+            actual,
+            expected,
+            **kwargs,
+        )
+
+    def includes(self, actual: Any, expected: Any, **kwargs: Any) -> pd.DataFrame:
+        """Add correct, expectation and missing; see :func:`gradeframe.includes`."""
+        arguments = [("actual", actual, "mixed"), ("expected", expected, "refs")]
+        return self._matcher(
+            matcher_rules.with_includes,
+            matcher_rules.INCLUDES_COLUMNS,
+            arguments,
+            actual,
+            expected,
+            **kwargs,
+        )
+
+    def matches(self, actual: Any, pattern: Any = None, **kwargs: Any) -> pd.DataFrame:
+        """Add correct and expectation; see :func:`gradeframe.matches`."""
+        column = kwargs.get("pattern_column")
+        arguments = [("actual", actual, "mixed"), ("pattern_column", column, None)]
+        return self._matcher(
+            matcher_rules.with_matches,
+            matcher_rules.MATCHES_COLUMNS,
+            arguments,
+            actual,
+            pattern,
+            **kwargs,
+        )
+
+    def within(self, actual: Any, expected: Any, **kwargs: Any) -> pd.DataFrame:
+        """Add correct, expectation, tolerance and difference; see :func:`gradeframe.within`."""
+        arguments = [("actual", actual, "mixed"), ("expected", expected, "mixed")]
+        return self._matcher(
+            matcher_rules.with_within,
+            matcher_rules.WITHIN_COLUMNS,
+            arguments,
+            actual,
+            expected,
+            **kwargs,
         )
 
     def report(self, by: Any = None, **kwargs: Any) -> pd.DataFrame:

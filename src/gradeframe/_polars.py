@@ -12,6 +12,7 @@ import polars as pl
 
 from gradeframe import answer as answer_rules
 from gradeframe import fold
+from gradeframe import matchers as matcher_rules
 from gradeframe import report as report_rules
 
 
@@ -24,6 +25,22 @@ class _FrameGrade:
     def answer_contains(self, answer: Any = "answer", refs: Any = "refs", **kwargs: Any) -> Any:
         """Add correct, failure_kind and outcome; see :func:`gradeframe.answer_contains`."""
         return answer_rules.with_answer_contains(self._frame, answer, refs, **kwargs)
+
+    def exact_match(self, actual: Any, expected: Any, **kwargs: Any) -> Any:
+        """Add correct and expectation; see :func:`gradeframe.exact_match`."""
+        return matcher_rules.with_exact_match(self._frame, actual, expected, **kwargs)
+
+    def includes(self, actual: Any, expected: Any, **kwargs: Any) -> Any:
+        """Add correct, expectation and missing; see :func:`gradeframe.includes`."""
+        return matcher_rules.with_includes(self._frame, actual, expected, **kwargs)
+
+    def matches(self, actual: Any, pattern: Any = None, **kwargs: Any) -> Any:
+        """Add correct and expectation; see :func:`gradeframe.matches`."""
+        return matcher_rules.with_matches(self._frame, actual, pattern, **kwargs)
+
+    def within(self, actual: Any, expected: Any, **kwargs: Any) -> Any:
+        """Add correct, expectation, tolerance and difference; see :func:`gradeframe.within`."""
+        return matcher_rules.with_within(self._frame, actual, expected, **kwargs)
 
     def report(self, by: Any = None, **kwargs: Any) -> Any:
         """Summarise accuracy and failures per group; see :func:`gradeframe.report`."""
