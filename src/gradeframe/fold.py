@@ -88,15 +88,15 @@ def fold(expr: IntoExpr) -> pl.Expr:
     >>> df = pl.DataFrame({"a": ["  Sheffield made\n1,204 units", "1\u202f234\u2212567", None]})
     >>> df.select(gf.fold("a"))
     shape: (3, 1)
-    ┌──────────────────────────┐
-    │ a                        │
-    │ ---                      │
-    │ str                      │
-    ╞══════════════════════════╡
+    ┌───────────────────────────┐
+    │ a                         │
+    │ ---                       │
+    │ str                       │
+    ╞═══════════════════════════╡
     │ sheffield made 1204 units │
-    │ 1234-567                 │
-    │ null                     │
-    └──────────────────────────┘
+    │ 1234-567                  │
+    │ null                      │
+    └───────────────────────────┘
     """
     text = to_expr(expr, "expr").str.to_lowercase()
     text = text.str.replace_all(DASHES, "-")
