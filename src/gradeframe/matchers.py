@@ -226,6 +226,7 @@ def _frame_result(
 class _Value:
     """A column read by kind; a part is None when the column can hold no value of that kind."""
 
+    expr: pl.Expr  # the column itself
     text: pl.Expr | None = None
     number: pl.Expr | None = None
     boolean: pl.Expr | None = None
@@ -238,30 +239,31 @@ class _Value:
     def is_null(self) -> pl.Expr:
         parts = self.parts()
         if not parts:
-            return pl.lit(value=True)
+            return self.expr.is_null()  # a Null column: true in every row
         return pl.all_horizontal([p.is_null() for p in parts])
 
 
 def _read(expr: pl.Expr, dtype: pl.DataType) -> _Value:
     if dtype == pl.Null:
-        return _Value()
+        return _Value(expr)
     if is_text(dtype):
-        return _Value(text=as_text(expr, dtype))
+        return _Value(expr, text=as_text(expr, dtype))
     if dtype == pl.Boolean:
-        return _Value(boolean=expr)
+        return _Value(expr, boolean=expr)
     if dtype.is_float():
-        return _Value(number=expr.fill_nan(None))
+        return _Value(expr, number=expr.fill_nan(None))
     if dtype.is_numeric():
-        return _Value(number=expr)
+        return _Value(expr, number=expr)
     if _mixed.is_mixed(dtype):
         number_dtype = next(f.dtype for f in dtype.fields if f.name == _mixed.NUMBER)  # type: ignore[union-attr]
         number = expr.struct.field(_mixed.NUMBER)
         return _Value(
+            expr,
             text=expr.struct.field(_mixed.TEXT),
             number=number.fill_nan(None) if number_dtype.is_float() else number,
             boolean=expr.struct.field(_mixed.BOOLEAN),
         )
-    return _Value(other=expr, other_dtype=dtype)
+    return _Value(expr, other=expr, other_dtype=dtype)
 
 
 def _as_text(value: _Value, argument: str, name: str, dtype: pl.DataType) -> pl.Expr:
@@ -1020,7 +1022,9 @@ def within(
         numbers.append(answer.number.cast(pl.Float64))
     if answer.text is not None:
         numbers.append(_parse_number(answer.text))
-    value = pl.coalesce(numbers) if numbers else pl.lit(None, dtype=pl.Float64)
+    if not numbers:  # booleans or nulls: no row holds a number (one null per row)
+        numbers.append(pl.when(answer.expr.is_null() & pl.lit(value=False)).then(pl.lit(0.0)))
+    value = pl.coalesce(numbers)
 
     truth = _read(expected_expr, expected_dtype)
     if not (expected_dtype == pl.Null or expected_dtype.is_numeric() or truth.number is not None):
