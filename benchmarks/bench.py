@@ -1,0 +1,896 @@
+"""Benchmark of answer_contains: Polars, pandas, the bare-Polars floor and a scalar reference.
+
+Usage::
+
+    python benchmarks/bench.py                 # full run (1M/4M/10M rows), writes RESULTS.md
+    python benchmarks/bench.py --quick         # 200k-row smoke run, writes RESULTS.md
+    python benchmarks/bench.py --rows 500000   # base size other than 1M
+    python benchmarks/bench.py --profile       # stage timings on 1M rows (printed only)
+
+Every measurement runs in its own subprocess (``--worker``), so the peak RSS each one reports is
+its own (``resource.getrusage(RUSAGE_SELF).ru_maxrss`` at exit; ``base`` is the RSS after loading
+the input, before anything is timed). Timings are wall clock (``time.perf_counter``), best of 3
+(best of 2 for the slow ones). Ratios are against bare Polars containment measured in the same
+run: ``pl.col("answer").str.to_lowercase().str.contains(pl.col("ref"), literal=True)``.
+
+Frames are generated once per (rows, refs layout) into ``benchmarks/data/`` (gitignored) and
+reused by later runs; delete that directory to regenerate.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+HERE = Path(__file__).resolve().parent
+DATA = HERE / "data"
+RESULTS = HERE / "RESULTS.md"
+
+N_QUESTIONS = 3000  # distinct questions, shared by every model and repeat
+VARIANTS = 8  # answer cores per question: 4 right, 4 wrong
+MAX_REFS = 50
+MODELS = [
+    "gpt-4o",
+    "gpt-4o-mini",
+    "claude-3.5-sonnet",
+    "claude-3-haiku",
+    "llama-3.1-70b",
+    "llama-3.1-8b",
+    "mistral-large",
+    "qwen2.5-72b",
+]
+P_CORRECT = [0.68, 0.55, 0.66, 0.47, 0.52, 0.33, 0.5, 0.56]  # per model; mean about 0.53
+
+NBSP, THIN, NNBSP, FIGURE = "\u00a0", "\u2009", "\u202f", "\u2007"
+EN_DASH, MINUS = "\u2013", "\u2212"
+
+# --------------------------------------------------------------------------------------------
+# Data
+# --------------------------------------------------------------------------------------------
+
+PREFIXES = [
+    "According to section 3.2 of the report,",
+    "Based on the figures given in the 2019 annual review,",
+    "The passage states on page 14 that",
+    "Looking at Table 4 in the document,",
+    "From the context provided,",
+    "As reported in the second paragraph,",
+    "The text indicates that",
+    "Per the summary at the start (v2.1),",
+    "After reviewing the source material carefully,",
+    "Answer:",
+    "Short answer -",
+    "In the study of 2,300 participants,",
+    "The article, published 12 March 2021, says",
+    "Based on the attached excerpt,",
+    "Reading the relevant section (pp. 45-47),",
+    "The data in Figure 2b show that",
+    "Considering all 3 sources,",
+    "To answer the question directly:",
+    "The document's appendix notes that",
+    "Having checked both tables,",
+    "",
+]
+
+SUFFIXES = [
+    "This figure comes from Table 4 of the report and was not revised later.",
+    "See the appendix for the full breakdown by region and year.",
+    "The earlier draft gave a slightly different number, but the final version is clear.",
+    "Note that this excludes the 3 pilot sites opened in 2017.",
+    "This is consistent with the trend described in the introduction.",
+    "Other sections mention related figures, which I have not included here.",
+    "I am fairly confident in this answer, since it is stated explicitly.",
+    "The authors add that the estimate has a margin of error of about 5%.",
+    "No other value in the passage contradicts this.",
+    "This was confirmed in the 2nd quarterly update.",
+    "(Source: paragraph 7.)",
+    "The same value appears in the executive summary.",
+    "",
+]
+
+NAMES = [
+    "Sheffield",
+    "Marie Curie",
+    "Lake Baikal",
+    "the Treaty of Utrecht",
+    "Ada Lovelace",
+    "São Paulo",
+    "Mount Kilimanjaro",
+    "the Danube",
+    "Johannes Kepler",
+    "Reykjavík",
+    "the Hubble Space Telescope",
+    "Nelson Mandela",
+    "Kraków",
+    "the Bank of England",
+    "Hokkaido",
+    "Gregor Mendel",
+]
+UNITS = ["m", "kg", "km", "mg", "ms", "GW", "t", "cm"]
+WORDS = [
+    "approximately",
+    "about",
+    "total",
+    "units",
+    "people",
+    "roughly",
+    "estimated",
+    "reported",
+    "net",
+    "gross",
+    "annual",
+    "average",
+]
+
+NOT_FOUND_REPORTS = [
+    "The document does not mention this figure anywhere.",
+    "NOT_IN_DOCUMENT",
+    "This is not stated in the passage.",
+    "There is no information about that in the provided text.",
+    "The answer cannot be determined from the context given.",
+]
+
+
+def _group(n: int, sep: str) -> str:
+    return f"{n:,}".replace(",", sep)
+
+
+def _question(kind: int, rng: np.random.Generator) -> tuple[list[str], list[str], list[str]]:
+    """Return (acceptable answers, 4 right answer cores, 4 wrong answer cores)."""
+    r = int(rng.integers(1 << 30))
+    if kind == 0:  # a count with thousands separators
+        n = int(rng.integers(1_000, 2_000_000))
+        refs = [str(n), _group(n, ",")][: 1 + r % 2]
+        right = [
+            f"the total was {_group(n, ',')} units",
+            f"there were {_group(n, NBSP)} people in total",
+            f"about {n} were recorded",
+            f"it lists {_group(n, THIN)} records",
+        ]
+        wrong = [
+            f"the total was {_group(n * 10, ',')} units",
+            f"it changed by -{n} overall",
+            f"about {n}.5 thousand were recorded",
+            f"the total was {_group(n + 1 + r % 97, NNBSP)} units",
+        ]
+    elif kind == 1:  # a decimal with a unit
+        x = round(float(rng.uniform(1, 999)), 1)
+        u = UNITS[r % len(UNITS)]
+        refs = [f"{x}", f"{x} {u}", f"{x}{u}"][: 1 + r % 3]
+        right = [
+            f"it measured {x}{u}",
+            f"the value is {x} {u}",
+            f"it was {x}.",
+            f"roughly {x}{u} on average",
+        ]
+        wrong = [f"it measured 1{x}{u}", f"the value is {x}5 {u}", f"it was {x + 0.1:.1f}.", "n/a"]
+    elif kind == 2:  # a range
+        a = int(rng.integers(1, 80))
+        b = a + int(rng.integers(2, 20))
+        refs = [f"{a}-{b}", f"{a} to {b}", f"{a}{EN_DASH}{b}"][: 1 + r % 3]
+        right = [
+            f"between {a}{EN_DASH}{b} days",
+            f"{a}-{b} weeks",
+            f"from {a} to {b} months",
+            f"a range of {a}-{b}",
+        ]
+        wrong = [f"between {a}-{b + 1} days", f"{a + 1}-{b} weeks", f"about {b} days", f"{a}.{b}"]
+    elif kind == 3:  # a negative number
+        v = int(rng.integers(1, 60))
+        refs = [f"-{v}", f"{MINUS}{v} °c"][: 1 + r % 2]
+        right = [
+            f"a low of -{v} °C",
+            f"{MINUS}{v} degrees",
+            f"it fell to -{v}.",
+            f"temp -{v} overnight",
+        ]
+        wrong = [f"a low of {v} degrees", f"from 5-{v} degrees", f"it fell to -{v}0.", f"+{v}"]
+    elif kind == 4:  # a year
+        y = int(rng.integers(1750, 2024))
+        refs = [str(y), f"in {y}"][: 1 + r % 2]
+        right = [f"in {y}, as stated", f"since {y}", f"founded ({y})", f"the {y} edition"]
+        wrong = [f"in {y + 1}, as stated", f"since {y - 10}", f"founded ({y}0)", f"in {y % 100}"]
+    elif kind == 5:  # a name
+        name = NAMES[r % len(NAMES)]
+        other = NAMES[(r + 1 + r % 7) % len(NAMES)]
+        refs = [name, name.upper(), name.removeprefix("the ")][: 1 + r % 3]
+        right = [
+            f"the answer is {name}",
+            f"it was {name.upper()}",
+            f"{name}, according to the text",
+            f"most likely {name}",
+        ]
+        wrong = [f"the answer is {other}", f"it was {other}", f"probably not {other}", "unknown"]
+    elif kind == 6:  # a percentage
+        p = round(float(rng.uniform(0.1, 99.9)), 1)
+        refs = [f"{p}%", f"{p} percent"][: 1 + r % 2]
+        right = [f"{p}% of respondents", f"{p} percent overall", f"a share of {p}%", f"{p}%."]
+        wrong = [f"{p} % of respondents", f"1{p}%", f"{p + 1:.1f}%", f"{p}5%"]
+    else:  # unanswerable
+        refs = ["NOT_IN_DOCUMENT"]
+        right = [NOT_FOUND_REPORTS[(r + i) % len(NOT_FOUND_REPORTS)] for i in range(4)]
+        wrong = [
+            f"it was {r % 2000}.",
+            "the answer is Sheffield",
+            f"in {1900 + r % 120}",
+            "probably 12-15",
+        ]
+    if kind != 7 and r % 4 == 0:  # a wrong answer that says "not in the document"
+        wrong[3] = NOT_FOUND_REPORTS[r % len(NOT_FOUND_REPORTS)]
+    return refs, right, wrong
+
+
+def _aliases(refs: list[str], rng: np.random.Generator) -> list[str]:
+    """Pad acceptable answers to MAX_REFS with plausible alternatives."""
+    out = list(refs)
+    base = refs[0]
+    while len(out) < MAX_REFS:
+        w = WORDS[int(rng.integers(len(WORDS)))]
+        form = int(rng.integers(5))
+        if form == 0:
+            out.append(f"{w} {base}")
+        elif form == 1:
+            out.append(f"{base} {w}")
+        elif form == 2:
+            out.append(f"{int(rng.integers(1, 99_999))}")
+        elif form == 3:
+            out.append(f"{w} {int(rng.integers(100, 9_999)):,}")
+        else:
+            out.append(f"{base} ({w})")
+    return out
+
+
+def _question_pool(seed: int) -> tuple[pl.Series, pl.Series, pl.Series]:
+    """Return (answer cores, natural refs, 50 refs) for N_QUESTIONS questions."""
+    rng = np.random.default_rng(seed)
+    kinds = rng.choice(8, size=N_QUESTIONS, p=[0.2, 0.17, 0.1, 0.08, 0.15, 0.15, 0.1, 0.05])
+    cores, natural, padded = [], [], []
+    for kind in kinds:
+        refs, right, wrong = _question(int(kind), rng)
+        cores.extend(right + wrong)
+        natural.append(refs)
+        padded.append(_aliases(refs, rng))
+    return (
+        pl.Series("core", cores),
+        pl.Series("refs", natural, dtype=pl.List(pl.String)),
+        pl.Series("refs", padded, dtype=pl.List(pl.String)),
+    )
+
+
+_POOL: tuple[pl.Series, pl.Series, pl.Series] | None = None
+
+
+def make_frame(rows: int, refs_layout: str, seed: int) -> pl.DataFrame:
+    """Generate ``rows`` rows; ``refs_layout`` is "natural" (1 to 3) or a count ("1", "10", ...)."""
+    global _POOL
+    if _POOL is None:
+        _POOL = _question_pool(12345)  # the same questions in every frame
+    cores, natural, padded = _POOL
+    rng = np.random.default_rng(seed)
+    question = rng.integers(N_QUESTIONS, size=rows)
+    model = rng.integers(len(MODELS), size=rows)
+    right = rng.random(rows) < np.asarray(P_CORRECT)[model]
+    core = question * VARIANTS + rng.integers(4, size=rows) + np.where(right, 0, 4)
+    prefixes = pl.Series(PREFIXES)
+    suffixes = pl.Series(SUFFIXES)
+    answer = pl.concat_str(
+        [
+            pl.lit(prefixes.gather(rng.integers(len(PREFIXES), size=rows))),
+            pl.lit(cores.gather(core)),
+            pl.lit(suffixes.gather(rng.integers(len(SUFFIXES), size=rows))),
+            pl.lit(suffixes.gather(rng.integers(len(SUFFIXES), size=rows))),
+        ],
+        separator=" ",
+    )
+    missing = rng.random(rows)
+    if refs_layout == "natural":
+        refs = natural.gather(question)
+    else:
+        refs = padded.gather(question).list.head(int(refs_layout))
+    frame = pl.DataFrame(
+        {
+            "model": pl.Series(MODELS).gather(model),
+            "question_id": question.astype(np.int32),
+            "repeat": rng.integers(5, size=rows).astype(np.int8),
+            "refs": refs,
+        }
+    ).with_columns(
+        answer=pl.when(pl.lit(missing < 0.01))
+        .then(None)
+        .when(pl.lit(missing < 0.013))
+        .then(pl.lit(" "))
+        .otherwise(answer),
+        # 0.1 % of rows have no usable acceptable answer
+        refs=pl.when(pl.lit(rng.random(rows) < 0.001))
+        .then(pl.lit([], dtype=pl.List(pl.String)))
+        .otherwise(pl.col("refs")),
+    )
+    return frame.with_columns(ref=pl.col("refs").list.first()).select(
+        "model", "question_id", "repeat", "answer", "refs", "ref"
+    )
+
+
+def frame_path(rows: int, refs_layout: str = "natural") -> Path:
+    """Return the Parquet file of a frame, generating it first if needed."""
+    DATA.mkdir(exist_ok=True)
+    path = DATA / f"frame_{rows}_{refs_layout}.parquet"
+    if path.exists():
+        return path
+    chunk = 1_000_000
+    tmp = path.with_suffix(".tmp")
+    if rows <= chunk:
+        make_frame(rows, refs_layout, seed=rows).write_parquet(tmp)
+    else:
+        import pyarrow.parquet as pq
+
+        writer = None
+        for i, start in enumerate(range(0, rows, chunk)):
+            part = make_frame(min(chunk, rows - start), refs_layout, seed=rows + i).to_arrow()
+            if writer is None:
+                writer = pq.ParquetWriter(tmp, part.schema)
+            writer.write_table(part)
+        assert writer is not None
+        writer.close()
+    tmp.rename(path)
+    return path
+
+
+# --------------------------------------------------------------------------------------------
+# Workers (each runs in its own subprocess)
+# --------------------------------------------------------------------------------------------
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+#: Stop repeating once this many seconds were spent on one measurement (after the first run):
+#: with the current code some runs take minutes, and a full run must stay near 15 minutes.
+REPEAT_CAP = float(os.environ.get("BENCH_REPEAT_CAP", "45"))
+
+
+def _best(fn: Callable[[], Any], repeats: int) -> tuple[float, list[float], Any]:
+    times, out = [], None
+    for _ in range(repeats):
+        out = None
+        t0 = time.perf_counter()
+        out = fn()
+        times.append(time.perf_counter() - t0)
+        if sum(times) > REPEAT_CAP:
+            break
+    return min(times), times, out
+
+
+def _bare(frame: pl.DataFrame) -> pl.DataFrame:
+    expr = pl.col("answer").str.to_lowercase().str.contains(pl.col("ref"), literal=True)
+    return frame.select(expr)
+
+
+def worker(task: dict[str, Any]) -> dict[str, Any]:
+    import gradeframe  # noqa: F401  (registers .grade)
+
+    kind, path, repeats = task["kind"], task.get("path"), task.get("repeats", 3)
+    out: dict[str, Any] = {}
+    if kind == "stream":
+        base = _rss_mb()
+
+        def run() -> pl.DataFrame:
+            lazy = pl.scan_parquet(path).grade.answer_contains("answer", "refs")
+            counts = lazy.group_by("model", "failure_kind").agg(pl.len().alias("n"))
+            return counts.collect(engine="streaming")
+
+        best, times, result = _best(run, repeats)
+        out["rows_out"] = int(result["n"].sum())
+        out["summary"] = (
+            result.group_by("failure_kind")
+            .agg(pl.col("n").sum())
+            .sort("failure_kind", nulls_last=False)
+            .rows()
+        )
+    else:
+        frame = pl.read_parquet(path)
+        if kind == "pandas":
+            frame = frame.to_pandas()
+        base = _rss_mb()
+        refs = task.get("refs", "refs")
+        if kind == "bare":
+            best, times, _ = _best(lambda: _bare(frame), repeats)
+        elif kind in ("polars", "pandas"):
+            best, times, result = _best(
+                lambda: frame.grade.answer_contains("answer", refs), repeats
+            )
+            out["accuracy"] = float(result["correct"].mean())
+        elif kind == "scalar":
+            best, times, out = _scalar(frame, task["sample"], repeats)
+        elif kind == "profile":
+            return _profile(frame, repeats)
+        else:
+            raise ValueError(kind)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    out.update(best=best, times=times, base_mb=base, peak_mb=peak)
+    return out
+
+
+def _scalar(
+    frame: pl.DataFrame, sample: int, repeats: int
+) -> tuple[float, list[float], dict[str, Any]]:
+    sys.path.insert(0, str(HERE))
+    import reference_scalar
+
+    part = frame.head(sample)
+    answers = part["answer"].to_list()
+    refs = part["refs"].to_list()
+    reference_scalar._pattern.cache_clear()
+
+    def run() -> tuple[list[bool], list[str | None]]:
+        reference_scalar._pattern.cache_clear()
+        return reference_scalar.score(answers, refs)
+
+    best, times, (correct, kinds) = _best(run, repeats)
+    ours = part.grade.answer_contains("answer", "refs")
+    check = ours.select("answer", "refs", "correct", "failure_kind").with_columns(
+        ref_correct=pl.Series(correct, dtype=pl.Boolean),
+        ref_kind=pl.Series(kinds, dtype=pl.String),
+    )
+    differ = check.filter(
+        (pl.col("correct") != pl.col("ref_correct"))
+        | pl.col("failure_kind").ne_missing(pl.col("ref_kind"))
+    )
+    examples = [
+        {
+            "answer": r["answer"],
+            "refs": r["refs"],
+            "gradeframe": r["correct"],
+            "scalar": r["ref_correct"],
+            "gf_kind": r["failure_kind"],
+            "scalar_kind": r["ref_kind"],
+        }
+        for r in differ.head(5).iter_rows(named=True)
+    ]
+    return best, times, {"sample": sample, "disagree": differ.height, "examples": examples}
+
+
+def _time_select(frame: pl.DataFrame, expr: pl.Expr, repeats: int) -> float:
+    return _best(lambda: frame.select(expr), repeats)[0]
+
+
+def _profile(frame: pl.DataFrame, repeats: int) -> dict[str, Any]:
+    from gradeframe import answer as ans
+    from gradeframe.fold import fold, mark, needles
+
+    e = pl.element()
+    stages: dict[str, float | str] = {}
+    folded = frame.select(pl.col("refs"), pl.col("ref"), outcome=fold(pl.col("answer")))
+    marked = folded.with_columns(marked=mark(pl.col("outcome")))
+    stages["fold answers"] = _time_select(frame, fold(pl.col("answer")), repeats)
+    stages["mark folded answers"] = _time_select(folded, mark(pl.col("outcome")), repeats)
+
+    def ref_side() -> list[pl.Expr]:
+        refs = pl.col("refs").list.eval(fold(e)).list.eval(e.filter(e.is_not_null() & (e != "")))
+        searched = refs.list.eval(e.filter(e != "not_in_document"))
+        first, second = needles(e)
+        return [searched.list.eval(first).alias("n1"), searched.list.eval(second).alias("n2")]
+
+    stages["fold+needles of refs (list)"] = _best(lambda: frame.select(ref_side()), repeats)[0]
+    one_first, one_second = needles(fold(pl.col("ref")))
+    stages["fold+needles of ref (String)"] = _best(
+        lambda: frame.select(one_first.alias("n1"), one_second.alias("n2")), repeats
+    )[0]
+    # Containment alone, on precomputed marked text and needles. Uses gradeframe's own stage
+    # functions when they exist (private, so guarded: they may be renamed by the optimizer),
+    # else the explode + literal-contains method they implemented when this was written.
+    with_needles = marked.with_columns(frame.select(ref_side()))
+    try:
+        needles_list = pl.concat_list("n1", "n2").list.drop_nulls()
+        staged = pl.struct(marked=pl.col("marked"), needle=needles_list)
+        staged = staged.struct.with_fields(found=ans._found(True)).struct.field("found")
+        stages["containment only (gradeframe._found, list needles)"] = _time_select(
+            with_needles, staged, repeats
+        )
+    except (AttributeError, TypeError) as exc:
+        stages["containment only (gradeframe._found)"] = f"n/a ({type(exc).__name__})"
+    ex = pl.col("marked").gather(
+        pl.int_range(pl.len()).repeat_by(pl.col("n1").list.len().clip(lower_bound=1)).explode()
+    )
+    direct = ex.str.contains(
+        pl.col("n1").explode(empty_as_null=True, keep_nulls=True), literal=True
+    )
+    stages["containment only (explode + literal contains, 1st needles only)"] = _time_select(
+        with_needles, direct.sum(), repeats
+    )
+    string_needle = marked.with_columns(frame.select(one_first.alias("n1")))
+    stages["containment only (String ref: marked contains needle)"] = _time_select(
+        string_needle, pl.col("marked").str.contains(pl.col("n1"), literal=True), repeats
+    )
+    pattern = "|".join(f"(?:{p})" for p in ans.DEFAULT_NOT_FOUND_PHRASES)
+    try:
+        nf = ans._not_found_in_folded(pl.col("outcome"), pattern)
+    except (AttributeError, TypeError):
+        nf = pl.col("outcome").str.contains(pattern)
+    stages["is_not_found on folded text"] = _time_select(folded, nf, repeats)
+    stages["full answer_contains (list refs)"] = _best(
+        lambda: frame.grade.answer_contains("answer", "refs"), repeats
+    )[0]
+    stages["full answer_contains (String ref)"] = _best(
+        lambda: frame.grade.answer_contains("answer", "ref"), repeats
+    )[0]
+    # Eager DataFrame methods run without common-subexpression elimination; the same
+    # expression collected lazily shows what CSE would save.
+    stages["full answer_contains (String ref), via .lazy() (CSE on)"] = _best(
+        lambda: frame.lazy().grade.answer_contains("answer", "ref").collect(), repeats
+    )[0]
+    stages["full answer_contains (list refs), via .lazy() (CSE on)"] = _best(
+        lambda: frame.lazy().grade.answer_contains("answer", "refs").collect(), repeats
+    )[0]
+    stages["bare Polars contains"] = _best(lambda: _bare(frame), repeats)[0]
+    return {"stages": stages, "rows": frame.height}
+
+
+def run_worker(task: dict[str, Any], timeout: float = 1800) -> dict[str, Any]:
+    """Run one measurement in a fresh subprocess and return its JSON result."""
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", json.dumps(task)]
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
+    if proc.returncode != 0:
+        sys.stderr.write(proc.stderr[-4000:])
+        return {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "?"}
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    result["wall"] = time.perf_counter() - t0
+    return result
+
+
+# --------------------------------------------------------------------------------------------
+# Driver
+# --------------------------------------------------------------------------------------------
+
+
+def machine() -> dict[str, str]:
+    import pandas as pd
+
+    cpu = "?"
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
+    return {
+        "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "nproc": str(os.cpu_count()),
+        "cpu": cpu,
+        "ram": f"{ram:.1f} GiB",
+        "python": platform.python_version(),
+        "polars": pl.__version__,
+        "pandas": pd.__version__,
+        "load": " ".join(f"{x:.2f}" for x in os.getloadavg()),
+    }
+
+
+def _fmt_s(x: float | None) -> str:
+    if x is None:
+        return "-"
+    return f"{x:.3f} s" if x < 10 else f"{x:.1f} s"
+
+
+def _fmt_x(x: float | None) -> str:
+    return "-" if x is None else (f"{x:.2f}×" if x < 100 else f"{x:,.0f}×")
+
+
+def _fmt_mb(r: dict[str, Any]) -> str:
+    if "peak_mb" not in r:
+        return "-"
+    return f"{r['peak_mb']:,.0f} MB (base {r['base_mb']:,.0f})"
+
+
+def _say(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+def main_run(args: argparse.Namespace) -> None:
+    quick = args.quick
+    n1 = args.rows or (200_000 if quick else 1_000_000)
+    n4 = 4 * n1
+    n_stream = 1_000_000 if quick else 10_000_000
+    n_refs = args.refs_rows or (20_000 if quick else 100_000)
+    sample = 5_000 if quick else 20_000
+    budget = 60 * (args.budget or (6 if quick else 15))
+    slow = 2  # repeats for slow measurements
+    t_start = time.perf_counter()
+    _say(f"generating data under {DATA} (cached)...")
+    paths = {n: frame_path(n) for n in (n1, n4)}
+    stream_path = frame_path(n_stream)
+    refs_paths = {k: frame_path(n_refs, str(k)) for k in (1, 10, 50)}
+    _say(f"data ready in {time.perf_counter() - t_start:.0f} s")
+    t_start = time.perf_counter()
+
+    rows: list[tuple[str, int, dict[str, Any]]] = []  # (label, n, result)
+
+    def left() -> float:
+        return budget - (time.perf_counter() - t_start)
+
+    def measure(
+        label: str,
+        n: int,
+        task: dict[str, Any],
+        projected: float | None = None,
+        vs: str | None = None,
+    ) -> dict[str, Any]:
+        _say(f"  {label} ({n:,} rows)...")
+        if projected is not None and projected > left() and not args.no_budget:
+            r = {"error": f"skipped: projected {projected:.0f} s, {max(left(), 0):.0f} s left"}
+        else:
+            timeout = 7200 if args.no_budget else max(left(), 60) + 300
+            r = run_worker(task, timeout=timeout)
+        r["n"] = n
+        r["vs"] = vs
+        rows.append((label, n, r))
+        _say(f"    -> {_fmt_s(r.get('best'))}  {_fmt_mb(r)}  {r.get('error', '')}")
+        return r
+
+    res: dict[str, dict[str, Any]] = {}
+    p = str(paths[n1])
+    res[f"bare{n1}"] = measure("bare Polars contains (1st ref)", n1, {"kind": "bare", "path": p})
+    res[f"pl{n1}"] = measure(
+        "Polars answer_contains (list refs)", n1, {"kind": "polars", "path": p}, vs=f"bare{n1}"
+    )
+    res["plstr"] = measure(
+        "Polars answer_contains (String ref)",
+        n1,
+        {"kind": "polars", "path": p, "refs": "ref"},
+        vs=f"bare{n1}",
+    )
+    res["pd"] = measure(
+        "pandas answer_contains (list refs)", n1, {"kind": "pandas", "path": p}, vs=f"bare{n1}"
+    )
+    res["pdstr"] = measure(
+        "pandas answer_contains (String ref)",
+        n1,
+        {"kind": "pandas", "path": p, "refs": "ref"},
+        vs=f"bare{n1}",
+    )
+    res["scalar"] = measure(
+        f"scalar reference (regex; {sample:,}-row sample, extrapolated)",
+        n1,
+        {"kind": "scalar", "path": p, "sample": sample, "repeats": slow},
+        vs=f"bare{n1}",
+    )
+    per_row = res[f"pl{n1}"].get("best", 0) / n1  # seconds per row, list refs
+    for k in (1, 10, 50):
+        p = str(refs_paths[k])
+        res[f"refs_bare{k}"] = measure(
+            f"bare Polars contains (1st of {k} refs)", n_refs, {"kind": "bare", "path": p}
+        )
+        res[f"refs{k}"] = measure(
+            f"Polars answer_contains ({k} refs/row)",
+            n_refs,
+            {"kind": "polars", "path": p, "repeats": 3 if k < 50 else slow},
+            vs=f"refs_bare{k}",
+        )
+    p = str(paths[n4])
+    res[f"bare{n4}"] = measure("bare Polars contains (1st ref)", n4, {"kind": "bare", "path": p})
+    res[f"pl{n4}"] = measure(
+        "Polars answer_contains (list refs)",
+        n4,
+        {"kind": "polars", "path": p},
+        projected=per_row * n4 * 1.1,
+        vs=f"bare{n4}",
+    )
+    stream_task = {"kind": "stream", "path": str(stream_path), "repeats": slow}
+    res["stream"] = measure(
+        "LazyFrame scan_parquet → answer_contains → group-by (streaming)",
+        n_stream,
+        stream_task,
+        projected=per_row * n_stream * 1.1,
+        vs=f"bare{n1}",
+    )
+    if "error" in res["stream"]:  # still get a streaming memory figure, on the base frame
+        res["stream_small"] = measure(
+            "LazyFrame scan_parquet → answer_contains → group-by (streaming)",
+            n1,
+            {**stream_task, "path": str(paths[n1]), "repeats": 1},
+            vs=f"bare{n1}",
+        )
+    total = time.perf_counter() - t_start
+    write_results(args, res, rows, n1, n4, n_stream, n_refs, sample, total)
+
+
+def _ratio(a: dict[str, Any], b: dict[str, Any]) -> float | None:
+    if "best" in a and "best" in b and b["best"] > 0:
+        return a["best"] / b["best"]
+    return None
+
+
+def write_results(
+    args: argparse.Namespace,
+    res: dict[str, dict[str, Any]],
+    rows: list[tuple[str, int, dict[str, Any]]],
+    n1: int,
+    n4: int,
+    n_stream: int,
+    n_refs: int,
+    sample: int,
+    total: float,
+) -> None:
+    m = machine()
+    bare = {n1: res[f"bare{n1}"], n4: res[f"bare{n4}"]}
+    lines = [
+        "# gradeframe benchmark results",
+        "",
+        f"- date: {m['date']} (run took {total / 60:.1f} min; `python benchmarks/bench.py"
+        + (" --quick" if args.quick else "")
+        + (f" --rows {args.rows}" if args.rows else "")
+        + "`)",
+        f"- machine: {m['nproc']} cores, {m['cpu']}, {m['ram']} RAM; load average at the end"
+        f" {m['load']} (other jobs were running: absolute numbers are noisy, ratios are"
+        " measured in the same run)",
+        f"- Python {m['python']}, Polars {m['polars']}, pandas {m['pandas']}",
+        "- frames: ~150-character answers, 3,000 distinct questions shared by 8 models × 5"
+        " repeats, 1-3 acceptable answers per row (list[str]; `ref` = the first one as String),"
+        " about half right, 1 % null and 0.3 % blank answers, 5 % unanswerable items",
+        "- time: best of 3 (best of 2 for the scalar reference, 50 refs and streaming), wall"
+        " clock; memory: peak RSS of the measuring subprocess (`base` = RSS after loading the"
+        " input, before timing)",
+        "",
+        "| measurement | rows | time | runs | × bare Polars | peak memory |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    scalar = res.get("scalar", {})
+    for label, n, r in rows:
+        if "error" in r:
+            lines.append(f"| {label} | {n:,} | {r['error']} | - | - | - |")
+            continue
+        best = r["best"] * n / r["sample"] if r is scalar else r["best"]
+        ref = res.get(r["vs"] or "", {})
+        ratio = None
+        if "best" in ref:  # per row, so the streaming row compares with bare at the base size
+            ratio = (best / n) / (ref["best"] / ref["n"])
+        runs = len(r["times"])
+        lines.append(
+            f"| {label} | {n:,} | {_fmt_s(best)} | {runs} | {_fmt_x(ratio)} | {_fmt_mb(r)} |"
+        )
+    lines.append("")
+    lines.append(
+        f"Notes: the 1/10/50-refs runs use {n_refs:,} rows, not {n1:,}, to keep the full run"
+        " short: the list path explodes to one row per acceptable answer (50 refs: 50 rows per"
+        " row) and copies the marked answer for each, so time and memory grow with it."
+        " Ratios are per row against"
+        " the bare Polars row of the same frame (the streaming rows against bare Polars at"
+        f' {n1:,} rows). The scalar row is its sample time × {n1:,} / sample size. "runs" < 3'
+        f' means the repeats were cut after {REPEAT_CAP:.0f} s; "skipped" means the run would'
+        " not fit in the time budget, projected from the list-refs time per row at"
+        f" {n1:,} rows (`--no-budget` runs it anyway)."
+    )
+    lines.append("")
+
+    # Targets
+    ac = res[f"pl{n1}"]
+    targets = []
+
+    def target(name: str, value: float | None, limit: float, fmt: str, le: bool = True) -> None:
+        if value is None:
+            targets.append(f"| {name} | n/a | {fmt.format(limit)} | ? |")
+            return
+        ok = value <= limit if le else value >= limit
+        shown = fmt.format(value)
+        targets.append(
+            f"| {name} | {shown} | {'≤' if le else '≥'} {fmt.format(limit)} |"
+            f" {'PASS' if ok else 'FAIL'} |"
+        )
+
+    target(f"answer_contains {n1:,} rows / bare Polars", _ratio(ac, bare[n1]), 10, "{:.2f}×")
+    scalar_full = scalar["best"] * n1 / scalar["sample"] if "best" in scalar else None
+    target(
+        "scalar reference / answer_contains (speed-up)",
+        scalar_full / ac["best"] if scalar_full and "best" in ac else None,
+        100,
+        "{:.0f}×",
+        le=False,
+    )
+    target("pandas / Polars (list refs)", _ratio(res["pd"], ac), 1.5, "{:.2f}×")
+    target("pandas / Polars (String ref)", _ratio(res["pdstr"], res["plstr"]), 1.5, "{:.2f}×")
+    st = res["stream"]
+    if "error" in st and "stream_small" in res:
+        st = res["stream_small"]
+        n_stream = n1
+    target(
+        f"{n_stream:,}-row streaming report peak memory",
+        st["peak_mb"] / 1024 if "peak_mb" in st else None,
+        2,
+        "{:.2f} GB",
+    )
+    target(f"{n4:,} rows / {n1:,} rows", _ratio(res[f"pl{n4}"], ac), 4.5, "{:.2f}×")
+    target(
+        f"50 refs / 1 ref per row ({n_refs:,} rows)",
+        _ratio(res["refs50"], res["refs1"]),
+        60,
+        "{:.1f}×",
+    )
+    lines += ["## Targets", "", "| target | measured | limit | result |", "|---|---:|---:|---|"]
+    lines += targets
+    lines.append("")
+    lines.append("## Checks")
+    lines.append("")
+    if "disagree" in scalar:
+        lines.append(
+            f"- scalar reference vs gradeframe on the {scalar['sample']:,}-row sample:"
+            f" {scalar['disagree']} rows disagree (correct or failure_kind)."
+        )
+        for ex in scalar.get("examples", []):
+            lines.append(f"  - `{json.dumps(ex, ensure_ascii=False)}`")
+    lines.append(
+        f"- accuracy: Polars list {ac.get('accuracy', float('nan')):.4f}, pandas list"
+        f" {res['pd'].get('accuracy', float('nan')):.4f}, Polars String"
+        f" {res['plstr'].get('accuracy', float('nan')):.4f}, pandas String"
+        f" {res['pdstr'].get('accuracy', float('nan')):.4f}"
+    )
+    if "summary" in st:
+        lines.append(
+            f"- streaming report: {st['rows_out']:,} rows counted; failure kinds "
+            + ", ".join(f"{k or 'correct'}: {v:,}" for k, v in st["summary"])
+        )
+    lines.append("")
+    text = "\n".join(lines)
+    print(text)
+    RESULTS.write_text(text)
+    _say(f"wrote {RESULTS}")
+
+
+def main_profile(args: argparse.Namespace) -> None:
+    n = args.rows or (200_000 if args.quick else 1_000_000)
+    path = frame_path(n)
+    r = run_worker({"kind": "profile", "path": str(path), "repeats": 3})
+    if "error" in r:
+        raise SystemExit(r["error"])
+    full = r["stages"]["full answer_contains (list refs)"]
+    bare = r["stages"]["bare Polars contains"]
+    print(f"## Profile: {r['rows']:,} rows, best of 3 (machine load {os.getloadavg()[0]:.2f})\n")
+    print("| stage | time | share of full call (list refs) | × bare Polars |")
+    print("|---|---:|---:|---:|")
+    for name, t in r["stages"].items():
+        if isinstance(t, str):
+            print(f"| {name} | {t} | - | - |")
+        else:
+            print(f"| {name} | {_fmt_s(t)} | {100 * t / full:.0f} % | {t / bare:.1f}× |")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, help="base size (default 1M, 200k with --quick)")
+    parser.add_argument("--refs-rows", type=int, help="rows for the 1/10/50 refs runs")
+    parser.add_argument("--quick", action="store_true", help="200k-row smoke run")
+    parser.add_argument("--profile", action="store_true", help="time the stages separately")
+    parser.add_argument(
+        "--budget", type=float, help="minutes for the timed part (default 15, 6 with --quick)"
+    )
+    parser.add_argument(
+        "--no-budget", action="store_true", help="run the 4M and 10M rows whatever they cost"
+    )
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        print(json.dumps(worker(json.loads(args.worker)), default=str))
+    elif args.profile:
+        main_profile(args)
+    else:
+        main_run(args)
+
+
+if __name__ == "__main__":
+    main()
