@@ -577,15 +577,30 @@ def includes(
 
     # Each row's needles travel with its haystack in one list [haystack, needles..., lowered...],
     # so one list.eval sees both: the haystack is its first element.
+    # Staged in one struct so that each value is computed once (see `within`).
     e = pl.element()
-    needles = needles.list.eval(e.fill_null("")).fill_null(_EMPTY_LIST)
-    lowered = needles.list.eval(lower(e)) if ignore_case else needles
-    count = (e.len() - 1) // 2
-    missing = pl.concat_list(haystack, needles, lowered).list.eval(
-        e.slice(1, count).filter(~e.first().str.contains(e.slice(1 + count, count), literal=True))
+    stages = pl.struct(
+        haystack=haystack, needles=needles.list.eval(e.fill_null("")).fill_null(_EMPTY_LIST)
     )
-    correct = (needles.list.len() > 0) & (missing.list.len() == 0)
-    return _result(prefix, "includes", {"correct": correct, "missing": missing}, expectation)
+    listed_needles = pl.field("needles")
+    lowered = listed_needles.list.eval(lower(e)) if ignore_case else listed_needles
+    count = (e.len() - 1) // 2
+    stages = stages.struct.with_fields(
+        missing=pl.concat_list(pl.field("haystack"), listed_needles, lowered).list.eval(
+            e.slice(1, count).filter(
+                ~e.first().str.contains(e.slice(1 + count, count), literal=True)
+            )
+        )
+    )
+    stages = stages.struct.with_fields(
+        correct=(listed_needles.list.len() > 0) & (pl.field("missing").list.len() == 0)
+    )
+    fields = {"correct": pl.field("correct"), "missing": pl.field("missing")}
+    return (
+        stages.struct.with_fields(__result=_result(prefix, "includes", fields, expectation))
+        .struct.field("__result")
+        .alias(prefix + "includes")
+    )
 
 
 def with_includes(
@@ -1049,18 +1064,24 @@ def within(
         [truth_number, _shown(truth)], _check_expected_numbers, return_dtype=pl.Float64
     )
 
-    tolerance = pl.lit(float(delta)) if delta is not None else checked.abs() * percent / 100  # type: ignore[operator]
-    difference = (value - checked).abs()
-    correct = (difference <= tolerance).fill_null(value=False)
-    return _result(
-        prefix,
-        "within",
-        {
-            "correct": correct,
-            "tolerance": tolerance.cast(pl.Float64),
-            "difference": difference,
-        },
-        expectation,
+    # Staged in one struct so that each value is computed once: Polars does not share common
+    # subexpressions inside a struct on an eager frame (the check would run three times).
+    stages = pl.struct(value=value, expected=checked)
+    if delta is not None:
+        tolerance = pl.lit(float(delta), dtype=pl.Float64)
+    else:
+        tolerance = pl.field("expected").abs() * (float(percent) / 100)  # type: ignore[arg-type]
+    stages = stages.struct.with_fields(
+        tolerance=tolerance, difference=(pl.field("value") - pl.field("expected")).abs()
+    )
+    stages = stages.struct.with_fields(
+        correct=(pl.field("difference") <= pl.field("tolerance")).fill_null(value=False)
+    )
+    fields = {name: pl.field(name) for name in ("correct", "tolerance", "difference")}
+    return (
+        stages.struct.with_fields(__result=_result(prefix, "within", fields, expectation))
+        .struct.field("__result")
+        .alias(prefix + "within")
     )
 
 
