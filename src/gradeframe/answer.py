@@ -395,65 +395,129 @@ def _resolve_refs(refs: IntoExpr, schema: Schema | None) -> tuple[pl.Expr, bool]
 
 # Each stage below reads the fields the stages before it added to one struct (pl.field), so every
 # intermediate value is computed once: Polars does not share common subexpressions inside a
-# struct on an eager frame, and the rules reuse the folded and marked text many times.
+# struct on an eager frame, and the rules reuse the folded text many times.
+
+# The boundary rules of SPEC.md §2, checked on the (at most two) characters around one
+# occurrence. They run on tiny strings, so they are cheap; see _match_stages.
+#: Before an occurrence that begins with a digit: a digit, ".", or a minus sign ("-" not after a
+#: letter or digit; the context is cut at two characters, and "^" is the text's start only when
+#: the occurrence is within two characters of it, which is exactly when the cut is shorter).
+_BAD_BEFORE_DIGIT: Final = r"[\d.]$|(?:^|[^\p{L}\d])-$"
+#: Before an occurrence that begins with "-" and a digit: a letter, digit or ".".
+_BAD_BEFORE_MINUS: Final = r"[\p{L}\d.]$"
+#: Before an occurrence that begins with "." and a digit: a digit.
+_BAD_BEFORE_DOT: Final = r"\d$"
+#: After an occurrence that ends with a digit: a digit, or "." and a digit.
+_BAD_AFTER_DIGIT: Final = r"^\.?\d"
 
 
-def _refs_stage(listed: bool) -> dict[str, pl.Expr]:
-    """Fold the acceptable answers; whether any is usable; whether the item is unanswerable."""
-    refs = pl.field("refs")
-    if not listed:
-        folded = fold(refs)
-        return {
-            "refs": folded,
-            "has_reference": (folded.is_not_null() & (folded != "")).fill_null(value=False),
-            "unanswerable": (folded == NOT_IN_DOCUMENT_LABEL).fill_null(value=False),
-        }
-    element = pl.element()
-    folded = refs.list.eval(fold(element))
-    return {"refs": folded.list.eval(element.filter(element.is_not_null() & (element != "")))}
+def _ref_rules(ref: pl.Expr) -> pl.Expr:
+    """Work out everything about acceptable answers that does not depend on the answer."""
+    folded = fold(ref)
+    first, second = needles(folded)
+    return pl.struct(
+        ref=folded,
+        usable=(folded.is_not_null() & (folded != "")).fill_null(value=False),
+        label=(folded == NOT_IN_DOCUMENT_LABEL).fill_null(value=False),
+        digit_first=folded.str.contains(r"^\d").fill_null(value=False),
+        minus_first=folded.str.contains(r"^-\d").fill_null(value=False),
+        dot_first=folded.str.contains(r"^\.\d").fill_null(value=False),
+        digit_last=folded.str.contains(r"\d$").fill_null(value=False),
+        first_bytes=folded.str.head(1).str.len_bytes(),
+        needle=first,
+        needle_2=second,
+    )
 
 
-def _label_stage(listed: bool) -> dict[str, pl.Expr]:
-    if not listed:
-        return {}
-    refs = pl.field("refs")
-    return {
-        "has_reference": (refs.list.len() > 0).fill_null(value=False),
-        "unanswerable": refs.list.contains(NOT_IN_DOCUMENT_LABEL).fill_null(value=False),
-    }
+def _ref_info(refs: pl.Expr) -> pl.Expr:
+    """Apply :func:`_ref_rules` once per distinct acceptable answer (they repeat across rows)."""
+    distinct = refs.unique(maintain_order=True)  # the same order on both sides of the mapping
+    return refs.replace_strict(distinct, _ref_rules(distinct), default=None)
 
 
-def _needles_stage(listed: bool) -> dict[str, pl.Expr]:
-    """Build the needles of the acceptable answers, less the label (never matched as text)."""
-    refs = pl.field("refs")
-    if not listed:
-        first, second = needles(pl.when(refs != NOT_IN_DOCUMENT_LABEL).then(refs))
-        return {"needle": first, "needle_2": second}
-    element = pl.element()
-    first, second = needles(element)
-    searched = refs.list.eval(element.filter(element != NOT_IN_DOCUMENT_LABEL))
-    both = pl.concat_list(searched.list.eval(first), searched.list.eval(second))
-    return {"needle": both.list.drop_nulls()}
+def _match_stages(base: pl.Expr) -> pl.Expr:
+    """Add ``found``, ``usable`` and ``label`` to a struct with ``outcome`` and ``info``.
 
+    Three steps, each cheaper than the one after it and run only where it can change the
+    answer: (1) find the first literal occurrence; (2) check the boundary rules on the two
+    characters around it; (3) only where that occurrence breaks a rule and another occurrence
+    follows, mark the answer (the other rows get an empty text, which costs nothing to mark) and
+    search for the needle, which finds any occurrence that keeps the rules.
+    """
+    info = pl.field("info")
 
-def _found(listed: bool) -> pl.Expr:
-    """Whether a needle occurs in the marked answer: one literal search per needle."""
+    def rule(name: str) -> pl.Expr:
+        return info.struct.field(name).fill_null(value=False)
+
+    searched = pl.when(rule("usable") & ~rule("label")).then(pl.field("outcome"))
+    staged = base.struct.with_fields(
+        position=searched.str.find(info.struct.field("ref"), literal=True),
+        usable=rule("usable"),
+        label=rule("label"),
+    )
+    position = pl.field("position")
+    raw = pl.field("outcome").cast(pl.Binary)  # find gives bytes; cut at character boundaries
+    before = raw.bin.head(position).cast(pl.String).str.tail(2)
+    after = raw.bin.slice(position + info.struct.field("ref").str.len_bytes())
+    after = after.cast(pl.String).str.head(2)
+    broken = (
+        (rule("digit_first") & before.str.contains(_BAD_BEFORE_DIGIT))
+        | (rule("minus_first") & before.str.contains(_BAD_BEFORE_MINUS))
+        | (rule("dot_first") & before.str.contains(_BAD_BEFORE_DOT))
+        | (rule("digit_last") & after.str.contains(_BAD_AFTER_DIGIT))
+    ).fill_null(value=False)
+    staged = staged.struct.with_fields(plain=position.is_not_null(), broken=broken)
+    # Another occurrence after the first one (overlapping ones too)?
+    later = raw.bin.slice(position + info.struct.field("first_bytes")).cast(pl.String)
+    again = (
+        pl.when(pl.field("plain") & pl.field("broken"))
+        .then(later)
+        .otherwise(pl.lit(""))
+        .str.contains(info.struct.field("ref"), literal=True)
+        .fill_null(value=False)
+    )
+    staged = staged.struct.with_fields(again=pl.field("plain") & pl.field("broken") & again)
+    staged = staged.struct.with_fields(
+        marked=mark(pl.when(pl.field("again")).then(pl.field("outcome")).otherwise(pl.lit("")))
+    )
     marked = pl.field("marked")
-    if not listed:
-        return marked.str.contains(pl.field("needle"), literal=True).fill_null(
-            value=False
-        ) | marked.str.contains(pl.field("needle_2"), literal=True).fill_null(value=False)
-    # One row per (row, needle); every row explodes to at least one item (a null for an empty
-    # list), so row i owns the items [ends[i] - counts[i], ends[i]), and a running count of the
-    # hits brings them back to one row per row.
-    listed_needles = pl.field("needle")
-    counts = listed_needles.list.len().fill_null(0).cast(pl.Int64).clip(lower_bound=1)
-    ends = counts.cum_sum()
-    rows = pl.int_range(pl.len(), dtype=pl.Int64).repeat_by(counts).explode()
-    items = listed_needles.explode(empty_as_null=True, keep_nulls=True)
-    hits = marked.gather(rows).str.contains(items, literal=True).fill_null(value=False)
-    running = pl.lit(0, dtype=pl.Int64).append(hits.cast(pl.Int64).cum_sum())
-    return (running.gather(ends) - running.gather(ends - counts)) > 0
+    hit = marked.str.contains(info.struct.field("needle"), literal=True).fill_null(
+        value=False
+    ) | marked.str.contains(info.struct.field("needle_2"), literal=True).fill_null(value=False)
+    return staged.struct.with_fields(
+        found=(pl.field("plain") & ~pl.field("broken")) | (pl.field("again") & hit)
+    )
+
+
+def _match_one(row: pl.Expr) -> pl.Expr:
+    """Match one acceptable answer per row: the row struct is the item."""
+    return _match_stages(row.struct.with_fields(info=_ref_info(pl.field("refs"))))
+
+
+def _match_any(row: pl.Expr) -> pl.Expr:
+    """Match a list of acceptable answers per row: one item per (row, acceptable answer).
+
+    Every row explodes to at least one item (a null for an empty or null list), so the items of
+    row i end at ``ends[i]``; the running count of each flag at the row ends, less the one at the
+    previous row's end, says whether any item of the row has it.
+    """
+    row = row.struct.with_fields(
+        counts=pl.field("refs").list.len().fill_null(0).cast(pl.Int64).clip(lower_bound=1)
+    )
+    rows = pl.int_range(pl.len(), dtype=pl.Int64).repeat_by(pl.field("counts")).explode()
+    refs = pl.field("refs").explode(empty_as_null=True, keep_nulls=True)
+    items = _match_stages(pl.struct(outcome=pl.field("outcome").gather(rows), info=_ref_info(refs)))
+    flags = ("found", "usable", "label")
+    running = items.struct.with_fields(
+        **{flag: pl.field(flag).cast(pl.Int64).cum_sum() for flag in flags}
+    )
+    row = row.struct.with_fields(running=running.gather(pl.field("counts").cum_sum() - 1))
+
+    def any_item(flag: str) -> pl.Expr:
+        total = pl.field("running").struct.field(flag)
+        return (total - total.shift(1, fill_value=0)) > 0
+
+    return row.struct.with_fields(**{flag: any_item(flag) for flag in flags})
 
 
 # --------------------------------------------------------------------------------------------
@@ -555,6 +619,53 @@ def answer_contains(
     │ false   ┆ parse_failure ┆ null                 │
     └─────────┴───────────────┴──────────────────────┘
     """
+    plan = _plan(
+        answer,
+        refs,
+        partial=partial,
+        notes=notes,
+        trace=trace,
+        status=status,
+        failure_kind=failure_kind,
+        not_found=not_found,
+        prefix=prefix,
+        schema=schema,
+    )
+    stages = plan.base.struct.with_fields(**plan.folding)
+    stages = _match_any(stages) if plan.listed else _match_one(stages)
+    for stage in plan.verdict:
+        stages = stages.struct.with_fields(**stage)
+    return (
+        stages.struct.with_fields(__result=plan.result)
+        .struct.field("__result")
+        .alias(prefix + "answer_contains")
+    )
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """answer_contains as stages over one struct: run as one expression or stage by stage."""
+
+    base: pl.Expr  # the struct of inputs: text, refs, partial, budget_notes, ...
+    folding: dict[str, pl.Expr]  # adds outcome
+    listed: bool  # refs is a list of acceptable answers (else one per row)
+    verdict: tuple[dict[str, pl.Expr], ...]  # after matching: not_found, correct, failure_kind
+    result: pl.Expr  # the output struct, from the fields
+
+
+def _plan(
+    answer: IntoExpr,
+    refs: IntoExpr,
+    *,
+    partial: IntoExpr | None,
+    notes: IntoExpr | None,
+    trace: IntoExpr | None,
+    status: IntoExpr | None,
+    failure_kind: IntoExpr | None,
+    not_found: NotFound,
+    prefix: str,
+    schema: Schema | None,
+) -> _Plan:
     check_prefix(prefix)
     record = _resolve_record(
         answer,
@@ -569,41 +680,41 @@ def answer_contains(
     )
     ref_expr, listed = _resolve_refs(refs, schema)
     if isinstance(not_found, str | pl.Expr):
-        judged = _resolve_not_found(not_found, pl.field("outcome"), schema)
-        not_found_stage = {"not_found": pl.field("judged").fill_null(value=False)}
-        judge = {"judged": judged}
+        judge = {"judged": _resolve_not_found(not_found, pl.field("outcome"), schema)}
+        reports_not_found = pl.field("judged").fill_null(value=False)
     else:
-        pattern = _resolve_not_found(not_found, pl.field("outcome"), schema)
-        not_found_stage = {"not_found": pattern.fill_null(value=False)}
+        # The detector runs only where no acceptable answer was found (elsewhere on "").
+        unfound = pl.when(pl.field("found")).then(pl.lit("")).otherwise(pl.field("outcome"))
+        reports_not_found = _resolve_not_found(not_found, unfound, schema).fill_null(value=False)
         judge = {}
 
-    status = pl.field("status")
-    error = (status == "error").fill_null(value=False)
-    refusal = pl.field("trace_refusal") | (status == "refused").fill_null(value=False)
+    status_field = pl.field("status")
+    error = (status_field == "error").fill_null(value=False)
+    refusal = pl.field("trace_refusal") | (status_field == "refused").fill_null(value=False)
     budget_stop = pl.field("partial") & pl.field("budget_notes")
     outcome = pl.field("outcome")
     parse_failure = (outcome.is_null() | (outcome == "")).fill_null(value=True)
     correct = (
-        pl.field("has_reference")
+        pl.field("usable")
         & pl.field("carried").is_null()
         & ~error
         & ~parse_failure
         & (
             pl.field("found")
-            | (pl.field("unanswerable") & pl.field("not_found") & ~budget_stop & ~refusal)
+            | (pl.field("label") & pl.field("not_found") & ~budget_stop & ~refusal)
         )
     )
-    failure_kind = kinds.failure_chain(
+    kind = kinds.failure_chain(
         correct=pl.field("correct"),
-        no_reference=~pl.field("has_reference"),
+        no_reference=~pl.field("usable"),
         carried=pl.field("carried"),
         error=error,
         parse_failure=parse_failure,
         budget_stop=budget_stop,
         refusal=refusal,
-        not_in_document=~pl.field("unanswerable") & pl.field("not_found"),
+        not_in_document=~pl.field("label") & pl.field("not_found"),
     )
-    stages = pl.struct(
+    base = pl.struct(
         text=record.text,
         refs=ref_expr,
         partial=record.partial,
@@ -613,24 +724,20 @@ def answer_contains(
         carried=record.carried,
         **judge,
     )
-    for stage in (
-        {"outcome": fold(pl.field("text"))},
-        {"marked": mark(outcome), **not_found_stage, **_refs_stage(listed)},
-        {**_label_stage(listed), **_needles_stage(listed)},
-        {"found": _found(listed)},
-        {"correct": correct},
-        {"failure_kind": failure_kind},
-    ):
-        stages = stages.struct.with_fields(**stage)
-    result = pl.struct(
-        pl.field("correct").alias(prefix + "correct"),
-        pl.field("failure_kind").alias(prefix + "failure_kind"),
-        pl.field("outcome").alias(prefix + "outcome"),
-    )
-    return (
-        stages.struct.with_fields(__result=result)
-        .struct.field("__result")
-        .alias(prefix + "answer_contains")
+    return _Plan(
+        base=base,
+        folding={"outcome": fold(pl.field("text"))},
+        listed=listed,
+        verdict=(
+            {"not_found": reports_not_found},
+            {"correct": correct},
+            {"failure_kind": kind},
+        ),
+        result=pl.struct(
+            pl.field("correct").alias(prefix + "correct"),
+            pl.field("failure_kind").alias(prefix + "failure_kind"),
+            pl.field("outcome").alias(prefix + "outcome"),
+        ),
     )
 
 
@@ -676,11 +783,50 @@ def with_answer_contains(
         for argument, value in given.items()
     }
     staged = frame.with_columns(*temporary.values()) if temporary else frame
-    expr = answer_contains(**named, prefix=prefix, schema=frame_schema(staged))  # type: ignore[arg-type]
-    # The struct is computed once, then taken apart: no rule runs twice.
-    result = "__gradeframe_answer_contains__"
+    plan = _plan(**named, prefix=prefix, schema=frame_schema(staged))  # type: ignore[arg-type]
+    # Stage by stage, each kept as a column: a stage that is not elementwise (the distinct
+    # acceptable answers, the explode of a list) would otherwise make Polars evaluate the whole
+    # struct before it again.
+    state = "__gradeframe_answer_contains__"
+
+    def stage(frame: Frame, fields: dict[str, pl.Expr]) -> Frame:
+        return frame.with_columns(pl.col(state).struct.with_fields(**fields))
+
+    staged = stage(staged.with_columns(plan.base.alias(state)), plan.folding)
+    if plan.listed:
+        staged = _match_any_frame(staged, state)
+    else:
+        staged = stage(staged, {"info": _ref_info(pl.field("refs"))})
+        staged = staged.with_columns(_match_stages(pl.col(state)))
+    for fields in plan.verdict:
+        staged = stage(staged, fields)
     return (
-        staged.with_columns(expr.alias(result))
-        .with_columns(pl.col(result).struct.unnest())
-        .drop(result, *temporary)
+        staged.with_columns(pl.col(state).struct.with_fields(__result=plan.result))
+        .with_columns(pl.col(state).struct.field("__result").struct.unnest())
+        .drop(state, *temporary)
     )
+
+
+def _match_any_frame(frame: Frame, state: str) -> Frame:
+    """Match a list of acceptable answers on a frame: explode, match each, any per row."""
+    row = "__gradeframe_row__"
+    flags = {flag: f"__gradeframe_{flag}__" for flag in ("found", "usable", "label")}
+    items = (
+        frame.select(
+            pl.int_range(pl.len(), dtype=pl.Int64).alias(row),
+            pl.col(state).struct.field("outcome"),
+            pl.col(state).struct.field("refs"),
+        )
+        .explode("refs", empty_as_null=True, keep_nulls=True)
+        .with_columns(info=_ref_info(pl.col("refs")))
+        .select(row, _match_stages(pl.struct("outcome", "info")).alias("item"))
+        .group_by(row, maintain_order=True)
+        .agg(pl.col("item").struct.field(flag).any().alias(name) for flag, name in flags.items())
+    )
+    indexed = frame.with_columns(pl.int_range(pl.len(), dtype=pl.Int64).alias(row))
+    joined = indexed.join(items, on=row, how="left", maintain_order="left")
+    return joined.with_columns(
+        pl.col(state).struct.with_fields(
+            **{flag: pl.col(name).fill_null(value=False) for flag, name in flags.items()}
+        )
+    ).drop(row, *flags.values())
