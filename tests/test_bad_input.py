@@ -99,7 +99,7 @@ def test_ten_megabyte_answer(kind: str) -> None:
     assert out["correct"] == [True, False, True]
 
 
-@pytest.mark.parametrize("kind", ["polars_eager", "pandas_object"])
+@pytest.mark.parametrize("kind", ["polars_eager", "polars_lazy", "pandas_object"])
 def test_ten_thousand_acceptable_answers_in_one_row(kind: str) -> None:
     refs = [str(i) for i in range(10_000)]
     out = _grade(

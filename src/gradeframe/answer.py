@@ -173,10 +173,40 @@ def _check_phrase(phrase: object, where: str) -> None:
         raise ValueError(msg) from None
 
 
+#: Every default phrase needs one of these words (a noun of _NOUN or a "cannot" of phrase 5), so
+#: the regex runs only on texts that hold one: a literal (Aho-Corasick) search is much cheaper.
+_DEFAULT_KEYWORDS: Final = (
+    "document",
+    "text",
+    "passage",
+    "source",
+    "article",
+    "report",
+    "excerpt",
+    "material",
+    "cannot",
+    "can not",
+    "can't",
+    "can’t",
+    "could not",
+    "couldn't",
+    "couldn’t",
+)
+
+
 def _not_found_in_folded(folded: pl.Expr, pattern: str | None) -> pl.Expr:
     if pattern is None:
         return pl.when(folded.is_not_null()).then(pl.lit(value=False))
-    return folded.str.contains(pattern)
+    if pattern != _phrase_pattern(None):
+        return folded.str.contains(pattern)
+    staged = pl.struct(text=folded).struct.with_fields(
+        worth=pl.field("text").str.contains_any(list(_DEFAULT_KEYWORDS))
+    )
+    text = pl.field("text")
+    candidates = pl.when(pl.field("worth")).then(text).otherwise(pl.lit(""))
+    return staged.struct.with_fields(
+        found=pl.when(text.is_not_null()).then(candidates.str.contains(pattern))
+    ).struct.field("found")
 
 
 # --------------------------------------------------------------------------------------------
@@ -414,7 +444,6 @@ _BAD_AFTER_DIGIT: Final = r"^\.?\d"
 def _ref_rules(ref: pl.Expr) -> pl.Expr:
     """Work out everything about acceptable answers that does not depend on the answer."""
     folded = fold(ref)
-    first, second = needles(folded)
     return pl.struct(
         ref=folded,
         usable=(folded.is_not_null() & (folded != "")).fill_null(value=False),
@@ -424,8 +453,6 @@ def _ref_rules(ref: pl.Expr) -> pl.Expr:
         dot_first=folded.str.contains(r"^\.\d").fill_null(value=False),
         digit_last=folded.str.contains(r"\d$").fill_null(value=False),
         first_bytes=folded.str.head(1).str.len_bytes(),
-        needle=first,
-        needle_2=second,
     )
 
 
@@ -481,17 +508,33 @@ def _match_stages(base: pl.Expr) -> pl.Expr:
         marked=mark(pl.when(pl.field("again")).then(pl.field("outcome")).otherwise(pl.lit("")))
     )
     marked = pl.field("marked")
-    hit = marked.str.contains(info.struct.field("needle"), literal=True).fill_null(
-        value=False
-    ) | marked.str.contains(info.struct.field("needle_2"), literal=True).fill_null(value=False)
+    first, second = needles(
+        pl.when(pl.field("again")).then(info.struct.field("ref")).otherwise(pl.lit(""))
+    )
+    hit = marked.str.contains(first, literal=True).fill_null(value=False) | marked.str.contains(
+        second, literal=True
+    ).fill_null(value=False)
     return staged.struct.with_fields(
         found=(pl.field("plain") & ~pl.field("broken")) | (pl.field("again") & hit)
     )
 
 
+def _match_unrolled(row: pl.Expr, width: int) -> pl.Expr:
+    """Match a list of at most ``width`` acceptable answers row by row (streams: no explode)."""
+    flags = ("found", "usable", "label")
+    row = row.struct.with_fields(**{f"any_{flag}": pl.lit(value=False) for flag in flags})
+    for i in range(width):
+        item = pl.field("refs").list.get(i, null_on_oob=True)
+        row = _match_stages(row.struct.with_fields(info=_ref_rules(item)))
+        row = row.struct.with_fields(
+            **{f"any_{flag}": pl.field(f"any_{flag}") | pl.field(flag) for flag in flags}
+        )
+    return row.struct.with_fields(**{flag: pl.field(f"any_{flag}") for flag in flags})
+
+
 def _match_one(row: pl.Expr) -> pl.Expr:
-    """Match one acceptable answer per row: the row struct is the item."""
-    return _match_stages(row.struct.with_fields(info=_ref_info(pl.field("refs"))))
+    """Match one acceptable answer per row, row by row: the row struct is the item."""
+    return _match_stages(row.struct.with_fields(info=_ref_rules(pl.field("refs"))))
 
 
 def _match_any(row: pl.Expr) -> pl.Expr:
@@ -647,6 +690,7 @@ class _Plan:
     """answer_contains as stages over one struct: run as one expression or stage by stage."""
 
     base: pl.Expr  # the struct of inputs: text, refs, partial, budget_notes, ...
+    refs: pl.Expr  # the acceptable answers, as String or List(String)
     folding: dict[str, pl.Expr]  # adds outcome
     listed: bool  # refs is a list of acceptable answers (else one per row)
     verdict: tuple[dict[str, pl.Expr], ...]  # after matching: not_found, correct, failure_kind
@@ -726,6 +770,7 @@ def _plan(
     )
     return _Plan(
         base=base,
+        refs=ref_expr,
         folding={"outcome": fold(pl.field("text"))},
         listed=listed,
         verdict=(
@@ -784,11 +829,24 @@ def with_answer_contains(
     }
     staged = frame.with_columns(*temporary.values()) if temporary else frame
     plan = _plan(**named, prefix=prefix, schema=frame_schema(staged))  # type: ignore[arg-type]
+    state = "__gradeframe_answer_contains__"
+    if isinstance(staged, pl.LazyFrame):
+        width = _list_width(staged, plan) if plan.listed else 0
+        if width <= MAX_UNROLLED_REFS:
+            row = plan.base.struct.with_fields(**plan.folding)
+            row = _match_unrolled(row, width) if plan.listed else _match_one(row)
+            for fields in plan.verdict:
+                row = row.struct.with_fields(**fields)
+            row = row.struct.with_fields(__result=plan.result).struct.field("__result")
+            return (
+                staged.with_columns(row.alias(state))
+                .with_columns(pl.col(state).struct.unnest())
+                .drop(state, *temporary)
+            )
+
     # Stage by stage, each kept as a column: a stage that is not elementwise (the distinct
     # acceptable answers, the explode of a list) would otherwise make Polars evaluate the whole
     # struct before it again.
-    state = "__gradeframe_answer_contains__"
-
     def stage(frame: Frame, fields: dict[str, pl.Expr]) -> Frame:
         return frame.with_columns(pl.col(state).struct.with_fields(**fields))
 
@@ -805,6 +863,17 @@ def with_answer_contains(
         .with_columns(pl.col(state).struct.field("__result").struct.unnest())
         .drop(state, *temporary)
     )
+
+
+#: On a LazyFrame, lists of up to this many acceptable answers are matched row by row, so that
+#: the query streams; longer lists are exploded (fast, but the query no longer streams).
+MAX_UNROLLED_REFS: Final = 16
+
+
+def _list_width(frame: pl.LazyFrame, plan: _Plan) -> int:
+    """Return the longest list of acceptable answers (one cheap query of that column)."""
+    longest = frame.select(plan.refs.list.len().max()).collect().item()
+    return int(longest or 0)
 
 
 def _match_any_frame(frame: Frame, state: str) -> Frame:

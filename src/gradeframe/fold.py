@@ -51,6 +51,8 @@ SEPARATORS: Final = "[,\u00a0\u2007\u2009\u202f]"
 #: A separator between a digit and exactly three digits. The fourth group is "not a digit or the
 #: end"; it is consumed, so a chain "1,234,567" needs two passes (see :func:`_drop_separators`).
 _SEPARATOR_RE: Final = r"(\d)" + SEPARATORS + r"(\d{3})(\D|$)"
+#: Whether a text may hold a separator to drop (no capture groups: a fast scan).
+_HAS_SEPARATOR_RE: Final = r"\d" + SEPARATORS + r"\d{3}"
 
 #: Unicode White_Space, less the plain space, which is what runs fold to.
 _OTHER_WHITE_SPACE: Final = (
@@ -106,6 +108,20 @@ def fold(expr: IntoExpr) -> pl.Expr:
 
 
 def _drop_separators(text: pl.Expr) -> pl.Expr:
+    # The two passes below need capture groups, which makes them slow; most rows have no
+    # separator between digits, so they see an empty text instead (the struct keeps the text and
+    # the test apart, so neither is computed twice).
+    staged = pl.struct(text=text).struct.with_fields(
+        has=pl.field("text").str.contains(_HAS_SEPARATOR_RE)
+    )
+    candidates = pl.when(pl.field("has")).then(pl.field("text")).otherwise(pl.lit(""))
+    staged = staged.struct.with_fields(dropped=_drop_separators_everywhere(candidates))
+    return staged.struct.with_fields(
+        text=pl.when(pl.field("has")).then(pl.field("dropped")).otherwise(pl.field("text"))
+    ).struct.field("text")
+
+
+def _drop_separators_everywhere(text: pl.Expr) -> pl.Expr:
     # Pass 1 turns every separator it can see into the marker "Z"; a separator whose left digit
     # was consumed by the previous match is missed, but then its neighbours are already "Z",
     # which reads as "not a digit" exactly like the separator did, so pass 2 finds it.
