@@ -698,3 +698,13 @@ def test_zero_rows(constructor: Any) -> None:
     frame = frame.head(0) if not hasattr(frame, "iloc") else frame.iloc[:0]
     out = to_data(frame.grade.answer_contains())
     assert out["correct"] == []
+
+
+def test_fold_and_is_not_found_keep_the_column_name() -> None:
+    frame = pl.DataFrame({"reply": ["1,204", None]})
+    assert frame.select(gf.fold("reply"), gf.is_not_found("reply").alias("nf")).columns == [
+        "reply",
+        "nf",
+    ]
+    assert frame.select(pl.col("reply").grade.fold()).columns == ["reply"]
+    assert frame.select(pl.col("reply").grade.is_not_found()).columns == ["reply"]

@@ -191,10 +191,10 @@ def test_series_accessor_keeps_index_and_name() -> None:
 
 def test_accessor_registration_can_be_removed_and_restored() -> None:
     # pandas keeps accessors as class attributes; removing ours must leave pandas working
-    accessor = pd.DataFrame.grade
+    descriptor = pd.DataFrame.__dict__["grade"]  # pandas' accessor descriptor, not the class
     try:
         del pd.DataFrame.grade
         assert not hasattr(pd.DataFrame({"a": [1]}), "grade")
     finally:
-        pd.DataFrame.grade = accessor
+        pd.DataFrame.grade = descriptor
     assert hasattr(pd.DataFrame({"a": [1]}), "grade")

@@ -32,6 +32,12 @@ def to_expr(value: Any, argument: str) -> pl.Expr:
     raise TypeError(msg)
 
 
+def keep_name(result: pl.Expr, original: pl.Expr) -> pl.Expr:
+    """Name a result after the expression it was computed from, as Polars would."""
+    name = original.meta.output_name(raise_if_undetermined=False)
+    return result.alias(name) if name else result
+
+
 def frame_schema(frame: pl.DataFrame | pl.LazyFrame) -> pl.Schema:
     """Return the schema of a frame without collecting a lazy one."""
     if isinstance(frame, pl.LazyFrame):

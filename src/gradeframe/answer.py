@@ -23,6 +23,7 @@ from gradeframe._inputs import (
     dtype_error,
     frame_schema,
     is_text,
+    keep_name,
     struct_fields,
     to_expr,
 )
@@ -204,9 +205,10 @@ def _not_found_in_folded(folded: pl.Expr, pattern: str | None) -> pl.Expr:
     )
     text = pl.field("text")
     candidates = pl.when(pl.field("worth")).then(text).otherwise(pl.lit(""))
-    return staged.struct.with_fields(
+    found = staged.struct.with_fields(
         found=pl.when(text.is_not_null()).then(candidates.str.contains(pattern))
     ).struct.field("found")
+    return keep_name(found, folded)  # the caller's column name, not the struct field's
 
 
 # --------------------------------------------------------------------------------------------

@@ -38,7 +38,7 @@ from typing import Final
 
 import polars as pl
 
-from gradeframe._inputs import IntoExpr, to_expr
+from gradeframe._inputs import IntoExpr, keep_name, to_expr
 
 __all__ = ["fold"]
 
@@ -116,9 +116,10 @@ def _drop_separators(text: pl.Expr) -> pl.Expr:
     )
     candidates = pl.when(pl.field("has")).then(pl.field("text")).otherwise(pl.lit(""))
     staged = staged.struct.with_fields(dropped=_drop_separators_everywhere(candidates))
-    return staged.struct.with_fields(
+    dropped = staged.struct.with_fields(
         text=pl.when(pl.field("has")).then(pl.field("dropped")).otherwise(pl.field("text"))
     ).struct.field("text")
+    return keep_name(dropped, text)  # the caller's column name, not the struct field's
 
 
 def _drop_separators_everywhere(text: pl.Expr) -> pl.Expr:
