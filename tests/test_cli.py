@@ -234,3 +234,28 @@ def test_score_in_chunks_reports_progress(monkeypatch: pytest.MonkeyPatch) -> No
 def test_score_checks_columns_before_scoring() -> None:
     with pytest.raises(pl.exceptions.ColumnNotFoundError, match="`refs='ref'`"):
         cli.score(gf.example(), chunk_rows=50, answer="answer", refs="ref")
+
+
+def test_score_messy_json_lines(tmp_path: Path) -> None:
+    # refs that mix lists and strings are read by Polars as JSON text; they still grade as lists
+    rows = [
+        {"model": "a", "output": {"answer": "It was 12,400.", "partial": False}, "refs": ["12400"]},
+        {"model": "b", "output": {"text": "  "}, "refs": []},
+        {"model": "b", "output": None, "refs": "12"},
+        {
+            "model": "b",
+            "output": {"answer": "no", "trace": [{"finish_reason": "refusal"}]},
+            "refs": ["12"],
+        },
+    ]
+    path = tmp_path / "messy.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
+    result = run("score", str(path), "--answer", "output", "--by", "model")
+    assert result.returncode == 0, result.stderr
+    table = report_rows(result.stdout)
+    assert [table["a"]["n_correct"], table["b"]["n_correct"]] == ["1", "0"]
+    assert [table["b"]["no_reference"], table["b"]["parse_failure"], table["b"]["refusal"]] == [
+        "1",
+        "1",
+        "1",
+    ]

@@ -5,8 +5,9 @@ nested output records) and ``.json`` (an array of records, or JSON Lines). ``-o 
 graded rows, in the format its extension names. The report (see :func:`gradeframe.report`) goes
 to stdout as a table; progress goes to stderr when scoring takes more than a couple of seconds.
 
-CSV holds text only, so a CSV ``refs`` cell is one acceptable answer, unless it is a JSON list
-(it starts with ``[``, as in ``["12400", "12,400"]``): then each item is one. When graded rows
+A text ``refs`` cell is one acceptable answer, unless it is a JSON list (it starts with ``[``, as
+in ``["12400", "12,400"]``): then each item is one. CSV holds text only, and Polars reads a JSON
+Lines column that mixes lists and strings as JSON text, so both are read this way. When graded rows
 are written to CSV, nested columns (lists, structs) are written as JSON text.
 
 Errors (a missing or unreadable file, a missing column) end with one line on stderr and exit
@@ -104,7 +105,7 @@ def _starts_with_bracket(path: Path) -> bool:
 
 
 def csv_refs(frame: pl.DataFrame, refs: str) -> pl.DataFrame:
-    """Read a CSV refs column: a JSON list cell holds several acceptable answers, else one."""
+    """Read a text refs column: a JSON list cell holds several acceptable answers, else one."""
     if refs not in frame.columns or frame.schema[refs] != pl.String:
         return frame
     column = pl.col(refs)
@@ -295,8 +296,9 @@ def _run_score(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     else:
         frame, source = read_frame(args.file), repr(str(args.file))
         by = _group_by(args.by)
-        if args.file.suffix.lower() == ".csv":
-            frame = csv_refs(frame, args.refs)
+        # CSV holds text only, and a JSON Lines file whose refs mix lists and strings is read
+        # with the lists as JSON text: either way, a cell that is a JSON list is a list.
+        frame = csv_refs(frame, args.refs)
     for name in by:
         check_column(frame.schema, name, "--by")
     graded = score(
