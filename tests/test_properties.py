@@ -184,15 +184,20 @@ def test_every_frame_type_agrees(rows: list[tuple[dict[str, Any], list[str | Non
         "refs": [refs for _, refs in rows],
     }
     schema = {"id": pl.Int64, **OUTPUT_SCHEMA}
-    eager = pl.DataFrame(data, schema=schema).grade.answer_contains("output", "refs")
-    lazy = pl.LazyFrame(data, schema=schema).grade.answer_contains("output", "refs").collect()
+    source = pl.DataFrame(data, schema=schema)
+    eager = source.grade.answer_contains("output", "refs")
+    lazy = source.lazy().grade.answer_contains("output", "refs").collect()
     assert lazy.equals(eager)
+    assert eager.select(source.columns).equals(source)  # every row, in order, columns untouched
     expected = to_data(eager.select("id", "correct", "failure_kind", "outcome"))
     for kind in ("pandas_object", "pandas_arrow"):
         frame = make_frame(kind, data, schema=schema)
         if kind == "pandas_object":
             frame.index = pd.Index([f"r{i}" for i in range(len(rows))])
+        before = frame.copy(deep=True)
         result = frame.grade.answer_contains("output", "refs")
         assert list(result.index) == list(frame.index)
+        pd.testing.assert_frame_equal(frame, before)  # the caller's frame is unchanged
+        pd.testing.assert_frame_equal(result[list(frame.columns)], before)
         got = to_data(result[["id", "correct", "failure_kind", "outcome"]])
         assert got == expected, kind
