@@ -6,6 +6,8 @@ expression, and :func:`with_answer_contains` adds its three fields to a frame.
 
 from __future__ import annotations
 
+import functools
+import operator
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, TypeAlias
@@ -521,17 +523,32 @@ def _match_stages(base: pl.Expr) -> pl.Expr:
     )
 
 
+#: The flags one item of a list gives its row, as bits: any item with the flag sets it.
+_ITEM_FLAGS: Final = {"found": 1, "usable": 2, "label": 4}
+
+
 def _match_unrolled(row: pl.Expr, width: int) -> pl.Expr:
-    """Match a list of at most ``width`` acceptable answers row by row (streams: no explode)."""
-    flags = ("found", "usable", "label")
-    row = row.struct.with_fields(**{f"any_{flag}": pl.lit(value=False) for flag in flags})
+    """Match a list of at most ``width`` acceptable answers row by row (streams: no explode).
+
+    Each item is matched by its own expression on the row (none nests in another, which keeps
+    planning linear in ``width``) and packs its flags into bits, OR-ed across the items.
+    """
+    codes = []
     for i in range(width):
-        item = pl.field("refs").list.get(i, null_on_oob=True)
-        row = _match_stages(row.struct.with_fields(info=_ref_rules(item)))
-        row = row.struct.with_fields(
-            **{f"any_{flag}": pl.field(f"any_{flag}") | pl.field(flag) for flag in flags}
+        item = pl.struct(
+            outcome=pl.field("outcome"),
+            info=_ref_rules(pl.field("refs").list.get(i, null_on_oob=True)),
         )
-    return row.struct.with_fields(**{flag: pl.field(f"any_{flag}") for flag in flags})
+        code = sum(
+            (pl.field(flag).cast(pl.Int8) * bit for flag, bit in _ITEM_FLAGS.items()),
+            start=pl.lit(0, dtype=pl.Int8),
+        )
+        codes.append(_match_stages(item).struct.with_fields(code=code).struct.field("code"))
+    either = functools.reduce(operator.or_, codes, pl.lit(0, dtype=pl.Int8))  # bitwise
+    row = row.struct.with_fields(codes=either)
+    return row.struct.with_fields(
+        **{flag: (pl.field("codes") & bit) > 0 for flag, bit in _ITEM_FLAGS.items()}
+    )
 
 
 def _match_one(row: pl.Expr) -> pl.Expr:
