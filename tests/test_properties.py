@@ -176,22 +176,35 @@ def test_whole_chain_agrees_with_reference(
     assert out.select("correct", "failure_kind", "outcome").to_dicts() == expected
 
 
-@given(st.lists(records(), min_size=1, max_size=5))
-def test_every_frame_type_agrees(rows: list[tuple[dict[str, Any], list[str | None]]]) -> None:
-    data = {
+def _frame_data(rows: list[tuple[dict[str, Any], list[str | None]]]) -> dict[str, list[Any]]:
+    return {
         "id": list(range(len(rows))),
         "output": [r for r, _ in rows],
         "refs": [refs for _, refs in rows],
     }
-    schema = {"id": pl.Int64, **OUTPUT_SCHEMA}
-    source = pl.DataFrame(data, schema=schema)
+
+
+FRAME_SCHEMA = {"id": pl.Int64, **OUTPUT_SCHEMA}
+
+
+@given(st.lists(records(), min_size=1, max_size=5))
+def test_lazy_equals_eager(rows: list[tuple[dict[str, Any], list[str | None]]]) -> None:
+    source = pl.DataFrame(_frame_data(rows), schema=FRAME_SCHEMA)
     eager = source.grade.answer_contains("output", "refs")
     lazy = source.lazy().grade.answer_contains("output", "refs").collect()
     assert lazy.equals(eager)
     assert eager.select(source.columns).equals(source)  # every row, in order, columns untouched
+    expected = [reference.answer_contains(r, refs) for r, refs in rows]
+    assert eager.select("correct", "failure_kind", "outcome").to_dicts() == expected
+
+
+@given(st.lists(records(), min_size=1, max_size=5))
+def test_pandas_equals_polars(rows: list[tuple[dict[str, Any], list[str | None]]]) -> None:
+    data = _frame_data(rows)
+    eager = pl.DataFrame(data, schema=FRAME_SCHEMA).grade.answer_contains("output", "refs")
     expected = to_data(eager.select("id", "correct", "failure_kind", "outcome"))
     for kind in ("pandas_object", "pandas_arrow"):
-        frame = make_frame(kind, data, schema=schema)
+        frame = make_frame(kind, data, schema=FRAME_SCHEMA)
         if kind == "pandas_object":
             frame.index = pd.Index([f"r{i}" for i in range(len(rows))])
         before = frame.copy(deep=True)

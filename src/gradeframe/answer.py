@@ -631,7 +631,10 @@ def answer_contains(
     Returns one struct expression with the fields ``correct`` (Boolean, never null),
     ``failure_kind`` (String, null when correct) and ``outcome`` (the folded answer), each
     named ``prefix + name``. The frame method ``df.grade.answer_contains`` adds the same three
-    columns to the frame; it also reads struct output records and checks every column first.
+    columns to the frame; it also reads struct output records and checks every column first, and
+    it is the fast path on large frames (it runs the same stages one at a time; as one
+    expression, Polars evaluates a struct again for each stage that is not elementwise, which
+    costs most with lists of acceptable answers).
 
     Parameters
     ----------
