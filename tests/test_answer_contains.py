@@ -708,3 +708,24 @@ def test_fold_and_is_not_found_keep_the_column_name() -> None:
     ]
     assert frame.select(pl.col("reply").grade.fold()).columns == ["reply"]
     assert frame.select(pl.col("reply").grade.is_not_found()).columns == ["reply"]
+
+
+def test_expression_form_reads_struct_records_and_numbers() -> None:
+    frame = pl.DataFrame(
+        {
+            "output": [
+                {"answer": "It was 12,400", "status": "ok"},
+                {"answer": None, "status": "error"},
+            ],
+            "refs": [12400, 7],
+        }
+    )
+    expected = frame.grade.answer_contains("output", "refs").select(
+        "correct", "failure_kind", "outcome"
+    )
+    out = frame.select(gf.answer_contains("output", "refs")).unnest("answer_contains")
+    assert out.equals(expected)
+    lazy = frame.lazy().select(gf.answer_contains("output", "refs", prefix="g_")).collect()
+    assert lazy.unnest("g_answer_contains").columns == ["g_correct", "g_failure_kind", "g_outcome"]
+    with_schema = frame.select(gf.answer_contains("output", "refs", schema=frame.schema))
+    assert with_schema.unnest("answer_contains").equals(expected)

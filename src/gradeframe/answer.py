@@ -684,6 +684,18 @@ def answer_contains(
     │ false   ┆ parse_failure ┆ null                 │
     └─────────┴───────────────┴──────────────────────┘
     """
+    if schema is None:
+        return _deferred(
+            answer,
+            refs,
+            partial=partial,
+            notes=notes,
+            trace=trace,
+            status=status,
+            failure_kind=failure_kind,
+            not_found=not_found,
+            prefix=prefix,
+        )
     plan = _plan(
         answer,
         refs,
@@ -704,6 +716,49 @@ def answer_contains(
         stages.struct.with_fields(__result=plan.result)
         .struct.field("__result")
         .alias(prefix + "answer_contains")
+    )
+
+
+def _deferred(answer: IntoExpr, refs: IntoExpr, *, prefix: str, **flat: object) -> pl.Expr:
+    """Grade when the data arrives, knowing its dtypes (the expression form without a schema).
+
+    One call over whole columns, not rows: the inputs become a frame and the frame method runs
+    on it, so struct output records and numeric acceptable answers are read as on a frame.
+    """
+    check_prefix(prefix)
+    arguments = {"answer": answer, "refs": refs, **flat}
+    if not isinstance(flat.get("not_found"), str | pl.Expr):
+        arguments.pop("not_found", None)  # phrases or None: not a column
+    columns: dict[str, pl.Expr] = {}
+    names: dict[str, str] = {}
+    for argument, value in arguments.items():
+        if value is None:
+            continue
+        expr = to_expr(value, argument)
+        name = value if isinstance(value, str) else f"__gradeframe_{argument}__"
+        columns[name] = expr.alias(name)
+        names[argument] = name
+    order = list(columns)
+
+    def run(series: Sequence[pl.Series]) -> pl.Series:
+        frame = pl.DataFrame(series)
+        graded = with_answer_contains(
+            frame,
+            **{**flat, **names, "prefix": prefix},  # type: ignore[arg-type]
+        )
+        return graded.select(
+            pl.struct(prefix + name for name in OUTPUT_COLUMNS).alias(prefix + "answer_contains")
+        ).to_series()
+
+    dtype = pl.Struct(
+        {
+            prefix + "correct": pl.Boolean,
+            prefix + "failure_kind": pl.String,
+            prefix + "outcome": pl.String,
+        }
+    )
+    return pl.map_batches([columns[n] for n in order], run, return_dtype=dtype).alias(
+        prefix + "answer_contains"
     )
 
 
