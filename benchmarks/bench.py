@@ -472,71 +472,39 @@ def _time_select(frame: pl.DataFrame, expr: pl.Expr, repeats: int) -> float:
 
 
 def _profile(frame: pl.DataFrame, repeats: int) -> dict[str, Any]:
+    """Time the stages of the DataFrame plan one by one, each on the previous one's output.
+
+    The stages are gradeframe's own (private) functions, as ``with_answer_contains`` runs them.
+    """
     from gradeframe import answer as ans
-    from gradeframe.fold import fold, mark, needles
+    from gradeframe.fold import fold
 
-    e = pl.element()
     stages: dict[str, float | str] = {}
-    folded = frame.select(pl.col("refs"), pl.col("ref"), outcome=fold(pl.col("answer")))
-    marked = folded.with_columns(marked=mark(pl.col("outcome")))
     stages["fold answers"] = _time_select(frame, fold(pl.col("answer")), repeats)
-    stages["mark folded answers"] = _time_select(folded, mark(pl.col("outcome")), repeats)
-
-    def ref_side() -> list[pl.Expr]:
-        refs = pl.col("refs").list.eval(fold(e)).list.eval(e.filter(e.is_not_null() & (e != "")))
-        searched = refs.list.eval(e.filter(e != "not_in_document"))
-        first, second = needles(e)
-        return [searched.list.eval(first).alias("n1"), searched.list.eval(second).alias("n2")]
-
-    stages["fold+needles of refs (list)"] = _best(lambda: frame.select(ref_side()), repeats)[0]
-    one_first, one_second = needles(fold(pl.col("ref")))
-    stages["fold+needles of ref (String)"] = _best(
-        lambda: frame.select(one_first.alias("n1"), one_second.alias("n2")), repeats
-    )[0]
-    # Containment alone, on precomputed marked text and needles. Uses gradeframe's own stage
-    # functions when they exist (private, so guarded: they may be renamed by the optimizer),
-    # else the explode + literal-contains method they implemented when this was written.
-    with_needles = marked.with_columns(frame.select(ref_side()))
-    try:
-        needles_list = pl.concat_list("n1", "n2").list.drop_nulls()
-        staged = pl.struct(marked=pl.col("marked"), needle=needles_list)
-        staged = staged.struct.with_fields(found=ans._found(True)).struct.field("found")
-        stages["containment only (gradeframe._found, list needles)"] = _time_select(
-            with_needles, staged, repeats
-        )
-    except (AttributeError, TypeError) as exc:
-        stages["containment only (gradeframe._found)"] = f"n/a ({type(exc).__name__})"
-    ex = pl.col("marked").gather(
-        pl.int_range(pl.len()).repeat_by(pl.col("n1").list.len().clip(lower_bound=1)).explode()
+    folded = frame.select("ref", "refs", outcome=fold(pl.col("answer")))
+    stages["acceptable answers, once per distinct value (String ref)"] = _time_select(
+        folded, ans._ref_info(pl.col("ref")), repeats
     )
-    direct = ex.str.contains(
-        pl.col("n1").explode(empty_as_null=True, keep_nulls=True), literal=True
+    with_info = folded.with_columns(info=ans._ref_info(pl.col("ref")))
+    match = ans._match_stages(pl.struct("outcome", "info"))
+    stages["match: first occurrence, rules, marking where needed"] = _time_select(
+        with_info, match, repeats
     )
-    stages["containment only (explode + literal contains, 1st needles only)"] = _time_select(
-        with_needles, direct.sum(), repeats
-    )
-    string_needle = marked.with_columns(frame.select(one_first.alias("n1")))
-    stages["containment only (String ref: marked contains needle)"] = _time_select(
-        string_needle, pl.col("marked").str.contains(pl.col("n1"), literal=True), repeats
-    )
-    pattern = "|".join(f"(?:{p})" for p in ans.DEFAULT_NOT_FOUND_PHRASES)
-    try:
-        nf = ans._not_found_in_folded(pl.col("outcome"), pattern)
-    except (AttributeError, TypeError):
-        nf = pl.col("outcome").str.contains(pattern)
-    stages["is_not_found on folded text"] = _time_select(folded, nf, repeats)
-    stages["full answer_contains (list refs)"] = _best(
-        lambda: frame.grade.answer_contains("answer", "refs"), repeats
-    )[0]
+    matched = with_info.select(m=match).unnest("m")
+    unfound = pl.when(pl.col("found")).then(pl.lit("")).otherwise(pl.col("outcome"))
+    detector = ans._not_found_in_folded(unfound, ans._phrase_pattern(None))
+    stages["is_not_found on unfound answers"] = _time_select(matched, detector, repeats)
     stages["full answer_contains (String ref)"] = _best(
         lambda: frame.grade.answer_contains("answer", "ref"), repeats
     )[0]
-    # Eager DataFrame methods run without common-subexpression elimination; the same
-    # expression collected lazily shows what CSE would save.
-    stages["full answer_contains (String ref), via .lazy() (CSE on)"] = _best(
+    stages["full answer_contains (list refs)"] = _best(
+        lambda: frame.grade.answer_contains("answer", "refs"), repeats
+    )[0]
+    # A LazyFrame is graded row by row so that it streams: slower in memory, bounded in RAM.
+    stages["full answer_contains (String ref), LazyFrame row-by-row plan"] = _best(
         lambda: frame.lazy().grade.answer_contains("answer", "ref").collect(), repeats
     )[0]
-    stages["full answer_contains (list refs), via .lazy() (CSE on)"] = _best(
+    stages["full answer_contains (list refs), LazyFrame row-by-row plan"] = _best(
         lambda: frame.lazy().grade.answer_contains("answer", "refs").collect(), repeats
     )[0]
     stages["bare Polars contains"] = _best(lambda: _bare(frame), repeats)[0]

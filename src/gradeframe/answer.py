@@ -488,9 +488,12 @@ def _match_stages(base: pl.Expr) -> pl.Expr:
     )
     position = pl.field("position")
     raw = pl.field("outcome").cast(pl.Binary)  # find gives bytes; cut at character boundaries
-    before = raw.bin.head(position).cast(pl.String).str.tail(2)
     after = raw.bin.slice(position + info.struct.field("ref").str.len_bytes())
-    after = after.cast(pl.String).str.head(2)
+    staged = staged.struct.with_fields(  # a field each: the four rules below read them
+        before=raw.bin.head(position).cast(pl.String).str.tail(2),
+        after=after.cast(pl.String).str.head(2),
+    )
+    before, after = pl.field("before"), pl.field("after")
     broken = (
         (rule("digit_first") & before.str.contains(_BAD_BEFORE_DIGIT))
         | (rule("minus_first") & before.str.contains(_BAD_BEFORE_MINUS))
@@ -498,15 +501,13 @@ def _match_stages(base: pl.Expr) -> pl.Expr:
         | (rule("digit_last") & after.str.contains(_BAD_AFTER_DIGIT))
     ).fill_null(value=False)
     staged = staged.struct.with_fields(plain=position.is_not_null(), broken=broken)
-    # Another occurrence after the first one (overlapping ones too)?
-    later = raw.bin.slice(position + info.struct.field("first_bytes")).cast(pl.String)
-    again = (
-        pl.when(pl.field("plain") & pl.field("broken"))
-        .then(later)
-        .otherwise(pl.lit(""))
-        .str.contains(info.struct.field("ref"), literal=True)
-        .fill_null(value=False)
-    )
+    # Another occurrence after the first one (overlapping ones too)? Only asked where the first
+    # breaks a rule; elsewhere the text is empty before it is cut, which costs nothing.
+    suspect = pl.field("plain") & pl.field("broken")
+    later = pl.when(suspect).then(raw).otherwise(pl.lit(b"", dtype=pl.Binary))
+    later = later.bin.slice(position.fill_null(0) + info.struct.field("first_bytes").fill_null(0))
+    again = later.cast(pl.String).str.contains(info.struct.field("ref"), literal=True)
+    again = again.fill_null(value=False)
     staged = staged.struct.with_fields(again=pl.field("plain") & pl.field("broken") & again)
     staged = staged.struct.with_fields(
         marked=mark(pl.when(pl.field("again")).then(pl.field("outcome")).otherwise(pl.lit("")))
