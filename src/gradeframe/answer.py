@@ -685,30 +685,17 @@ def answer_contains(
     │ false   ┆ parse_failure ┆ null                 │
     └─────────┴───────────────┴──────────────────────┘
     """
+    given = {
+        "partial": partial,
+        "notes": notes,
+        "trace": trace,
+        "status": status,
+        "failure_kind": failure_kind,
+        "not_found": not_found,
+    }
     if schema is None:
-        return _deferred(
-            answer,
-            refs,
-            partial=partial,
-            notes=notes,
-            trace=trace,
-            status=status,
-            failure_kind=failure_kind,
-            not_found=not_found,
-            prefix=prefix,
-        )
-    plan = _plan(
-        answer,
-        refs,
-        partial=partial,
-        notes=notes,
-        trace=trace,
-        status=status,
-        failure_kind=failure_kind,
-        not_found=not_found,
-        prefix=prefix,
-        schema=schema,
-    )
+        return _deferred(answer, refs, prefix=prefix, **given)
+    plan = _plan(answer, refs, prefix=prefix, schema=schema, **given)  # type: ignore[arg-type]
     stages = plan.base.struct.with_fields(**plan.folding)
     stages = _match_any(stages) if plan.listed else _match_one(stages)
     for stage in plan.verdict:
