@@ -334,3 +334,20 @@ def test_chart_without_altair(monkeypatch: pytest.MonkeyPatch) -> None:
     graded = gf.example().grade.answer_contains()
     with pytest.raises(ImportError, match=r"pip install 'gradeframe\[chart\]'"):
         gf.chart(graded, "model")
+
+
+@pytest.mark.parametrize("kind", ["polars_eager", "pandas_object"])
+@pytest.mark.parametrize(
+    ("call", "argument"),
+    [
+        (lambda f: f.grade.report(by="modl"), "by"),
+        (lambda f: f.grade.failures(answer="answr"), "answer"),
+        (lambda f: f.grade.report(correct="corect"), "correct"),
+    ],
+    ids=["report_by", "failures_answer", "report_correct"],
+)
+def test_missing_column_is_named_on_polars_and_pandas(kind: str, call: Any, argument: str) -> None:
+    graded = gf.example().grade.answer_contains()
+    frame = graded if kind == "polars_eager" else graded.to_pandas()
+    with pytest.raises(pl.exceptions.ColumnNotFoundError, match=rf"`{argument}='"):
+        call(frame)

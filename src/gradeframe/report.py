@@ -25,6 +25,7 @@ from gradeframe._inputs import (
     as_text,
     check_column,
     check_output_names,
+    check_prefix,
     dtype_error,
     frame_schema,
     is_text,
@@ -249,8 +250,7 @@ def report(
     if _is_pandas(frame):
         from gradeframe import _pandas
 
-        columns = [*_pandas_by(by), correct, failure_kind]
-        polars_frame = _pandas.to_polars(frame, dict.fromkeys(columns))
+        polars_frame = _pandas.to_polars(frame, _pandas_columns(frame, by, correct, failure_kind))
         result = report(
             polars_frame,
             by,
@@ -412,9 +412,7 @@ def failures(
             prefix=prefix,
         )
     _check_frame(frame, "failures")
-    if not isinstance(prefix, str):
-        msg = f"`prefix` must be a str, got {type(prefix).__name__}: {prefix!r}"
-        raise TypeError(msg)
+    check_prefix(prefix)
     schema = frame_schema(frame)
     condition = ~_correct_expr(correct, schema)
     if kind is not None:
@@ -446,17 +444,14 @@ def failures(
 def _failures_pandas(frame: pd.DataFrame, **kwargs: Any) -> pd.DataFrame:
     from gradeframe import _pandas
 
-    needed = [kwargs["correct"]]
-    for key in ("answer", "refs"):
-        if kwargs[key] is not None:
-            needed.append(kwargs[key])
-    if kwargs["kind"] is not None and kwargs["failure_kind"] is not None:
-        needed.append(kwargs["failure_kind"])
-    roles = {"answer": "text", "refs": "refs"}
-    columns = {name: None for name in needed}
-    for key, role in roles.items():
-        if kwargs[key] is not None:
-            columns[kwargs[key]] = role
+    arguments = [
+        ("correct", kwargs["correct"], None),
+        ("answer", kwargs["answer"], "text"),
+        ("refs", kwargs["refs"], "refs"),
+    ]
+    if kwargs["kind"] is not None:
+        arguments.append(("failure_kind", kwargs["failure_kind"], None))
+    columns = _pandas.needed_columns(frame, arguments)
     position = "__gradeframe_position__"
     polars_frame = _pandas.to_polars(frame, columns).with_row_index(position)
     if position in map(str, frame.columns):  # pragma: no cover - a clash nobody makes
@@ -524,7 +519,7 @@ def chart(
     if _is_pandas(frame):
         from gradeframe import _pandas
 
-        frame = _pandas.to_polars(frame, dict.fromkeys([*_pandas_by(by), correct, failure_kind]))
+        frame = _pandas.to_polars(frame, _pandas_columns(frame, by, correct, failure_kind))
     elif isinstance(frame, pl.LazyFrame):
         frame = frame.collect()
     table = report(frame, by, correct=correct, failure_kind=failure_kind)
@@ -604,6 +599,15 @@ def _pandas_by(by: By) -> list[str]:
     if by is None:
         return []
     return [by] if isinstance(by, str) else list(by)
+
+
+def _pandas_columns(frame: Any, by: By, correct: str, failure_kind: str) -> dict[str, None]:
+    """Return the columns a report needs from a pandas frame, a missing one named by argument."""
+    from gradeframe import _pandas
+
+    arguments = [("by", name, None) for name in _pandas_by(by)]
+    arguments += [("correct", correct, None), ("failure_kind", failure_kind, None)]
+    return _pandas.needed_columns(frame, arguments)  # type: ignore[return-value]
 
 
 def _to_pandas(frame: pl.DataFrame) -> pd.DataFrame:
