@@ -188,28 +188,20 @@ class PandasFrameGrade:
         prefix: str = "",
     ) -> pd.DataFrame:
         """Add correct, failure_kind and outcome; see :func:`gradeframe.answer_contains`."""
-        check_prefix(prefix)
-        needed = needed_columns(
-            self._frame,
-            [
-                ("answer", answer, "text"),
-                ("refs", refs, "refs"),
-                ("partial", partial, None),
-                ("notes", notes, None),
-                ("trace", trace, None),
-                ("status", status, None),
-                ("failure_kind", failure_kind, None),
-                ("not_found", not_found if isinstance(not_found, str | pl.Expr) else None, None),
-            ],
-        )
-        check_output_names(
-            {str(c): pl.Null() for c in self._frame.columns},
-            [prefix + c for c in answer_rules.OUTPUT_COLUMNS],
-        )
-        return run_on_pandas(
-            self._frame,
+        arguments = [
+            ("answer", answer, "text"),
+            ("refs", refs, "refs"),
+            ("partial", partial, None),
+            ("notes", notes, None),
+            ("trace", trace, None),
+            ("status", status, None),
+            ("failure_kind", failure_kind, None),
+            ("not_found", not_found if isinstance(not_found, str | pl.Expr) else None, None),
+        ]
+        return self._add_columns(
             answer_rules.with_answer_contains,
-            needed,
+            answer_rules.OUTPUT_COLUMNS,
+            arguments,
             answer,
             refs,
             partial=partial,
@@ -221,7 +213,7 @@ class PandasFrameGrade:
             prefix=prefix,
         )
 
-    def _matcher(
+    def _add_columns(
         self,
         function: Callable[..., pl.DataFrame],
         columns: Sequence[str],
@@ -230,6 +222,7 @@ class PandasFrameGrade:
         *args: Any,
         **kwargs: Any,
     ) -> pd.DataFrame:
+        """Check the arguments on the whole pandas frame, then run a Polars frame function."""
         prefix = kwargs.get("prefix", "")
         check_prefix(prefix)
         needed = needed_columns(self._frame, arguments)
@@ -240,7 +233,7 @@ class PandasFrameGrade:
     def exact_match(self, actual: Any, expected: Any, **kwargs: Any) -> pd.DataFrame:
         """Add correct and expectation; see :func:`gradeframe.exact_match`."""
         arguments = [("actual", actual, "mixed"), ("expected", expected, "mixed")]
-        return self._matcher(
+        return self._add_columns(
             matcher_rules.with_exact_match,
             matcher_rules.EXACT_MATCH_COLUMNS,
             arguments,
@@ -252,7 +245,7 @@ class PandasFrameGrade:
     def includes(self, actual: Any, expected: Any, **kwargs: Any) -> pd.DataFrame:
         """Add correct, expectation and missing; see :func:`gradeframe.includes`."""
         arguments = [("actual", actual, "mixed"), ("expected", expected, "refs")]
-        return self._matcher(
+        return self._add_columns(
             matcher_rules.with_includes,
             matcher_rules.INCLUDES_COLUMNS,
             arguments,
@@ -265,7 +258,7 @@ class PandasFrameGrade:
         """Add correct and expectation; see :func:`gradeframe.matches`."""
         column = kwargs.get("pattern_column")
         arguments = [("actual", actual, "mixed"), ("pattern_column", column, None)]
-        return self._matcher(
+        return self._add_columns(
             matcher_rules.with_matches,
             matcher_rules.MATCHES_COLUMNS,
             arguments,
@@ -277,7 +270,7 @@ class PandasFrameGrade:
     def within(self, actual: Any, expected: Any, **kwargs: Any) -> pd.DataFrame:
         """Add correct, expectation, tolerance and difference; see :func:`gradeframe.within`."""
         arguments = [("actual", actual, "mixed"), ("expected", expected, "mixed")]
-        return self._matcher(
+        return self._add_columns(
             matcher_rules.with_within,
             matcher_rules.WITHIN_COLUMNS,
             arguments,
