@@ -30,6 +30,10 @@ for a million rows). So the rules of SPEC.md §2 are turned into a *literal* con
 
 One case needs a second needle: an acceptable answer ending in a digit and "." ("12.") has a gap
 whose ``E`` depends on the character after it in the answer, so both spellings are tried.
+
+Marking costs several passes over the text, so answer_contains first checks the rules on the
+two characters around the first literal occurrence (``answer._match_stages``) and marks only the
+rows where that occurrence breaks a rule and another occurrence follows.
 """
 
 from __future__ import annotations
