@@ -469,11 +469,10 @@ def _ref_info(refs: pl.Expr) -> pl.Expr:
 def _match_stages(base: pl.Expr) -> pl.Expr:
     """Add ``found``, ``usable`` and ``label`` to a struct with ``outcome`` and ``info``.
 
-    Three steps, each cheaper than the one after it and run only where it can change the
-    answer: (1) find the first literal occurrence; (2) check the boundary rules on the two
-    characters around it; (3) only where that occurrence breaks a rule and another occurrence
-    follows, mark the answer (the other rows get an empty text, which costs nothing to mark) and
-    search for the needle, which finds any occurrence that keeps the rules.
+    Two steps over every row, then one over the few rows that need it: (1) find the first
+    literal occurrence; (2) check the boundary rules on the two characters around it; (3) only
+    where that occurrence breaks a rule, mark the answer and search for the needle, which finds
+    any occurrence that keeps the rules (:func:`_rescan`, on those rows alone).
     """
     info = pl.field("info")
 
@@ -501,27 +500,40 @@ def _match_stages(base: pl.Expr) -> pl.Expr:
         | (rule("digit_last") & after.str.contains(_BAD_AFTER_DIGIT))
     ).fill_null(value=False)
     staged = staged.struct.with_fields(plain=position.is_not_null(), broken=broken)
-    # Another occurrence after the first one (overlapping ones too)? Only asked where the first
-    # breaks a rule; elsewhere the text is empty before it is cut, which costs nothing.
-    suspect = pl.field("plain") & pl.field("broken")
-    later = pl.when(suspect).then(raw).otherwise(pl.lit(b"", dtype=pl.Binary))
-    later = later.bin.slice(position.fill_null(0) + info.struct.field("first_bytes").fill_null(0))
-    again = later.cast(pl.String).str.contains(info.struct.field("ref"), literal=True)
-    again = again.fill_null(value=False)
-    staged = staged.struct.with_fields(again=pl.field("plain") & pl.field("broken") & again)
-    staged = staged.struct.with_fields(
-        marked=mark(pl.when(pl.field("again")).then(pl.field("outcome")).otherwise(pl.lit("")))
+    suspect = pl.struct(
+        outcome=pl.field("outcome"),
+        ref=info.struct.field("ref"),
+        after=position + info.struct.field("first_bytes"),
+        suspect=pl.field("plain") & pl.field("broken"),
     )
-    marked = pl.field("marked")
-    first, second = needles(
-        pl.when(pl.field("again")).then(info.struct.field("ref")).otherwise(pl.lit(""))
+    rescanned = suspect.map_batches(_rescan, return_dtype=pl.Boolean, is_elementwise=True)
+    return staged.struct.with_fields(found=(pl.field("plain") & ~pl.field("broken")) | rescanned)
+
+
+def _rescan(items: pl.Series) -> pl.Series:
+    """Search again, on the rows whose first occurrence broke a rule.
+
+    ``items`` is a struct of ``outcome``, ``ref``, ``after`` (the byte offset just past the first
+    character of the first occurrence) and ``suspect``. Only the suspect rows (about one in ten)
+    are taken out. Those with another occurrence after the first (overlapping ones too; a few in
+    ten thousand) are marked and searched for the needle, which finds any occurrence that keeps
+    the rules. Marking costs several regex passes, so it runs on those rows alone. Results go
+    back by position; every other row is False.
+    """
+    rows = items.struct.unnest().with_row_index("row").filter(pl.col("suspect"))
+    later = pl.col("outcome").cast(pl.Binary).bin.slice(pl.col("after")).cast(pl.String)
+    rows = rows.filter(later.str.contains(pl.col("ref"), literal=True))
+    first, second = needles(pl.col("ref"))
+    marked = mark(pl.col("outcome"))
+    hits = rows.select(
+        "row",
+        hit=(
+            marked.str.contains(first, literal=True)
+            | marked.str.contains(second, literal=True).fill_null(value=False)
+        ).fill_null(value=False),
     )
-    hit = marked.str.contains(first, literal=True).fill_null(value=False) | marked.str.contains(
-        second, literal=True
-    ).fill_null(value=False)
-    return staged.struct.with_fields(
-        found=(pl.field("plain") & ~pl.field("broken")) | (pl.field("again") & hit)
-    )
+    found = pl.zeros(items.len(), dtype=pl.Boolean, eager=True)
+    return found.scatter(hits.get_column("row"), hits.get_column("hit")).alias(items.name)
 
 
 #: The flags one item of a list gives its row, as bits: any item with the flag sets it.
