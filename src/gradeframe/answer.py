@@ -447,9 +447,10 @@ _BAD_AFTER_DIGIT: Final = r"^\.?\d"
 
 def _ref_rules(ref: pl.Expr) -> pl.Expr:
     """Work out everything about acceptable answers that does not depend on the answer."""
-    folded = fold(ref)
-    return pl.struct(
-        ref=folded,
+    # The folded text is a struct field that the rules read, so it is folded once (Polars does
+    # not share a subexpression between the fields of a struct).
+    folded = pl.field("ref")
+    return pl.struct(ref=fold(ref)).struct.with_fields(
         usable=(folded.is_not_null() & (folded != "")).fill_null(value=False),
         label=(folded == NOT_IN_DOCUMENT_LABEL).fill_null(value=False),
         digit_first=folded.str.contains(r"^\d").fill_null(value=False),
