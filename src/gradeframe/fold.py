@@ -57,11 +57,16 @@ SEPARATORS: Final = "[,\u00a0\u2007\u2009\u202f]"
 _SEPARATOR_RE: Final = r"(\d)" + SEPARATORS + r"(\d{3})(\D|$)"
 #: Whether a text may hold a separator to drop (no capture groups: a fast scan).
 _HAS_SEPARATOR_RE: Final = r"\d" + SEPARATORS + r"\d{3}"
+#: The same in an ASCII text, where digits are ASCII and the only separator is ",".
+_HAS_ASCII_SEPARATOR_RE: Final = "[0-9],[0-9]{3}"
 
 #: Unicode White_Space, less the plain space, which is what runs fold to.
 _OTHER_WHITE_SPACE: Final = (
     "[\t\n\x0b\x0c\r\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]"
 )
+
+#: The white space an ASCII text can hold, less the plain space.
+_ASCII_WHITE_SPACE: Final = "[\t-\r]"
 
 #: The folded label of an unanswerable item.
 NOT_IN_DOCUMENT_LABEL: Final = "not_in_document"
@@ -104,29 +109,39 @@ def fold(expr: IntoExpr) -> pl.Expr:
     │ null                      │
     └───────────────────────────┘
     """
-    text = to_expr(expr, "expr").str.to_lowercase()
-    text = text.str.replace_all(DASHES, "-")
-    text = _drop_separators(text)
-    text = text.str.replace_all(_OTHER_WHITE_SPACE, " ")
-    return text.str.replace_all("  +", " ").str.strip_chars(" ")
+    # Most texts are ASCII: then no dash and no white space but "\t" to "\r" can need folding,
+    # and a separator can only be "," between ASCII digits. So the costly steps run only on the
+    # texts that need them (``_only``); the others see an empty text, which costs nothing. The
+    # steps are struct fields, each computed once.
+    text, wide, needs = pl.field("text"), pl.field("wide"), pl.field("needs")
+    lower = to_expr(expr, "expr").str.to_lowercase()
+    staged = pl.struct(text=lower).struct.with_fields(
+        wide=text.str.len_chars() != text.str.len_bytes()
+    )
+    staged = staged.struct.with_fields(text=text.str.replace_all(DASHES, "-"))
+    staged = staged.struct.with_fields(
+        needs=_only(wide, text).str.contains(_HAS_SEPARATOR_RE)
+        | text.str.contains(_HAS_ASCII_SEPARATOR_RE)
+    )
+    staged = staged.struct.with_fields(
+        text=pl.when(needs).then(_drop_separators(_only(needs, text))).otherwise(text)
+    )
+    staged = staged.struct.with_fields(needs=wide | text.str.contains(_ASCII_WHITE_SPACE))
+    staged = staged.struct.with_fields(
+        text=pl.when(needs)
+        .then(_only(needs, text).str.replace_all(_OTHER_WHITE_SPACE, " "))
+        .otherwise(text)
+    )
+    folded = staged.struct.field("text").str.replace_all("  +", " ").str.strip_chars(" ")
+    return keep_name(folded, lower)  # the caller's column name, not the struct field's
+
+
+def _only(condition: pl.Expr, text: pl.Expr) -> pl.Expr:
+    """Return the text where the condition holds, else an empty text (a regex skips it)."""
+    return pl.when(condition).then(text).otherwise(pl.lit(""))
 
 
 def _drop_separators(text: pl.Expr) -> pl.Expr:
-    # The two passes below need capture groups, which makes them slow; most rows have no
-    # separator between digits, so they see an empty text instead (the struct keeps the text and
-    # the test apart, so neither is computed twice).
-    staged = pl.struct(text=text).struct.with_fields(
-        has=pl.field("text").str.contains(_HAS_SEPARATOR_RE)
-    )
-    candidates = pl.when(pl.field("has")).then(pl.field("text")).otherwise(pl.lit(""))
-    staged = staged.struct.with_fields(dropped=_drop_separators_everywhere(candidates))
-    dropped = staged.struct.with_fields(
-        text=pl.when(pl.field("has")).then(pl.field("dropped")).otherwise(pl.field("text"))
-    ).struct.field("text")
-    return keep_name(dropped, text)  # the caller's column name, not the struct field's
-
-
-def _drop_separators_everywhere(text: pl.Expr) -> pl.Expr:
     # Pass 1 turns every separator it can see into the marker "Z"; a separator whose left digit
     # was consumed by the previous match is missed, but then its neighbours are already "Z",
     # which reads as "not a digit" exactly like the separator did, so pass 2 finds it.
