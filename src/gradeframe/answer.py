@@ -29,6 +29,7 @@ from gradeframe._inputs import (
     struct_fields,
     to_expr,
 )
+from gradeframe._subset import on_rows
 from gradeframe.fold import NOT_IN_DOCUMENT_LABEL, fold, mark, needles
 
 __all__ = [
@@ -472,8 +473,7 @@ def _match_stages(base: pl.Expr) -> pl.Expr:
 
     Two steps over every row, then one over the few rows that need it: (1) find the first
     literal occurrence; (2) check the boundary rules on the two characters around it; (3) only
-    where that occurrence breaks a rule, mark the answer and search for the needle, which finds
-    any occurrence that keeps the rules (:func:`_rescan`, on those rows alone).
+    where that occurrence breaks a rule, search again (:func:`_rescan`, on those rows alone).
     """
     info = pl.field("info")
 
@@ -501,40 +501,45 @@ def _match_stages(base: pl.Expr) -> pl.Expr:
         | (rule("digit_last") & after.str.contains(_BAD_AFTER_DIGIT))
     ).fill_null(value=False)
     staged = staged.struct.with_fields(plain=position.is_not_null(), broken=broken)
-    suspect = pl.struct(
-        outcome=pl.field("outcome"),
-        ref=info.struct.field("ref"),
-        after=position + info.struct.field("first_bytes"),
-        suspect=pl.field("plain") & pl.field("broken"),
+    rescanned = on_rows(
+        pl.field("plain") & pl.field("broken"),
+        {
+            "outcome": pl.field("outcome"),
+            "ref": info.struct.field("ref"),
+            "after": position + info.struct.field("first_bytes"),
+        },
+        _rescan(),
+        otherwise=_none_found,
+        dtype=pl.Boolean(),
     )
-    rescanned = suspect.map_batches(_rescan, return_dtype=pl.Boolean, is_elementwise=True)
     return staged.struct.with_fields(found=(pl.field("plain") & ~pl.field("broken")) | rescanned)
 
 
-def _rescan(items: pl.Series) -> pl.Series:
-    """Search again, on the rows whose first occurrence broke a rule.
+def _rescan() -> pl.Expr:
+    """Search again, on the rows whose first occurrence broke a rule (about one in ten).
 
-    ``items`` is a struct of ``outcome``, ``ref``, ``after`` (the byte offset just past the first
-    character of the first occurrence) and ``suspect``. Only the suspect rows (about one in ten)
-    are taken out. Those with another occurrence after the first (overlapping ones too; a few in
-    ten thousand) are marked and searched for the needle, which finds any occurrence that keeps
-    the rules. Marking costs several regex passes, so it runs on those rows alone. Results go
-    back by position; every other row is False.
+    It reads ``outcome``, ``ref`` and ``after`` (the byte offset just past the first character
+    of the first occurrence). Only the rows with another occurrence after the first (overlapping
+    ones too; a few in ten thousand) are marked and searched for the needle, which finds any
+    occurrence that keeps the rules: marking costs several regex passes.
     """
-    rows = items.struct.unnest().with_row_index("row").filter(pl.col("suspect"))
     later = pl.col("outcome").cast(pl.Binary).bin.slice(pl.col("after")).cast(pl.String)
-    rows = rows.filter(later.str.contains(pl.col("ref"), literal=True))
     first, second = needles(pl.col("ref"))
     marked = mark(pl.col("outcome"))
-    hits = rows.select(
-        "row",
-        hit=(
-            marked.str.contains(first, literal=True)
-            | marked.str.contains(second, literal=True).fill_null(value=False)
-        ).fill_null(value=False),
+    hit = marked.str.contains(first, literal=True) | marked.str.contains(
+        second, literal=True
+    ).fill_null(value=False)
+    return on_rows(
+        later.str.contains(pl.col("ref"), literal=True),
+        {"outcome": pl.col("outcome"), "ref": pl.col("ref")},
+        hit.fill_null(value=False),
+        otherwise=_none_found,
+        dtype=pl.Boolean(),
     )
-    found = pl.zeros(items.len(), dtype=pl.Boolean, eager=True)
-    return found.scatter(hits.get_column("row"), hits.get_column("hit")).alias(items.name)
+
+
+def _none_found(frame: pl.DataFrame) -> pl.Series:
+    return pl.zeros(frame.height, dtype=pl.Boolean, eager=True)
 
 
 #: The flags one item of a list gives its row, as bits: any item with the flag sets it.
