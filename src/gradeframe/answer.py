@@ -468,12 +468,15 @@ def _ref_info(refs: pl.Expr) -> pl.Expr:
     return refs.replace_strict(distinct, _ref_rules(distinct), default=None)
 
 
+_RULES: Final = ("digit_first", "minus_first", "dot_first", "digit_last")
+
+
 def _match_stages(base: pl.Expr) -> pl.Expr:
     """Add ``found``, ``usable`` and ``label`` to a struct with ``outcome`` and ``info``.
 
-    Two steps over every row, then one over the few rows that need it: (1) find the first
-    literal occurrence; (2) check the boundary rules on the two characters around it; (3) only
-    where that occurrence breaks a rule, search again (:func:`_rescan`, on those rows alone).
+    A literal search over every row; then, on the rows with an occurrence alone, the boundary
+    rules on the two characters around the first one (:func:`_check_occurrence`), and, on the
+    rows where it breaks a rule, a second search (:func:`_rescan`).
     """
     info = pl.field("info")
 
@@ -482,37 +485,61 @@ def _match_stages(base: pl.Expr) -> pl.Expr:
 
     searched = pl.when(rule("usable") & ~rule("label")).then(pl.field("outcome"))
     staged = base.struct.with_fields(
-        position=searched.str.find(info.struct.field("ref"), literal=True),
+        plain=searched.str.contains(info.struct.field("ref"), literal=True).fill_null(value=False),
         usable=rule("usable"),
         label=rule("label"),
     )
+    found = on_rows(
+        pl.field("plain"),
+        {
+            "outcome": pl.field("outcome"),
+            "ref": info.struct.field("ref"),
+            "first_bytes": info.struct.field("first_bytes"),
+            **{name: rule(name) for name in _RULES},
+        },
+        _check_occurrence(),
+        otherwise=_none_found,
+        dtype=pl.Boolean(),
+    )
+    return staged.struct.with_fields(found=found)
+
+
+def _check_occurrence() -> pl.Expr:
+    """Check the boundary rules around the first occurrence, and search again where it fails.
+
+    It reads ``outcome``, ``ref``, ``first_bytes`` and the four rules of ``ref``, on rows where
+    ``ref`` occurs in ``outcome``. Each value is a struct field, computed once.
+    """
     position = pl.field("position")
     raw = pl.field("outcome").cast(pl.Binary)  # find gives bytes; cut at character boundaries
-    after = raw.bin.slice(position + info.struct.field("ref").str.len_bytes())
+    staged = pl.struct("outcome", "ref", "first_bytes", *_RULES).struct.with_fields(
+        position=pl.field("outcome").str.find(pl.field("ref"), literal=True)
+    )
+    after = raw.bin.slice(position + pl.field("ref").str.len_bytes())
     staged = staged.struct.with_fields(  # a field each: the four rules below read them
         before=raw.bin.head(position).cast(pl.String).str.tail(2),
         after=after.cast(pl.String).str.head(2),
     )
     before, after = pl.field("before"), pl.field("after")
     broken = (
-        (rule("digit_first") & before.str.contains(_BAD_BEFORE_DIGIT))
-        | (rule("minus_first") & before.str.contains(_BAD_BEFORE_MINUS))
-        | (rule("dot_first") & before.str.contains(_BAD_BEFORE_DOT))
-        | (rule("digit_last") & after.str.contains(_BAD_AFTER_DIGIT))
+        (pl.field("digit_first") & before.str.contains(_BAD_BEFORE_DIGIT))
+        | (pl.field("minus_first") & before.str.contains(_BAD_BEFORE_MINUS))
+        | (pl.field("dot_first") & before.str.contains(_BAD_BEFORE_DOT))
+        | (pl.field("digit_last") & after.str.contains(_BAD_AFTER_DIGIT))
     ).fill_null(value=False)
-    staged = staged.struct.with_fields(plain=position.is_not_null(), broken=broken)
+    staged = staged.struct.with_fields(broken=broken)
     rescanned = on_rows(
-        pl.field("plain") & pl.field("broken"),
+        pl.field("broken"),
         {
             "outcome": pl.field("outcome"),
-            "ref": info.struct.field("ref"),
-            "after": position + info.struct.field("first_bytes"),
+            "ref": pl.field("ref"),
+            "after": position + pl.field("first_bytes"),
         },
         _rescan(),
         otherwise=_none_found,
         dtype=pl.Boolean(),
     )
-    return staged.struct.with_fields(found=(pl.field("plain") & ~pl.field("broken")) | rescanned)
+    return staged.struct.with_fields(found=~pl.field("broken") | rescanned).struct.field("found")
 
 
 def _rescan() -> pl.Expr:
