@@ -38,11 +38,13 @@ rows where that occurrence breaks a rule and another occurrence follows.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Final
 
 import polars as pl
 
 from gradeframe._inputs import IntoExpr, keep_name, to_expr
+from gradeframe._subset import on_rows
 
 __all__ = ["fold"]
 
@@ -59,6 +61,7 @@ _SEPARATOR_RE: Final = r"(\d)" + SEPARATORS + r"(\d{3})(\D|$)"
 _HAS_SEPARATOR_RE: Final = r"\d" + SEPARATORS + r"\d{3}"
 #: The same in an ASCII text, where digits are ASCII and the only separator is ",".
 _HAS_ASCII_SEPARATOR_RE: Final = "[0-9],[0-9]{3}"
+_ASCII_SEPARATOR_RE: Final = "([0-9]),([0-9]{3})([^0-9]|$)"
 
 #: Unicode White_Space, less the plain space, which is what runs fold to.
 _OTHER_WHITE_SPACE: Final = (
@@ -110,30 +113,40 @@ def fold(expr: IntoExpr) -> pl.Expr:
     └───────────────────────────┘
     """
     # Most texts are ASCII: then no dash and no white space but "\t" to "\r" can need folding,
-    # and a separator can only be "," between ASCII digits. So the costly steps run only on the
-    # texts that need them (``_only``); the others see an empty text, which costs nothing. The
+    # and a separator can only be "," between ASCII digits, which a simpler regex finds. The
+    # separator and white-space steps run only on the texts that need them (``on_rows``). The
     # steps are struct fields, each computed once.
-    text, wide, needs = pl.field("text"), pl.field("wide"), pl.field("needs")
+    text, wide = pl.field("text"), pl.field("wide")
     lower = to_expr(expr, "expr").str.to_lowercase()
     staged = pl.struct(text=lower).struct.with_fields(
         wide=text.str.len_chars() != text.str.len_bytes()
     )
     staged = staged.struct.with_fields(text=text.str.replace_all(DASHES, "-"))
     staged = staged.struct.with_fields(
-        needs=_only(wide, text).str.contains(_HAS_SEPARATOR_RE)
-        | text.str.contains(_HAS_ASCII_SEPARATOR_RE)
+        text=_where(~wide & text.str.contains(_HAS_ASCII_SEPARATOR_RE), _drop_ascii_separators)
     )
     staged = staged.struct.with_fields(
-        text=pl.when(needs).then(_drop_separators(_only(needs, text))).otherwise(text)
+        text=_where(wide & _only(wide, text).str.contains(_HAS_SEPARATOR_RE), _drop_separators)
     )
-    staged = staged.struct.with_fields(needs=wide | text.str.contains(_ASCII_WHITE_SPACE))
     staged = staged.struct.with_fields(
-        text=pl.when(needs)
-        .then(_only(needs, text).str.replace_all(_OTHER_WHITE_SPACE, " "))
-        .otherwise(text)
+        text=_where(
+            wide | text.str.contains(_ASCII_WHITE_SPACE),
+            lambda text: text.str.replace_all(_OTHER_WHITE_SPACE, " "),
+        )
     )
     folded = staged.struct.field("text").str.replace_all("  +", " ").str.strip_chars(" ")
     return keep_name(folded, lower)  # the caller's column name, not the struct field's
+
+
+def _where(needed: pl.Expr, step: Callable[[pl.Expr], pl.Expr]) -> pl.Expr:
+    """Apply a step to the struct field ``text`` where needed (on those rows alone)."""
+    return on_rows(
+        needed,
+        {"text": pl.field("text")},
+        step(pl.col("text")),
+        otherwise=lambda frame: frame.get_column("text"),
+        dtype=pl.String(),
+    )
 
 
 def _only(condition: pl.Expr, text: pl.Expr) -> pl.Expr:
@@ -141,12 +154,22 @@ def _only(condition: pl.Expr, text: pl.Expr) -> pl.Expr:
     return pl.when(condition).then(text).otherwise(pl.lit(""))
 
 
+def _drop_ascii_separators(text: pl.Expr) -> pl.Expr:
+    """Drop "," between ASCII digits, as :func:`_drop_separators` does in an ASCII text."""
+    return _drop(text, _ASCII_SEPARATOR_RE)
+
+
 def _drop_separators(text: pl.Expr) -> pl.Expr:
+    """Drop the thousands separators of a text."""
+    return _drop(text, _SEPARATOR_RE)
+
+
+def _drop(text: pl.Expr, pattern: str) -> pl.Expr:
     # Pass 1 turns every separator it can see into the marker "Z"; a separator whose left digit
     # was consumed by the previous match is missed, but then its neighbours are already "Z",
     # which reads as "not a digit" exactly like the separator did, so pass 2 finds it.
-    text = text.str.replace_all(_SEPARATOR_RE, "${1}Z${2}${3}")
-    text = text.str.replace_all(_SEPARATOR_RE, "${1}${2}${3}")
+    text = text.str.replace_all(pattern, "${1}Z${2}${3}")
+    text = text.str.replace_all(pattern, "${1}${2}${3}")
     return text.str.replace_all("Z", "", literal=True)
 
 
