@@ -6,6 +6,7 @@ Each case runs on Polars eager and lazy and on pandas with object and Arrow stri
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import polars as pl
@@ -75,6 +76,26 @@ def test_fold_on_every_surface(frame_type: str) -> None:
     out = series.grade.fold()
     assert list(out.index) == list(series.index)
     assert [None if not isinstance(v, str) else v for v in out.tolist()] == expected
+
+
+def test_fold_in_group_by_over_and_streaming() -> None:
+    # The costly steps run on the rows that need them and are put back by position
+    # (gradeframe._subset); that must hold in every context Polars runs an expression in.
+    texts = [c[1] for c in FOLD_CASES]
+    expected = [c[2] for c in FOLD_CASES]
+    groups = [i % 3 for i in range(len(texts))]
+    frame = pl.DataFrame({"g": groups, "a": texts}, schema={"g": pl.Int64, "a": pl.String})
+    over = frame.with_columns(f=gf.fold("a").over("g"))
+    assert over.get_column("f").to_list() == expected
+    agg = frame.group_by("g", maintain_order=True).agg(gf.fold("a")).sort("g")
+    for group, folded in zip(agg.get_column("g"), agg.get_column("a"), strict=True):
+        assert folded.to_list() == [e for e, g in zip(expected, groups, strict=True) if g == group]
+    streamed = frame.lazy().select(gf.fold("a")).collect(engine="streaming")
+    assert streamed.get_column("a").to_list() == expected
+    filtered = frame.lazy().filter(pl.col("g") == 1).select(gf.fold("a")).collect()
+    assert filtered.get_column("a").to_list() == [
+        e for e, g in zip(expected, groups, strict=True) if g == 1
+    ]
 
 
 # --------------------------------------------------------------------------------------------
@@ -159,6 +180,23 @@ def test_containment_every_case_on_every_frame_type(constructor: Any) -> None:
     wrong = [c[0] for c, got in zip(CONTAIN_CASES, out["correct"], strict=True) if got != c[3]]
     assert not wrong, f"cases that disagree: {wrong}"
     assert out["correct"] == expected
+
+
+@pytest.mark.parametrize("refs_layout", ["string", "list"])
+def test_containment_in_many_batches(refs_layout: str) -> None:
+    # 250,000 rows, the cases in a shuffled order: the streaming engine and the frame method run
+    # the rare steps (marking, separators) batch by batch and put each result back in place.
+    rng = random.Random(7)
+    order = [rng.randrange(len(CONTAIN_CASES)) for _ in range(250_000)]
+    answers = [CONTAIN_CASES[i][1] for i in order]
+    refs: list[Any] = [CONTAIN_CASES[i][2] for i in order]
+    if refs_layout == "list":
+        refs = [[None, "zzz-no-match", ref][rng.randrange(3) :] for ref in refs]
+    expected = [CONTAIN_CASES[i][3] for i in order]
+    frame = pl.DataFrame({"answer": answers, "refs": refs})
+    assert frame.grade.answer_contains().get_column("correct").to_list() == expected
+    streamed = frame.lazy().grade.answer_contains().collect(engine="streaming")
+    assert streamed.get_column("correct").to_list() == expected
 
 
 def test_containment_with_list_refs(constructor: Any) -> None:
