@@ -964,7 +964,9 @@ def with_answer_contains(
         return frame.with_columns(pl.col(state).struct.with_fields(**fields))
 
     lazy = stage(lazy.with_columns(plan.base.alias(state)), plan.folding)
-    if plan.listed:
+    if plan.listed and isinstance(staged, pl.DataFrame):
+        lazy = lazy.with_columns(_match_any(pl.col(state)))
+    elif plan.listed:  # a LazyFrame with long lists: group_by and join stream, gather does not
         lazy = _match_any_frame(lazy, state)
     else:
         lazy = stage(lazy, {"info": _ref_info(pl.field("refs"))})
