@@ -964,10 +964,8 @@ def with_answer_contains(
         return frame.with_columns(pl.col(state).struct.with_fields(**fields))
 
     lazy = stage(lazy.with_columns(plan.base.alias(state)), plan.folding)
-    if plan.listed and isinstance(staged, pl.DataFrame):
+    if plan.listed:
         lazy = lazy.with_columns(_match_any(pl.col(state)))
-    elif plan.listed:  # a LazyFrame with long lists: group_by and join stream, gather does not
-        lazy = _match_any_frame(lazy, state)
     else:
         lazy = stage(lazy, {"info": _ref_info(pl.field("refs"))})
         lazy = lazy.with_columns(_match_stages(pl.col(state)))
@@ -990,28 +988,3 @@ def _list_width(frame: pl.LazyFrame, plan: _Plan) -> int:
     """Return the longest list of acceptable answers (one cheap query of that column)."""
     longest = frame.select(plan.refs.list.len().max()).collect().item()
     return int(longest or 0)
-
-
-def _match_any_frame(frame: pl.LazyFrame, state: str) -> pl.LazyFrame:
-    """Match a list of acceptable answers on a frame: explode, match each, any per row."""
-    row = "__gradeframe_row__"
-    flags = {flag: f"__gradeframe_{flag}__" for flag in ("found", "usable", "label")}
-    items = (
-        frame.select(
-            pl.int_range(pl.len(), dtype=pl.Int64).alias(row),
-            pl.col(state).struct.field("outcome"),
-            pl.col(state).struct.field("refs"),
-        )
-        .explode("refs", empty_as_null=True, keep_nulls=True)
-        .with_columns(info=_ref_info(pl.col("refs")))
-        .select(row, _match_stages(pl.struct("outcome", "info")).alias("item"))
-        .group_by(row, maintain_order=True)
-        .agg(pl.col("item").struct.field(flag).any().alias(name) for flag, name in flags.items())
-    )
-    indexed = frame.with_columns(pl.int_range(pl.len(), dtype=pl.Int64).alias(row))
-    joined = indexed.join(items, on=row, how="left", maintain_order="left")
-    return joined.with_columns(
-        pl.col(state).struct.with_fields(
-            **{flag: pl.col(name).fill_null(value=False) for flag, name in flags.items()}
-        )
-    ).drop(row, *flags.values())
