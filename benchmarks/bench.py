@@ -468,13 +468,14 @@ def _scalar(
 
 
 def _time_select(frame: pl.DataFrame, expr: pl.Expr, repeats: int) -> float:
-    return _best(lambda: frame.select(expr), repeats)[0]
+    return _best(lambda: frame.lazy().select(expr).collect(), repeats)[0]
 
 
 def _profile(frame: pl.DataFrame, repeats: int) -> dict[str, Any]:
     """Time the stages of the DataFrame plan one by one, each on the previous one's output.
 
-    The stages are gradeframe's own (private) functions, as ``with_answer_contains`` runs them.
+    The stages are gradeframe's own (private) functions, as ``with_answer_contains`` runs them,
+    each run lazily (a query of its own).
     """
     from gradeframe import answer as ans
     from gradeframe.fold import fold
@@ -487,7 +488,7 @@ def _profile(frame: pl.DataFrame, repeats: int) -> dict[str, Any]:
     )
     with_info = folded.with_columns(info=ans._ref_info(pl.col("ref")))
     match = ans._match_stages(pl.struct("outcome", "info"))
-    stages["match: first occurrence, rules, marking where needed"] = _time_select(
+    stages["match: literal search, rules where it occurs, rescan where broken"] = _time_select(
         with_info, match, repeats
     )
     matched = with_info.select(m=match).unnest("m")
@@ -737,8 +738,7 @@ def write_results(
     lines.append(
         f"Notes: the 1/10/50-refs runs use {n_refs:,} rows, not {n1:,}, to keep the full run"
         " short: the list path explodes to one row per acceptable answer (50 refs: 50 rows per"
-        " row) and copies the marked answer for each, so time and memory grow with it."
-        " Ratios are per row against"
+        " row), so time and memory grow with it. Ratios are per row against"
         " the bare Polars row of the same frame (the streaming rows against bare Polars at"
         f' {n1:,} rows). The scalar row is its sample time × {n1:,} / sample size. "runs" < 3'
         f' means the repeats were cut after {REPEAT_CAP:.0f} s; "skipped" means the run would'
@@ -763,6 +763,12 @@ def write_results(
         )
 
     target(f"answer_contains {n1:,} rows / bare Polars", _ratio(ac, bare[n1]), 10, "{:.2f}×")
+    target(
+        f"answer_contains (String ref) {n1:,} rows / bare Polars",
+        _ratio(res["plstr"], bare[n1]),
+        10,
+        "{:.2f}×",
+    )
     scalar_full = scalar["best"] * n1 / scalar["sample"] if "best" in scalar else None
     target(
         "scalar reference / answer_contains (speed-up)",
@@ -816,8 +822,19 @@ def write_results(
     lines.append("")
     text = "\n".join(lines)
     print(text)
-    RESULTS.write_text(text)
+    RESULTS.write_text(text + _kept_sections())
     _say(f"wrote {RESULTS}")
+
+
+#: Sections of RESULTS.md that a full run keeps: the profile (written by ``--profile``) and the
+#: history of earlier runs (kept by hand).
+KEPT_SECTIONS = ("## Profile", "## History")
+
+
+def _kept_sections() -> str:
+    old = RESULTS.read_text() if RESULTS.exists() else ""
+    starts = [old.find("\n" + heading) for heading in KEPT_SECTIONS if "\n" + heading in old]
+    return old[min(starts) :] if starts else ""
 
 
 def main_profile(args: argparse.Namespace) -> None:
@@ -828,14 +845,38 @@ def main_profile(args: argparse.Namespace) -> None:
         raise SystemExit(r["error"])
     full = r["stages"]["full answer_contains (list refs)"]
     bare = r["stages"]["bare Polars contains"]
-    print(f"## Profile: {r['rows']:,} rows, best of 3 (machine load {os.getloadavg()[0]:.2f})\n")
-    print("| stage | time | share of full call (list refs) | × bare Polars |")
-    print("|---|---:|---:|---:|")
+    lines = [
+        f"## Profile: {r['rows']:,} rows, best of 3 (machine load {os.getloadavg()[0]:.2f})",
+        "",
+        "| stage | time | share of full call (list refs) | × bare Polars |",
+        "|---|---:|---:|---:|",
+    ]
     for name, t in r["stages"].items():
         if isinstance(t, str):
-            print(f"| {name} | {t} | - | - |")
+            lines.append(f"| {name} | {t} | - | - |")
         else:
-            print(f"| {name} | {_fmt_s(t)} | {100 * t / full:.0f} % | {t / bare:.1f}× |")
+            lines.append(f"| {name} | {_fmt_s(t)} | {100 * t / full:.0f} % | {t / bare:.1f}× |")
+    lines += [
+        "",
+        "(`python benchmarks/bench.py --profile`, same machine, after the run above. Each stage"
+        " is gradeframe's own function, run lazily on the previous stage's output; the full call"
+        " fuses them into one query, which is why it costs less than their sum.)",
+        "",
+    ]
+    section = "\n".join(lines)
+    print(section)
+    if not RESULTS.exists():
+        return
+    old = RESULTS.read_text()
+    start = old.find("\n## Profile")
+    if start < 0:  # before the history, or at the end
+        start = old.find("\n## History") if "\n## History" in old else len(old)
+        end = start
+    else:
+        following = old.find("\n## ", start + 1)
+        end = following if following >= 0 else len(old)
+    RESULTS.write_text(old[:start] + "\n" + section + old[end:])
+    _say(f"wrote the profile into {RESULTS}")
 
 
 def main() -> None:
