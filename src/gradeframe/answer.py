@@ -433,7 +433,7 @@ def _resolve_refs(refs: IntoExpr, schema: Schema | None) -> tuple[pl.Expr, bool]
 # struct on an eager frame, and the rules reuse the folded text many times.
 
 # The boundary rules of SPEC.md §2, checked on the (at most two) characters around one
-# occurrence. They run on tiny strings, so they are cheap; see _match_stages.
+# occurrence. They run on tiny strings, so they are cheap; see _check_occurrence.
 #: Before an occurrence that begins with a digit: a digit, ".", or a minus sign ("-" not after a
 #: letter or digit; the context is cut at two characters, and "^" is the text's start only when
 #: the occurrence is within two characters of it, which is exactly when the cut is shorter).
