@@ -120,9 +120,7 @@ def in_cli_words(message: str) -> str:
 
     names = "|".join(sorted(FLAGS, key=len, reverse=True))
     message = re.sub(rf"`({names})=([^`]+)`", with_value, message)
-    message = re.sub(
-        rf"`({names})(?:\[\d+\])?=?`", lambda m: f"`{FLAGS[m.group(1)]}`", message
-    )
+    message = re.sub(rf"`({names})(?:\[\d+\])?=?`", lambda m: f"`{FLAGS[m.group(1)]}`", message)
     return re.sub(r"Pass `--prefix` \(for example prefix='(\w+)'\)", r"Pass --prefix \1", message)
 
 
@@ -164,7 +162,7 @@ def read_input(args: argparse.Namespace) -> Input:
 
 
 def read_frame(path: Path, *, separator: str = ",") -> pl.DataFrame:
-    """Read a file of answers by its extension; CSV cells are text, and flattened records rebuilt."""
+    """Read a file of answers by its extension (CSV: text cells, flattened records rebuilt)."""
     fmt = _format_of(path, "input")
     if not path.exists():
         msg = f"input {str(path)!r}: no such file"
