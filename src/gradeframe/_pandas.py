@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from numbers import Integral, Real
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 import pandas as pd
@@ -23,11 +23,18 @@ import polars as pl
 import pyarrow as pa
 
 from gradeframe import answer as answer_rules
-from gradeframe import fold
+from gradeframe import fold as fold_rules
 from gradeframe import matchers as matcher_rules
 from gradeframe import report as report_rules
-from gradeframe._inputs import check_column, check_output_names, check_prefix
+from gradeframe._delegate import delegates
+from gradeframe._inputs import IntoExpr, check_column, check_output_names, check_prefix
 from gradeframe._mixed import split_mixed
+from gradeframe.answer import NotFound
+from gradeframe.matchers import PatternLike
+from gradeframe.report import By
+
+if TYPE_CHECKING:
+    import altair as alt
 
 #: How a column's values are coerced when Arrow cannot read an object column as it is.
 #: "text": non-strings become null (an answer that is not a string is a parse failure).
@@ -166,7 +173,12 @@ def needed_columns(
 
 @pd.api.extensions.register_dataframe_accessor("grade")
 class PandasFrameGrade:
-    """``df.grade``: gradeframe on a pandas DataFrame (same answers as Polars)."""
+    """``df.grade``: gradeframe on a pandas DataFrame (same answers as Polars).
+
+    Each method spells out its parameters and takes its docstring from the function it runs (see
+    :mod:`gradeframe._delegate`). A grading method lists the columns it reads with their roles
+    (``arguments``), and :meth:`_add_columns` converts just those through Arrow.
+    """
 
     def __init__(self, frame: pd.DataFrame) -> None:
         if not isinstance(frame, pd.DataFrame):  # pragma: no cover - pandas guarantees this
@@ -174,20 +186,37 @@ class PandasFrameGrade:
             raise AttributeError(msg)
         self._frame = frame
 
+    def _add_columns(
+        self,
+        function: Callable[..., pl.DataFrame],
+        columns: Sequence[str],
+        arguments: Iterable[tuple[str, Any, Role | None]],
+        /,
+        *args: Any,
+        **kwargs: Any,
+    ) -> pd.DataFrame:
+        """Check the arguments on the whole pandas frame, then run a Polars frame function."""
+        prefix = kwargs.get("prefix", "")
+        check_prefix(prefix)
+        needed = needed_columns(self._frame, arguments)
+        present = {str(c): pl.Null() for c in self._frame.columns}
+        check_output_names(present, [prefix + c for c in columns])
+        return run_on_pandas(self._frame, function, needed, *args, **kwargs)
+
+    @delegates(answer_rules.with_answer_contains, doc=answer_rules.answer_contains)
     def answer_contains(
         self,
-        answer: Any = "answer",
-        refs: Any = "refs",
+        answer: IntoExpr = "answer",
+        refs: IntoExpr = "refs",
         *,
-        partial: Any = None,
-        notes: Any = None,
-        trace: Any = None,
-        status: Any = None,
-        failure_kind: Any = None,
-        not_found: Any = None,
+        partial: IntoExpr | None = None,
+        notes: IntoExpr | None = None,
+        trace: IntoExpr | None = None,
+        status: IntoExpr | None = None,
+        failure_kind: IntoExpr | None = None,
+        not_found: NotFound = None,
         prefix: str = "",
     ) -> pd.DataFrame:
-        """Add correct, failure_kind and outcome; see :func:`gradeframe.answer_contains`."""
         arguments = [
             ("answer", answer, "text"),
             ("refs", refs, "refs"),
@@ -213,25 +242,17 @@ class PandasFrameGrade:
             prefix=prefix,
         )
 
-    def _add_columns(
+    @delegates(matcher_rules.with_exact_match, doc=matcher_rules.exact_match)
+    def exact_match(
         self,
-        function: Callable[..., pl.DataFrame],
-        columns: Sequence[str],
-        arguments: Iterable[tuple[str, Any, Role | None]],
-        /,
-        *args: Any,
-        **kwargs: Any,
+        actual: IntoExpr,
+        expected: IntoExpr | bool | float,
+        *,
+        ignore_case: bool = True,
+        strip: bool = True,
+        label: str | None = None,
+        prefix: str = "",
     ) -> pd.DataFrame:
-        """Check the arguments on the whole pandas frame, then run a Polars frame function."""
-        prefix = kwargs.get("prefix", "")
-        check_prefix(prefix)
-        needed = needed_columns(self._frame, arguments)
-        present = {str(c): pl.Null() for c in self._frame.columns}
-        check_output_names(present, [prefix + c for c in columns])
-        return run_on_pandas(self._frame, function, needed, *args, **kwargs)
-
-    def exact_match(self, actual: Any, expected: Any, **kwargs: Any) -> pd.DataFrame:
-        """Add correct and expectation; see :func:`gradeframe.exact_match`."""
         arguments = [("actual", actual, "mixed"), ("expected", expected, "mixed")]
         return self._add_columns(
             matcher_rules.with_exact_match,
@@ -239,11 +260,22 @@ class PandasFrameGrade:
             arguments,
             actual,
             expected,
-            **kwargs,
+            ignore_case=ignore_case,
+            strip=strip,
+            label=label,
+            prefix=prefix,
         )
 
-    def includes(self, actual: Any, expected: Any, **kwargs: Any) -> pd.DataFrame:
-        """Add correct, expectation and missing; see :func:`gradeframe.includes`."""
+    @delegates(matcher_rules.with_includes, doc=matcher_rules.includes)
+    def includes(
+        self,
+        actual: IntoExpr,
+        expected: IntoExpr | Sequence[str],
+        *,
+        ignore_case: bool = True,
+        label: str | None = None,
+        prefix: str = "",
+    ) -> pd.DataFrame:
         arguments = [("actual", actual, "mixed"), ("expected", expected, "refs")]
         return self._add_columns(
             matcher_rules.with_includes,
@@ -251,24 +283,44 @@ class PandasFrameGrade:
             arguments,
             actual,
             expected,
-            **kwargs,
+            ignore_case=ignore_case,
+            label=label,
+            prefix=prefix,
         )
 
-    def matches(self, actual: Any, pattern: Any = None, **kwargs: Any) -> pd.DataFrame:
-        """Add correct and expectation; see :func:`gradeframe.matches`."""
-        column = kwargs.get("pattern_column")
-        arguments = [("actual", actual, "mixed"), ("pattern_column", column, None)]
+    @delegates(matcher_rules.with_matches, doc=matcher_rules.matches)
+    def matches(
+        self,
+        actual: IntoExpr,
+        pattern: PatternLike | None = None,
+        *,
+        pattern_column: IntoExpr | None = None,
+        label: str | None = None,
+        prefix: str = "",
+    ) -> pd.DataFrame:
+        arguments = [("actual", actual, "mixed"), ("pattern_column", pattern_column, None)]
         return self._add_columns(
             matcher_rules.with_matches,
             matcher_rules.MATCHES_COLUMNS,
             arguments,
             actual,
             pattern,
-            **kwargs,
+            pattern_column=pattern_column,
+            label=label,
+            prefix=prefix,
         )
 
-    def within(self, actual: Any, expected: Any, **kwargs: Any) -> pd.DataFrame:
-        """Add correct, expectation, tolerance and difference; see :func:`gradeframe.within`."""
+    @delegates(matcher_rules.with_within, doc=matcher_rules.within)
+    def within(
+        self,
+        actual: IntoExpr,
+        expected: IntoExpr | float,
+        *,
+        delta: float | None = None,
+        percent: float | None = None,
+        label: str | None = None,
+        prefix: str = "",
+    ) -> pd.DataFrame:
         arguments = [("actual", actual, "mixed"), ("expected", expected, "mixed")]
         return self._add_columns(
             matcher_rules.with_within,
@@ -276,20 +328,62 @@ class PandasFrameGrade:
             arguments,
             actual,
             expected,
-            **kwargs,
+            delta=delta,
+            percent=percent,
+            label=label,
+            prefix=prefix,
         )
 
-    def report(self, by: Any = None, **kwargs: Any) -> pd.DataFrame:
-        """Summarise accuracy and failures per group; see :func:`gradeframe.report`."""
-        return report_rules.report(self._frame, by, **kwargs)
+    @delegates(report_rules.report)
+    def report(
+        self,
+        by: By = None,
+        *,
+        correct: str = "correct",
+        failure_kind: str = "failure_kind",
+        carried_kinds: Sequence[str] | None = None,
+    ) -> pd.DataFrame:
+        return report_rules.report(
+            self._frame,
+            by,
+            correct=correct,
+            failure_kind=failure_kind,
+            carried_kinds=carried_kinds,
+        )
 
-    def failures(self, **kwargs: Any) -> pd.DataFrame:
-        """Return the rows that are not right; see :func:`gradeframe.failures`."""
-        return report_rules.failures(self._frame, **kwargs)
+    @delegates(report_rules.failures)
+    def failures(
+        self,
+        *,
+        answer: str | None = "answer",
+        refs: str | None = "refs",
+        correct: str = "correct",
+        failure_kind: str | None = "failure_kind",
+        kind: str | Sequence[str] | None = None,
+        prefix: str = "",
+    ) -> pd.DataFrame:
+        return report_rules.failures(
+            self._frame,
+            answer=answer,
+            refs=refs,
+            correct=correct,
+            failure_kind=failure_kind,
+            kind=kind,
+            prefix=prefix,
+        )
 
-    def chart(self, by: Any = None, **kwargs: Any) -> Any:
-        """Chart failures and accuracy per group (Altair); see :func:`gradeframe.chart`."""
-        return report_rules.chart(self._frame, by, **kwargs)
+    @delegates(report_rules.chart)
+    def chart(
+        self,
+        by: By = None,
+        *,
+        correct: str = "correct",
+        failure_kind: str = "failure_kind",
+        title: str | None = None,
+    ) -> alt.HConcatChart:
+        return report_rules.chart(
+            self._frame, by, correct=correct, failure_kind=failure_kind, title=title
+        )
 
 
 @pd.api.extensions.register_series_accessor("grade")
@@ -299,16 +393,17 @@ class PandasSeriesGrade:
     def __init__(self, series: pd.Series) -> None:
         self._series = series
 
-    def _run(self, make: Callable[[pl.Expr], pl.Expr]) -> pd.Series:
+    def _run(self, function: Callable[..., pl.Expr], /, **kwargs: Any) -> pd.Series:
+        """Run an expression function on this Series (as text); the index and name are kept."""
         name = "__gradeframe__"
         frame = to_polars(pd.DataFrame({name: self._series.array}), {name: "text"})
-        values = frame.select(make(pl.col(name)).alias(name)).to_series()
+        values = frame.select(function(pl.col(name), **kwargs).alias(name)).to_series()
         return pd.Series(to_pandas_column(values), index=self._series.index, name=self._series.name)
 
+    @delegates(fold_rules.fold)
     def fold(self) -> pd.Series:
-        """Fold text; see :func:`gradeframe.fold`."""
-        return self._run(fold.fold)
+        return self._run(fold_rules.fold)
 
+    @delegates(answer_rules.is_not_found)
     def is_not_found(self, *, phrases: Sequence[str] | None = None) -> pd.Series:
-        """Detect not-found reports; see :func:`gradeframe.is_not_found`."""
-        return self._run(lambda e: answer_rules.is_not_found(e, phrases=phrases))
+        return self._run(answer_rules.is_not_found, phrases=phrases)
