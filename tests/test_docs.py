@@ -3,7 +3,7 @@
 Each ```python block of a page runs in order, in one namespace per page (so a page reads like a
 notebook). When the next fenced block after it is a ```text block, what the Python block printed
 must equal it. A ```text block that starts with ``$ gradeframe ...`` shows a command line: the
-command runs (in process) and its standard output must equal the lines after the command.
+command runs (in process) and what it writes (stdout, then stderr) must equal the lines after the command.
 
 Polars prints a frame's shape and column dtypes; a page may leave those lines out, so they are
 dropped from both sides before comparing. Pages added to docs/ later are picked up by name.
@@ -53,11 +53,13 @@ def shown(text: str) -> list[str]:
 
 
 def run_command(line: str) -> str:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-        status = cli.main(shlex.split(line)[1:])
-    assert status == 0, f"`{line}` exited with {status}"
-    return out.getvalue()
+    """Run a ``gradeframe ...`` command line in process: what it wrote to stdout, then stderr."""
+    out, err = io.StringIO(), io.StringIO()
+    # --version, --help and usage errors exit through argparse
+    redirected = contextlib.redirect_stdout(out), contextlib.redirect_stderr(err)
+    with redirected[0], redirected[1], contextlib.suppress(SystemExit):
+        cli.main(shlex.split(line)[1:])
+    return out.getvalue() + err.getvalue()
 
 
 @pytest.mark.parametrize("page", PAGES, ids=lambda p: p.relative_to(ROOT).as_posix())
@@ -74,7 +76,11 @@ def test_page_runs_and_prints_what_it_shows(
             printed = io.StringIO()
             with contextlib.redirect_stdout(printed):
                 exec(compile(body, where, "exec"), namespace)
-            if following is not None and following[0] == "text":
+            if (
+                following is not None
+                and following[0] == "text"
+                and not following[1].startswith("$ gradeframe ")
+            ):
                 assert shown(printed.getvalue()) == shown(following[1]), where
         elif language == "text" and body.startswith("$ gradeframe "):
             command, _, expected = body.partition("\n")
@@ -98,3 +104,60 @@ def test_the_harness_compares_and_fails_on_a_wrong_output(tmp_path: Path) -> Non
     with contextlib.redirect_stdout(printed):
         exec(body[0][1], {})
     assert shown(printed.getvalue()) != shown(body[1][1])
+
+
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def _readme_commands() -> list[str]:
+    first_bash = next(body for language, body, _ in blocks(README) if language == "bash")
+    return [line for line in first_bash.splitlines() if line and not line.startswith("#")]
+
+
+def test_readme_starts_with_the_two_commands() -> None:
+    install_and_score, install_and_test = _readme_commands()
+    assert README.index("```bash") < README.index("```python")
+    assert install_and_score.endswith("&& gradeframe score --example")
+    assert "pip install" in install_and_score
+    assert install_and_test.endswith("&& pytest")
+    assert "pip install -e '.[test]'" in install_and_test
+
+
+def test_readme_is_a_short_front_page_with_what_a_new_user_asks() -> None:
+    assert len(README) < 10_000
+    for needed in (
+        "`outcome`",
+        "gradeframe.example()",
+        "not mentioned",
+        "unknown from the text",
+        "the answer is not in the document",
+        "I could not find it in the text",
+        "there is no information about ... in the document",
+        "it cannot be determined from the text",
+        "unable to determine ... from the passage",
+        "## Scale",
+        "(docs/scale.md)",
+        "about two minutes",
+    ):
+        assert needed in README, needed
+    for moved in ("## The failure kinds", "## Bad and odd input", "## Choices where"):
+        assert moved not in README
+
+
+def test_ci_runs_the_readme_test_command_and_the_thorough_properties() -> None:
+    script = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    test_command = _readme_commands()[1].rsplit("&& ", 1)[1]
+    assert test_command in script
+    assert "GRADEFRAME_HYPOTHESIS=thorough pytest tests/test_properties.py" in script
+    assert "ruff check ." in script
+    assert "ruff format --check ." in script
+
+
+def test_the_default_hypothesis_profile_is_quick_and_ci_keeps_2000_examples() -> None:
+    from hypothesis import settings
+
+    assert settings.get_profile("quick").max_examples <= 100
+    assert settings.get_profile("ci").max_examples == 2000
+    assert settings.get_profile("thorough").max_examples == 2000
+    conftest = (ROOT / "tests" / "conftest.py").read_text(encoding="utf-8")
+    assert 'os.environ.get("GRADEFRAME_HYPOTHESIS", "quick")' in conftest
