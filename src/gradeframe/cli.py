@@ -549,9 +549,9 @@ def print_report(table: pl.DataFrame, out: TextIO) -> None:
         shown.add_column(name, justify="right" if numeric else "left", no_wrap=True)
     for row in table.iter_rows():
         shown.add_row(*(_shown(value) for value in row))
+    # Plain Markdown, the same in a terminal, a pipe and a notebook: it can be pasted anywhere.
     buffer = io.StringIO()
-    terminal = hasattr(out, "isatty") and out.isatty()
-    console = Console(file=buffer, width=100_000, highlight=False, force_terminal=terminal)
+    console = Console(file=buffer, width=100_000, highlight=False, color_system=None)
     console.print(shown)
     lines = [line.rstrip() for line in buffer.getvalue().splitlines()]
     print("\n".join(line for line in lines if line.strip()), file=out)
