@@ -5,6 +5,9 @@ notebook). When the next fenced block after it is a ```text block, what the Pyth
 must equal it. A ```text block that starts with ``$ gradeframe ...`` shows a command line: the
 command runs (in process) and what it writes (stdout, then stderr) must equal the lines after the command.
 
+A block whose fence reads ```python requires=pyspark (several: requires=dask,pyspark) needs those
+packages: where one is missing, the rest of the page is skipped (the blocks before it still ran).
+
 Polars prints a frame's shape and column dtypes; a page may leave those lines out, so they are
 dropped from both sides before comparing. Pages added to docs/ later are picked up by name.
 """
@@ -12,6 +15,7 @@ dropped from both sides before comparing. Pages added to docs/ later are picked 
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import io
 import re
 import shlex
@@ -24,7 +28,9 @@ from gradeframe import cli
 ROOT = Path(__file__).resolve().parents[1]
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 
-FENCE = re.compile(r"^```(\w*)[^\n]*\n(.*?)^```[ \t]*$", re.DOTALL | re.MULTILINE)
+FENCE = re.compile(r"^```(\w*)([^\n]*)\n(.*?)^```[ \t]*$", re.DOTALL | re.MULTILINE)
+# "```python requires=pyspark,dask": the rest of the page is skipped where one is not installed.
+REQUIRES = re.compile(r"\brequires=([\w.,-]+)")
 DTYPE = re.compile(
     r"---|str|bool|binary|null|object|cat|enum|date|time|[iuf]\d+|"
     r"(list|array|struct|datetime|duration|decimal)\[.*\]"
@@ -39,11 +45,14 @@ def _is_dtype_row(line: str) -> bool:
     return all(DTYPE.fullmatch(c) for c in cells)
 
 
-def blocks(text: str) -> list[tuple[str, str, int]]:
-    """Every fenced block: (language, body, line number)."""
-    return [
-        (m.group(1), m.group(2), text.count("\n", 0, m.start()) + 1) for m in FENCE.finditer(text)
-    ]
+def blocks(text: str) -> list[tuple[str, str, int, list[str]]]:
+    """Every fenced block: (language, body, line number, packages it requires)."""
+    found = []
+    for m in FENCE.finditer(text):
+        requires = REQUIRES.search(m.group(2))
+        packages = requires.group(1).split(",") if requires else []
+        found.append((m.group(1), m.group(3), text.count("\n", 0, m.start()) + 1, packages))
+    return found
 
 
 def shown(text: str) -> list[str]:
@@ -69,9 +78,12 @@ def test_page_runs_and_prints_what_it_shows(
     monkeypatch.chdir(tmp_path)  # examples that write files write them here
     found = blocks(page.read_text(encoding="utf-8"))
     namespace: dict[str, object] = {"__name__": f"docs_{page.stem}"}
-    for index, (language, body, line) in enumerate(found):
+    for index, (language, body, line, packages) in enumerate(found):
         where = f"{page.name}, line {line}"
         following = found[index + 1] if index + 1 < len(found) else None
+        missing = [p for p in packages if importlib.util.find_spec(p) is None]
+        if missing:
+            pytest.skip(f"{where} and after need {', '.join(missing)}")
         if language == "python":
             printed = io.StringIO()
             with contextlib.redirect_stdout(printed):
@@ -110,7 +122,7 @@ README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 
 def _readme_commands() -> list[str]:
-    first_bash = next(body for language, body, _ in blocks(README) if language == "bash")
+    first_bash = next(body for language, body, *_ in blocks(README) if language == "bash")
     return [line for line in first_bash.splitlines() if line and not line.startswith("#")]
 
 
