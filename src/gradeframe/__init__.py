@@ -15,6 +15,7 @@ from gradeframe.answer import (
     with_answer_contains,
 )
 from gradeframe.chart import chart
+from gradeframe.compare import agreement, compare
 from gradeframe.example import example, example_document
 from gradeframe.fold import fold
 from gradeframe.kinds import KINDS
@@ -34,8 +35,10 @@ __all__ = [
     "DEFAULT_NOT_FOUND_PHRASES",
     "KINDS",
     "MAX_METADATA_LENGTH",
+    "agreement",
     "answer_contains",
     "chart",
+    "compare",
     "exact_match",
     "example",
     "example_document",
