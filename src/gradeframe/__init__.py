@@ -14,7 +14,7 @@ from gradeframe.answer import (
     is_not_found,
     with_answer_contains,
 )
-from gradeframe.chart import chart
+from gradeframe.chart import chart, compare_chart
 from gradeframe.compare import agreement, compare
 from gradeframe.example import example, example_document
 from gradeframe.fold import fold
@@ -39,6 +39,7 @@ __all__ = [
     "answer_contains",
     "chart",
     "compare",
+    "compare_chart",
     "exact_match",
     "example",
     "example_document",
