@@ -22,6 +22,7 @@ NAMES = [
     "quickstart_pandas.ipynb",
     "failure_analysis.ipynb",
     "your_own_file.ipynb",
+    "comparing_models.ipynb",
 ]
 
 
@@ -80,3 +81,24 @@ def test_a_notebook_starts_from_a_user_file_and_covers_the_matchers_and_the_cli(
         assert call in code, call
     assert '"-m", "gradeframe.cli"' in code
     assert 'gradeframe("score", "my_runs.csv"' in code
+
+
+def test_comparing_models_notebook_compares_three_models_and_clusters_epochs() -> None:
+    notebook = nbformat.read(NOTEBOOKS / "comparing_models.ipynb", as_version=4)
+    code = "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "code")
+    for call in (
+        "gf.example()",
+        ".grade.compare(",
+        ".grade.compare_chart(",
+        'cluster="question_id"',
+    ):
+        assert call in code, call
+    shown = "\n".join(
+        output["data"].get("text/plain", "")
+        for cell in notebook.cells
+        if cell.cell_type == "code"
+        for output in cell.outputs
+        if output["output_type"] == "execute_result"
+    )
+    assert shown.count("atlas-large ┆ beacon-7b") >= 2  # three models, pairwise, twice
+    assert "clustered_width" in shown

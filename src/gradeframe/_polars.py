@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 import polars as pl
 
 from gradeframe import answer as answer_rules
+from gradeframe import chart as chart_rules
+from gradeframe import compare as compare_rules
 from gradeframe import fold as fold_rules
 from gradeframe import matchers as matcher_rules
 from gradeframe import report as report_rules
@@ -136,7 +138,10 @@ class _FrameGrade(Generic[FrameT]):
         by: By = None,
         *,
         correct: str = "correct",
-        failure_kind: str = "failure_kind",
+        failure_kind: str | None = "failure_kind",
+        prefix: str = "",
+        cluster: str | None = None,
+        score: str | None = None,
         carried_kinds: Sequence[str] | None = None,
     ) -> FrameT:
         return report_rules.report(
@@ -144,6 +149,9 @@ class _FrameGrade(Generic[FrameT]):
             by,
             correct=correct,
             failure_kind=failure_kind,
+            prefix=prefix,
+            cluster=cluster,
+            score=score,
             carried_kinds=carried_kinds,
         )
 
@@ -151,34 +159,69 @@ class _FrameGrade(Generic[FrameT]):
     def failures(
         self,
         *,
-        answer: str | None = "answer",
-        refs: str | None = "refs",
-        correct: str = "correct",
-        failure_kind: str | None = "failure_kind",
-        kind: str | Sequence[str] | None = None,
+        actual: str | bool | None = None,
+        expected: str | bool | None = None,
         prefix: str = "",
+        correct: str = "correct",
+        failure_kind: str = "failure_kind",
+        kind: str | Sequence[str] | None = None,
     ) -> FrameT:
         return report_rules.failures(
             self._frame,
-            answer=answer,
-            refs=refs,
+            actual=actual,
+            expected=expected,
+            prefix=prefix,
             correct=correct,
             failure_kind=failure_kind,
             kind=kind,
-            prefix=prefix,
         )
 
-    @delegates(report_rules.chart)
+    @delegates(chart_rules.chart)
     def chart(
         self,
         by: By = None,
         *,
         correct: str = "correct",
         failure_kind: str = "failure_kind",
+        prefix: str = "",
         title: str | None = None,
     ) -> alt.HConcatChart:
-        return report_rules.chart(
-            self._frame, by, correct=correct, failure_kind=failure_kind, title=title
+        return chart_rules.chart(
+            self._frame,
+            by,
+            correct=correct,
+            failure_kind=failure_kind,
+            prefix=prefix,
+            title=title,
+        )
+
+    @delegates(compare_rules.compare)
+    def compare(
+        self,
+        by: str = "model",
+        on: str | Sequence[str] = "question_id",
+        *,
+        correct: str = "correct",
+        baseline: Any = None,
+    ) -> FrameT:
+        return compare_rules.compare(self._frame, by, on, correct=correct, baseline=baseline)
+
+    @delegates(compare_rules.agreement)
+    def agreement(self, a: str, b: str, *, by: str | Sequence[str] | None = None) -> FrameT:
+        return compare_rules.agreement(self._frame, a, b, by=by)
+
+    @delegates(chart_rules.compare_chart)
+    def compare_chart(
+        self,
+        by: str = "model",
+        on: str | Sequence[str] = "question_id",
+        *,
+        correct: str = "correct",
+        baseline: Any = None,
+        title: str | None = None,
+    ) -> alt.LayerChart:
+        return chart_rules.compare_chart(
+            self._frame, by, on, correct=correct, baseline=baseline, title=title
         )
 
 
