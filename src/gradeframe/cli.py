@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import importlib.metadata
-import inspect
 import io
 import json
 import os
@@ -712,9 +711,6 @@ def _report_options(args: argparse.Namespace, schema: pl.Schema) -> dict[str, An
     if args.cluster is None:
         return {}
     check_column(schema, args.cluster, "--cluster")
-    if "cluster" not in inspect.signature(report).parameters:
-        msg = "--cluster: this version of gradeframe's report() has no clustered intervals"
-        raise CliError(msg)
     return {"cluster": args.cluster}
 
 
