@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import sys
 from collections.abc import Callable
@@ -23,6 +24,21 @@ NAMESPACES = {
     "pandas DataFrame": _pandas.PandasFrameGrade,
     "pandas Series": _pandas.PandasSeriesGrade,
 }
+
+# Namespaces registered by optional modules (the Dask accessor): every class there with a
+# delegating method is held to the same rules, when the module can be imported.
+for _module_name in ("gradeframe.dask",):
+    try:
+        _module = importlib.import_module(_module_name)
+    except ImportError:
+        continue
+    for _name, _cls in vars(_module).items():
+        if (
+            inspect.isclass(_cls)
+            and _cls.__module__ == _module.__name__
+            and any(delegate_of(f) for _, f in inspect.getmembers(_cls, inspect.isfunction))
+        ):
+            NAMESPACES[f"{_module_name}.{_name}"] = _cls
 
 METHODS = [
     pytest.param(cls, name, id=f"{where}.{name}")
