@@ -321,3 +321,62 @@ def test_agreement_against_statsmodels(constructor: Any, seed: int) -> None:
         close([out["agreement"][i]], [(x == y).mean()])
         close([out["kappa"][i]], [sm_cohens_kappa(table).kappa])
         close([out["p_value"][i]], [mcnemar(table, exact=True).pvalue])
+
+
+# --------------------------------------------------------------------------------------------
+# Generated frames (hypothesis): the same numbers as the independent computations
+# --------------------------------------------------------------------------------------------
+
+from hypothesis import assume, given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+ROWS = st.lists(
+    st.tuples(st.integers(0, 6), st.booleans(), st.floats(0, 1)), min_size=2, max_size=60
+)
+
+
+@given(rows=ROWS)
+def test_generated_report_cluster_matches_statsmodels(rows: list[tuple[int, bool, float]]) -> None:
+    clusters = np.array([r[0] for r in rows])
+    assume(len(set(clusters.tolist())) >= 2)
+    y = np.array([r[1] for r in rows], dtype=float)
+    score = np.array([r[2] for r in rows])
+    frame = pl.DataFrame({"g": clusters, "correct": y.astype(bool), "s": score})
+    out = gf.report(frame, cluster="g", score="s").row(0, named=True)
+    p = y.mean()
+    se = cr0(y, clusters)
+    close([out["ci_low"], out["ci_high"]], [max(0.0, p - Z_95 * se), min(1.0, p + Z_95 * se)])
+    se_score = cr0(score, clusters)
+    close(
+        [out["mean_score"], out["score_ci_low"], out["score_ci_high"]],
+        [score.mean(), score.mean() - Z_95 * se_score, score.mean() + Z_95 * se_score],
+    )
+
+
+PAIRS = st.lists(
+    st.tuples(st.integers(0, 15), st.sampled_from(["m1", "m2"]), st.booleans()),
+    min_size=4,
+    max_size=80,
+)
+
+
+@given(rows=PAIRS)
+def test_generated_compare_matches_scipy(rows: list[tuple[int, str, bool]]) -> None:
+    data = {
+        "question_id": [f"q{r[0]}" for r in rows],
+        "model": [r[1] for r in rows],
+        "correct": [r[2] for r in rows],
+    }
+    frame = pd.DataFrame(data)
+    assume(set(data["model"]) == {"m1", "m2"})
+    means = frame.groupby(["model", "question_id"])["correct"].mean().unstack(0).dropna()
+    assume(len(means) >= 2)
+    d = means["m2"] - means["m1"]
+    assume(d.std(ddof=1) > 0)  # scipy's t-test is undefined on constant differences
+    out = gf.compare(pl.DataFrame(data)).row(0, named=True)
+    expected = independent_compare(frame, "m1", "m2")
+    for name, value in expected.items():
+        if isinstance(value, int):
+            assert out[name] == value, name
+        else:
+            close([out[name]], [value])
