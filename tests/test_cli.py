@@ -495,3 +495,45 @@ def test_output_column_clash_speaks_of_the_prefix_flag(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert "--prefix" in result.stderr
     assert "prefix=" not in result.stderr
+
+
+def test_deeply_nested_field_survives_a_csv_round_trip(tmp_path: Path) -> None:
+    row = {"output": {"message": {"content": "It was 12.", "role": "x"}}, "refs": "12"}
+    path = write(tmp_path / "deep.jsonl", json.dumps(row))
+    out = tmp_path / "deep.csv"
+    first = run("score", str(path), "--answer", "output.message.content", "-o", str(out), "-q")
+    assert first.returncode == 0, first.stderr
+    assert out.read_text(encoding="utf-8").startswith("output.message.content,output.message.role")
+    again = run("score", str(out), "--answer", "output.message.content")
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.splitlines()[1:] == first.stdout.splitlines()[1:]
+
+
+def test_an_empty_json_array_is_an_error_naming_the_file(tmp_path: Path) -> None:
+    result = run("score", str(write(tmp_path / "runs.json", "[]")))
+    assert result.returncode == 2
+    assert "holds no records" in result.stderr
+
+
+def test_a_closed_pipe_ends_quietly_and_the_output_is_still_written(tmp_path: Path) -> None:
+    out = tmp_path / "graded.parquet"
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "gradeframe.cli",
+            "score",
+            "--example",
+            "--by",
+            "model,question_id",
+            "-o",
+            str(out),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None
+    process.stdout.close()  # like `| head -0`
+    _, err = process.communicate(timeout=120)
+    assert b"Traceback" not in err
+    assert pl.read_parquet(out).height == 120

@@ -157,6 +157,9 @@ def read_input(args: argparse.Namespace) -> Input:
         return Input(example(), "the bundled example", ["model"])
     path: Path = args.file
     frame = read_frame(path, separator=args.separator)
+    if not frame.columns:
+        msg = f"input {str(path)!r}: holds no records"
+        raise CliError(msg)
     return Input(frame, repr(str(path)), [], is_csv=_format_of(path, "input") == "csv")
 
 
@@ -760,13 +763,13 @@ def _run_score(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     share = f" ({n_correct / graded.height:.1%})" if graded.height else ""
     grouped = f", by {', '.join(by)}" if by else ""
     answers = _noun(graded.height, "answer")
+    if args.output is not None:
+        write_frame(graded, args.output)  # first: a closed pipe on stdout must not lose it
     print(f"{answers} from {given.source}: {n_correct:,} right{share}{grouped}", file=out)
     print_report(table, out)
-    if args.output is not None:
-        write_frame(graded, args.output)
-        if not args.quiet:
-            rows = _noun(graded.height, "graded row")
-            print(f"gradeframe: wrote {rows} to {args.output}", file=err)
+    if args.output is not None and not args.quiet:
+        rows = _noun(graded.height, "graded row")
+        print(f"gradeframe: wrote {rows} to {args.output}", file=err)
     return 0
 
 
@@ -804,6 +807,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("gradeframe: interrupted", file=err)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`gradeframe score ... | head`): stop quietly, as `cat` does.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
     return EXIT_ERROR
 
 
