@@ -2,13 +2,36 @@
 
 A namespace method spells out its parameters (so that editors and ``help()`` show them) and is
 decorated with :func:`delegates`, which gives it the function's docstring and records the
-function, so that a test can hold the method's signature to the function's (minus the frame,
-Series or expression argument)::
+function, so that ``tests/test_namespaces.py`` can hold the method's signature to the function's
+(minus the frame, Series or expression argument: parameter names, kinds, defaults and
+annotations must be the same). Adding a method is a few lines in each namespace:
 
-    @delegates(matcher_rules.with_within, doc=matcher_rules.within)
-    def within(self, actual: IntoExpr, expected: IntoExpr | float, *, delta: float | None = None,
-               percent: float | None = None, label: str | None = None, prefix: str = ""):
-        return matcher_rules.with_within(self._frame, actual, expected, delta=delta, ...)
+- Polars DataFrame and LazyFrame (``_polars._FrameGrade``), a frame function ``with_f1``::
+
+      @delegates(matcher_rules.with_f1, doc=matcher_rules.f1)
+      def f1(self, actual: IntoExpr, expected: IntoExpr, *, threshold: float = 0.5,
+             label: str | None = None, prefix: str = "") -> FrameT:
+          return matcher_rules.with_f1(self._frame, actual, expected, threshold=threshold,
+                                       label=label, prefix=prefix)
+
+- Polars Expr (``_polars.ExprGrade``) and Series (``_polars.SeriesGrade``), an expression
+  function ``extract_number(expr, *, which="last")``::
+
+      @delegates(extract_rules.extract_number)
+      def extract_number(self, *, which: Which = "last") -> pl.Expr:    # Expr
+          return extract_rules.extract_number(self._expr, which=which)
+
+      @delegates(extract_rules.extract_number)
+      def extract_number(self, *, which: Which = "last") -> pl.Series:  # Series
+          return self._run(extract_rules.extract_number, which=which)
+
+- pandas Series (``_pandas.PandasSeriesGrade``): as the Polars Series, returning ``pd.Series``.
+- pandas DataFrame (``_pandas.PandasFrameGrade``): a grading method lists the columns it reads
+  with their roles and calls ``self._add_columns(function, OUTPUT_COLUMNS, arguments, ...)``
+  (see ``within`` there); a summary method calls the function on ``self._frame``.
+
+``doc=`` names the function whose docstring documents the rule in full, when ``function`` is a
+thin frame wrapper; the method's docstring is ``function``'s followed by ``doc``'s.
 """
 
 from __future__ import annotations
