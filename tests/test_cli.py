@@ -350,6 +350,11 @@ def test_struct_answer_without_answer_or_text_field_names_the_flag(tmp_path: Pat
     assert message.startswith("gradeframe: error: --answer output: ")
     assert "content, role" in message
     assert "--answer output.content" in message
+    deeper = write(tmp_path / "deeper.jsonl", json.dumps({"output": rows[0], "refs": "1987"}))
+    nested = run("score", str(deeper), "--answer", "output.output")
+    assert nested.returncode == 2
+    assert "--answer output.output: the struct field" in nested.stderr
+    assert "--answer output.output.content" in nested.stderr
     missing = run("score", str(path), "--answer", "output.text")
     assert "--answer output.text: column 'output' has no field 'text'" in missing.stderr
 

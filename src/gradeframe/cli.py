@@ -437,13 +437,15 @@ def column_or_field(schema: pl.Schema, name: str, flag: str) -> str | pl.Expr:
     return name  # pragma: no cover - check_column raised
 
 
-def check_record(schema: pl.Schema, name: str) -> None:
+def check_record(frame: pl.DataFrame, answer: str | pl.Expr, name: str) -> None:
     """Refuse a struct ``--answer`` with neither an ``answer`` nor a ``text`` field."""
-    fields = struct_fields(schema[name]) if name in schema else {}
+    dtype = frame.lazy().select(answer).collect_schema().dtypes()[0]
+    fields = struct_fields(dtype)
     if fields and "answer" not in fields and "text" not in fields:
         text_fields = [f for f, d in fields.items() if d == pl.String] or list(fields)
+        what = "column" if isinstance(answer, str) else "field"
         msg = (
-            f"--answer {name}: the struct column {name!r} has no 'answer' or 'text' field (its "
+            f"--answer {name}: the struct {what} {name!r} has no 'answer' or 'text' field (its "
             f"fields are: {', '.join(fields)}); pick the field that holds the answer, "
             f"for example --answer {name}.{text_fields[0]}"
         )
@@ -728,8 +730,7 @@ def _run_score(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     by = _group_by(args.by) or given.by
     answer = column_or_field(frame.schema, args.answer, "--answer")
     refs = column_or_field(frame.schema, args.refs, "--refs")
-    if isinstance(answer, str):
-        check_record(frame.schema, answer)
+    check_record(frame, answer, args.answer)
     if isinstance(refs, str):
         # CSV holds text only, and a JSON Lines file whose refs mix lists and strings is read
         # with the lists as JSON text: either way, a cell that is a JSON list is a list.
