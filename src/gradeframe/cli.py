@@ -144,7 +144,6 @@ class Input:
     frame: pl.DataFrame
     source: str
     by: list[str]
-    is_csv: bool = False
 
 
 def read_input(args: argparse.Namespace) -> Input:
@@ -160,7 +159,7 @@ def read_input(args: argparse.Namespace) -> Input:
     if not frame.columns:
         msg = f"input {str(path)!r}: holds no records"
         raise CliError(msg)
-    return Input(frame, repr(str(path)), [], is_csv=_format_of(path, "input") == "csv")
+    return Input(frame, repr(str(path)), [])
 
 
 def read_frame(path: Path, *, separator: str = ",") -> pl.DataFrame:
