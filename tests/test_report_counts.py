@@ -77,14 +77,18 @@ def test_partition_summed_counts_give_exactly_the_whole_report(
     # Small slices: some partitions lack a carried kind, so the diagonal concat leaves nulls.
     parts = partitioned_report(frame, 7, **kwargs)
     assert parts.columns == whole.columns
-    for name in whole.columns:
-        left, right = whole.get_column(name), parts.get_column(name)
-        if left.dtype == pl.Float64:
+    # Everything from counts is exact (the clustered sum in 128-bit integers); the score's sums
+    # are floats, which partitions add in another order: equal to rounding.
+    score = ["mean_score", "score_ci_low", "score_ci_high"]
+    assert parts.drop(score, strict=False).equals(whole.drop(score, strict=False))
+    for name in score:
+        if name in whole.columns:
             np.testing.assert_allclose(
-                right.to_numpy(), left.to_numpy(), rtol=1e-12, atol=1e-12, equal_nan=True
+                parts.get_column(name).to_numpy(),
+                whole.get_column(name).to_numpy(),
+                rtol=1e-12,
+                atol=1e-12,
             )
-        else:
-            assert left.to_list() == right.to_list(), name
 
 
 def test_report_is_report_from_counts_of_report_counts(constructor: Any) -> None:

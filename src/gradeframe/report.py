@@ -403,7 +403,12 @@ def report_from_counts(
     additive = [*needed, *kind_columns]
     sums = [pl.col(c).fill_null(0).sum().alias(c) for c in additive]
     lazy = counts.lazy()
-    summed = lazy.group_by(keys).agg(*sums) if keys else lazy.select(*sums)
+    if keys:
+        # Sorted, so that the sums over clusters below add in one order whatever the order of
+        # the counts: the same report to the last bit from one frame or from many partitions.
+        summed = lazy.group_by(keys).agg(*sums).sort(keys, nulls_last=True)
+    else:
+        summed = lazy.select(*sums)
     integer = [c for c in additive if c not in ("score_sum", "score_sumsq")]
     summed = summed.with_columns(pl.col(integer).cast(pl.Int64))
 
@@ -423,7 +428,7 @@ def report_from_counts(
         aggregations = [pl.col(c).sum() for c in additive]
         aggregations += [
             pl.len().cast(pl.Int64).alias("n_clusters"),
-            clustered_standard_error("n_correct", "n").alias("__se"),
+            clustered_standard_error("n_correct", "n", integer=True).alias("__se"),
         ]
         if score is not None:
             aggregations.append(

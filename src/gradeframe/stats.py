@@ -198,7 +198,9 @@ def mean_interval(
     return mean.alias("mean"), low, high
 
 
-def clustered_standard_error(cluster_total: IntoExpr, cluster_n: IntoExpr) -> pl.Expr:
+def clustered_standard_error(
+    cluster_total: IntoExpr, cluster_n: IntoExpr, *, integer: bool = False
+) -> pl.Expr:
     r"""Return the cluster-robust (CR0) standard error of a mean, as an aggregation.
 
     Used in a ``group_by(...).agg(...)`` over rows that each hold one cluster's total
@@ -213,6 +215,11 @@ def clustered_standard_error(cluster_total: IntoExpr, cluster_n: IntoExpr) -> pl
     :math:`\sqrt{\mathrm{SE}^2_{CLT} + \frac{1}{N^2}\sum_g\sum_i\sum_{j\ne i}
     (x_{ig}-\hat\mu)(x_{jg}-\hat\mu)}`. Null with fewer than two clusters (one cluster gives 0,
     which would claim certainty).
+
+    ``integer=True`` (the totals are counts, as right answers are) computes the sum exactly, as
+    :math:`\sum_g (N T_g - n_g S)^2 / N^4` in 128-bit integers with :math:`S = \sum_g T_g`: the
+    result then does not depend on the order of the clusters, so counts summed from any number
+    of partitions give the same standard error to the last bit.
 
     Examples
     --------
@@ -229,11 +236,18 @@ def clustered_standard_error(cluster_total: IntoExpr, cluster_n: IntoExpr) -> pl
     │ 0.1803 │
     └────────┘
     """
-    t = to_expr(cluster_total, "cluster_total").cast(pl.Float64)
-    n = to_expr(cluster_n, "cluster_n").cast(pl.Float64)
+    t = to_expr(cluster_total, "cluster_total")
+    n = to_expr(cluster_n, "cluster_n")
+    some = (n > 0).sum() >= 2
+    if integer:
+        t, n = t.cast(pl.Int128), n.cast(pl.Int128)
+        total, count = t.sum(), n.sum()
+        scaled = ((count * t - n * total) ** 2).sum().cast(pl.Float64)
+        count_f = count.cast(pl.Float64)
+        return pl.when(some).then(scaled.sqrt() / (count_f * count_f)).alias("se")
+    t, n = t.cast(pl.Float64), n.cast(pl.Float64)
     mean = t.sum() / n.sum()
     spread = ((t - n * mean) ** 2).sum()
-    some = (n > 0).sum() >= 2
     return pl.when(some).then(spread.sqrt() / n.sum()).alias("se")
 
 
