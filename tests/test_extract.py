@@ -187,7 +187,14 @@ def test_extract_fallback_for_lookaround_gives_polars_answers(constructor: Any) 
     assert _extracted(frame, "extract", r"(?<=f)(o+)$") == [None, None, "oo", None, None, None]
     assert _extracted(frame, "extract", r"(o+)$") == [None, None, "oo", None, None, None]
     assert _extracted(frame, "extract", r"(?m)(?<=f)(o+)$")[1] == "oo"
-    assert _extracted(frame, "extract", r"(ab)\1", group=0) == [None, None, None, "abab", None, None]
+    assert _extracted(frame, "extract", r"(ab)\1", group=0) == [
+        None,
+        None,
+        None,
+        "abab",
+        None,
+        None,
+    ]
 
 
 def test_extract_is_the_same_as_regex_finditer_on_polars_patterns() -> None:

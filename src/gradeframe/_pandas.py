@@ -327,5 +327,5 @@ class PandasSeriesGrade:
         return self._run(lambda e: extract_rules.extract_number(e, which=which))  # type: ignore[arg-type]
 
     def extract_boxed(self) -> pd.Series:
-        """Read the last \\boxed{...}; see :func:`gradeframe.extract_boxed`."""
+        r"""Read the last \boxed{...}; see :func:`gradeframe.extract_boxed`."""
         return self._run(extract_rules.extract_boxed)

@@ -94,7 +94,7 @@ class ExprGrade:
         return extract_rules.extract_number(self._expr, which=which)  # type: ignore[arg-type]
 
     def extract_boxed(self) -> pl.Expr:
-        """Read the last \\boxed{...}; see :func:`gradeframe.extract_boxed`."""
+        r"""Read the last \boxed{...}; see :func:`gradeframe.extract_boxed`."""
         return extract_rules.extract_boxed(self._expr)
 
 
@@ -131,5 +131,5 @@ class SeriesGrade:
         return self._run(extract_rules.extract_number(pl.col(self._series.name), which=which))  # type: ignore[arg-type]
 
     def extract_boxed(self) -> pl.Series:
-        """Read the last \\boxed{...}; see :func:`gradeframe.extract_boxed`."""
+        r"""Read the last \boxed{...}; see :func:`gradeframe.extract_boxed`."""
         return self._run(extract_rules.extract_boxed(pl.col(self._series.name)))

@@ -80,9 +80,7 @@ def _balanced(depth: int) -> str:
 #: ``.*`` in front makes it the last one: the regex engine takes the longest prefix after which
 #: a complete box still follows.
 _BOXED: Final = (
-    r"(?s)\A.*\\(?:boxed|fbox)(?:[ \t]*\{("
-    + _balanced(BOXED_DEPTH)
-    + r")\}|[ \t]+([^\s${}]+))"
+    r"(?s)\A.*\\(?:boxed|fbox)(?:[ \t]*\{(" + _balanced(BOXED_DEPTH) + r")\}|[ \t]+([^\s${}]+))"
 )
 
 
@@ -111,15 +109,13 @@ def _none_if_empty(text: pl.Expr) -> pl.Expr:
 
 
 def _answer_pattern(marker: str) -> str:
-    """The last marker line: group 1 is the rest of that line, group 2 the text after it."""
+    """Match the last marker line: group 1 is the rest of that line, group 2 the text after."""
     wordy = marker[-1].isalnum() or marker[-1] == "_"
     escaped = re.escape(marker)
     # After a word ("Answer") a colon is required, after symbols ("####") it is optional.
     colon = r"[ \t]*[*_]*[ \t]*:" if wordy else r"[ \t]*[*_]*[ \t]*:?"
     final = r"(?:final[ \t]+)?" if marker[0].isalnum() else ""
-    return (
-        r"(?is)\A.*(?:\A|\n)" + _LINE_LEAD + final + escaped + colon + r"([^\n]*)(?:\n(.*))?\z"
-    )
+    return r"(?is)\A.*(?:\A|\n)" + _LINE_LEAD + final + escaped + colon + r"([^\n]*)(?:\n(.*))?\z"
 
 
 def extract_answer(expr: IntoExpr, *, marker: str = "answer") -> pl.Expr:
@@ -231,7 +227,7 @@ def _dollar_at_end(source: str) -> str:
 
 
 def _has_assertion(source: str) -> bool:
-    r"""Whether a pattern may look outside its match: ``^``, ``$``, ``\b``, ``\B``, ``\A``, ``\z``."""
+    r"""Tell whether a pattern may look outside its match (``^``, ``$``, ``\b``, ``\A``, ...)."""
     i, in_class = 0, False
     while i < len(source):
         char = source[i]
@@ -260,7 +256,7 @@ def _group_count(pattern: str) -> int:
 
 
 def _polars_pattern(source: str, flags: int) -> str | None:
-    """The pattern as Polars runs it, or None when Polars cannot (then ``regex`` runs it)."""
+    """Return the pattern as Polars runs it, or None when only ``regex`` can run it."""
     polars_pattern = _for_polars(source, flags)
     if polars_pattern is None:
         return None
