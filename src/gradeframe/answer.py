@@ -792,9 +792,9 @@ def _deferred(answer: IntoExpr, refs: IntoExpr, *, prefix: str, **flat: object) 
             prefix + "outcome": pl.String,
         }
     )
-    return pl.map_batches([columns[n] for n in order], run, return_dtype=dtype).alias(
-        prefix + "answer_contains"
-    )
+    return pl.map_batches(
+        [columns[n] for n in order], run, return_dtype=dtype, is_elementwise=True
+    ).alias(prefix + "answer_contains")
 
 
 @dataclass(frozen=True)
