@@ -6,6 +6,7 @@ Usage::
     python benchmarks/bench.py --quick         # 200k-row smoke run, writes RESULTS.md
     python benchmarks/bench.py --rows 500000   # base size other than 1M
     python benchmarks/bench.py --profile       # stage timings on 1M rows (printed only)
+    python benchmarks/bench.py --extract       # extract_number vs bare str.extract, 1M rows
 
 Every measurement runs in its own subprocess (``--worker``), so the peak RSS each one reports is
 its own (``resource.getrusage(RUSAGE_SELF).ru_maxrss`` at exit; ``base`` is the RSS after loading
@@ -879,12 +880,55 @@ def main_profile(args: argparse.Namespace) -> None:
     _say(f"wrote the profile into {RESULTS}")
 
 
+# --------------------------------------------------------------------------------------------
+# Extraction rows (--extract)
+# --------------------------------------------------------------------------------------------
+
+#: The bare-Polars floor for reading a number out of the answers: one regex extract.
+BARE_NUMBER = r"(-?[0-9]+(?:\.[0-9]+)?)"
+
+
+def main_extract(args: argparse.Namespace) -> None:
+    """Time the extraction functions against bare ``str.extract`` on the same column.
+
+    Both run in this one process, best of 3, on the benchmark frame's ``answer`` column (1M rows;
+    200k with ``--quick``). Printed only: the ratio is the number to read, not the seconds.
+    """
+    import gradeframe as gf
+
+    n = args.rows or (200_000 if args.quick else 1_000_000)
+    frame = pl.read_parquet(frame_path(n), columns=["answer"])
+    answer = pl.col("answer")
+    bare, _, _ = _best(lambda: frame.select(answer.str.extract(BARE_NUMBER, 1)), 3)
+    rows = {
+        "extract_number (last)": gf.extract_number("answer"),
+        "extract_number (first)": gf.extract_number("answer", which="first"),
+        "extract (last match)": gf.extract("answer", r"([0-9]+)"),
+        "extract_answer": gf.extract_answer("answer"),
+        "extract_boxed": gf.extract_boxed("answer"),
+    }
+    lines = [
+        f"## Extraction: {n:,} rows, best of 3 (machine load {os.getloadavg()[0]:.2f})",
+        "",
+        "| function | time | × bare `str.extract` |",
+        "|---|---:|---:|",
+        f"| bare `str.extract({BARE_NUMBER!r})` | {_fmt_s(bare)} | 1.0× |",
+    ]
+    for label, expr in rows.items():
+        best, _, _ = _best(lambda expr=expr: frame.select(expr), 3)
+        lines.append(f"| {label} | {_fmt_s(best)} | {best / bare:.1f}× |")
+    print("\n".join(lines))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, help="base size (default 1M, 200k with --quick)")
     parser.add_argument("--refs-rows", type=int, help="rows for the 1/10/50 refs runs")
     parser.add_argument("--quick", action="store_true", help="200k-row smoke run")
     parser.add_argument("--profile", action="store_true", help="time the stages separately")
+    parser.add_argument(
+        "--extract", action="store_true", help="time extract_number etc. against str.extract"
+    )
     parser.add_argument(
         "--budget", type=float, help="minutes for the timed part (default 15, 6 with --quick)"
     )
@@ -897,6 +941,8 @@ def main() -> None:
         print(json.dumps(worker(json.loads(args.worker)), default=str))
     elif args.profile:
         main_profile(args)
+    elif args.extract:
+        main_extract(args)
     else:
         main_run(args)
 

@@ -235,6 +235,7 @@ NUMBER_CASES = [
     ("pi is approximately 33.14", 33.14),
     ("result: -5.0", -5.0),
     ("answer: \u22125", -5.0),  # U+2212 MINUS SIGN
+    ("\u20135 °C", -5.0),  # an en dash before digits is a minus too (fold makes it "-")
     ("The answer is (42).", 42.0),
     ("The answer is [42]", 42.0),
     ("The answer is 42!", 42.0),
