@@ -33,6 +33,9 @@ def _frame() -> pl.DataFrame:
         .when(row % 3 == 1)
         .then(pl.concat_str(pl.lit(r"So it is $\boxed{"), text, pl.lit("}$")))
         .otherwise(text),
+        # a multiple-choice reply and its key: the letter of the answer's first character
+        letter=pl.concat_str(pl.lit("ANSWER: "), text.str.slice(0, 1).str.to_uppercase()),
+        key=pl.when(row % 2 == 0).then(pl.lit("I")).otherwise(pl.lit("A")),
         truth=pl.col("refs")
         .list.first()
         .str.replace_all(",", "")
@@ -124,6 +127,16 @@ CASES = [
         "within",
         lambda: _field(gf.within(gf.extract_number("text"), "truth", percent=1)),
         _correct("within", gf.extract_number("text"), "truth", percent=1),
+    ),
+    Case(
+        "choice",
+        lambda: _field(gf.choice("letter", "key")),
+        _correct("choice", "letter", "key"),
+    ),
+    Case(
+        "f1",
+        lambda: gf.f1("text", pl.col("ref").fill_null("none")).struct.field("f1"),
+        lambda frame: frame.grade.f1("text", pl.col("ref").fill_null("none")).get_column("f1"),
     ),
     Case("fold", lambda: gf.fold("text"), _series("fold", "text")),
     Case("is_not_found", lambda: gf.is_not_found("text"), _series("is_not_found", "text")),

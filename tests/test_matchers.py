@@ -594,10 +594,10 @@ def test_prefix_must_be_text(constructor, matcher) -> None:
             id="strip_not_boolean",
         ),
         pytest.param(
-            lambda f: f.grade.exact_match("actual", ["a"]),
+            lambda f: f.grade.exact_match("actual", ["a", 1]),
             TypeError,
-            "`expected` must be a column name",
-            id="list_is_not_an_expected_value",
+            r"`expected\[1\]` must be a str \(an acceptable answer\)",
+            id="acceptable_answer_not_text",
         ),
         pytest.param(
             lambda f: f.grade.includes("actual", ["a", 1]),

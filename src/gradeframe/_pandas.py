@@ -29,6 +29,7 @@ from gradeframe import matchers as matcher_rules
 from gradeframe import report as report_rules
 from gradeframe._inputs import check_column, check_output_names, check_prefix
 from gradeframe._mixed import split_mixed
+from gradeframe.matchers import _base as matcher_base
 
 #: How a column's values are coerced when Arrow cannot read an object column as it is.
 #: "text": non-strings become null (an answer that is not a string is a parse failure).
@@ -231,54 +232,35 @@ class PandasFrameGrade:
         check_output_names(present, [prefix + c for c in columns])
         return run_on_pandas(self._frame, function, needed, *args, **kwargs)
 
+    def _matcher(self, function: Callable[..., Any], /, *args: Any, **kwargs: Any) -> pd.DataFrame:
+        """Run a matcher's frame function; its description says which arguments name columns."""
+        spec = matcher_rules.spec_of(function)
+        arguments = matcher_base.column_arguments(spec, function, args, kwargs)
+        return self._add_columns(function, spec.columns, arguments, *args, **kwargs)
+
     def exact_match(self, actual: Any, expected: Any, **kwargs: Any) -> pd.DataFrame:
         """Add correct and expectation; see :func:`gradeframe.exact_match`."""
-        arguments = [("actual", actual, "mixed"), ("expected", expected, "mixed")]
-        return self._add_columns(
-            matcher_rules.with_exact_match,
-            matcher_rules.EXACT_MATCH_COLUMNS,
-            arguments,
-            actual,
-            expected,
-            **kwargs,
-        )
+        return self._matcher(matcher_rules.with_exact_match, actual, expected, **kwargs)
 
     def includes(self, actual: Any, expected: Any, **kwargs: Any) -> pd.DataFrame:
         """Add correct, expectation and missing; see :func:`gradeframe.includes`."""
-        arguments = [("actual", actual, "mixed"), ("expected", expected, "refs")]
-        return self._add_columns(
-            matcher_rules.with_includes,
-            matcher_rules.INCLUDES_COLUMNS,
-            arguments,
-            actual,
-            expected,
-            **kwargs,
-        )
+        return self._matcher(matcher_rules.with_includes, actual, expected, **kwargs)
 
     def matches(self, actual: Any, pattern: Any = None, **kwargs: Any) -> pd.DataFrame:
         """Add correct and expectation; see :func:`gradeframe.matches`."""
-        column = kwargs.get("pattern_column")
-        arguments = [("actual", actual, "mixed"), ("pattern_column", column, None)]
-        return self._add_columns(
-            matcher_rules.with_matches,
-            matcher_rules.MATCHES_COLUMNS,
-            arguments,
-            actual,
-            pattern,
-            **kwargs,
-        )
+        return self._matcher(matcher_rules.with_matches, actual, pattern, **kwargs)
 
     def within(self, actual: Any, expected: Any, **kwargs: Any) -> pd.DataFrame:
         """Add correct, expectation, tolerance and difference; see :func:`gradeframe.within`."""
-        arguments = [("actual", actual, "mixed"), ("expected", expected, "mixed")]
-        return self._add_columns(
-            matcher_rules.with_within,
-            matcher_rules.WITHIN_COLUMNS,
-            arguments,
-            actual,
-            expected,
-            **kwargs,
-        )
+        return self._matcher(matcher_rules.with_within, actual, expected, **kwargs)
+
+    def choice(self, actual: Any, expected: Any, **kwargs: Any) -> pd.DataFrame:
+        """Add correct, expectation and chosen; see :func:`gradeframe.choice`."""
+        return self._matcher(matcher_rules.with_choice, actual, expected, **kwargs)
+
+    def f1(self, actual: Any, expected: Any, **kwargs: Any) -> pd.DataFrame:
+        """Add correct, expectation and f1; see :func:`gradeframe.f1`."""
+        return self._matcher(matcher_rules.with_f1, actual, expected, **kwargs)
 
     def report(self, by: Any = None, **kwargs: Any) -> pd.DataFrame:
         """Summarise accuracy and failures per group; see :func:`gradeframe.report`."""

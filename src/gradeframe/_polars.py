@@ -43,6 +43,14 @@ class _FrameGrade:
         """Add correct, expectation, tolerance and difference; see :func:`gradeframe.within`."""
         return matcher_rules.with_within(self._frame, actual, expected, **kwargs)
 
+    def choice(self, actual: Any, expected: Any, **kwargs: Any) -> Any:
+        """Add correct, expectation and chosen; see :func:`gradeframe.choice`."""
+        return matcher_rules.with_choice(self._frame, actual, expected, **kwargs)
+
+    def f1(self, actual: Any, expected: Any, **kwargs: Any) -> Any:
+        """Add correct, expectation and f1; see :func:`gradeframe.f1`."""
+        return matcher_rules.with_f1(self._frame, actual, expected, **kwargs)
+
     def report(self, by: Any = None, **kwargs: Any) -> Any:
         """Summarise accuracy and failures per group; see :func:`gradeframe.report`."""
         return report_rules.report(self._frame, by, **kwargs)

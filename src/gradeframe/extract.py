@@ -23,10 +23,19 @@ from typing import Final, Literal, TypeAlias
 import polars as pl
 import regex
 
-from gradeframe import matchers as _matchers
 from gradeframe._inputs import IntoExpr, keep_name, to_expr
 from gradeframe.fold import fold
-from gradeframe.matchers import PatternLike, _for_polars, _pattern_source
+
+# The pattern handling of ``matches`` (flags, Polars' acceptance, the ``regex`` fallback that
+# reads "$" as Rust does, the search time limit), so that both read a pattern alike.
+from gradeframe.matchers.matches import (
+    PatternLike,
+    _compile_fallback,
+    _for_polars,
+    _pattern_source,
+    _polars_accepts,
+    _timeout,
+)
 
 __all__ = ["extract", "extract_answer", "extract_boxed", "extract_number"]
 
@@ -191,41 +200,6 @@ def extract_answer(expr: IntoExpr, *, marker: str = "answer") -> pl.Expr:
 # --------------------------------------------------------------------------------------------
 
 
-def _dollar_at_end(source: str) -> str:
-    r"""Make ``$`` (outside a character class) the very end of the text, as in Polars.
-
-    Python's ``$`` also matches before a final newline. Used where the pattern is not in
-    multi-line mode; a scoped ``(?m:...)`` group is not looked into.
-    """
-    out = []
-    i, in_class = 0, False
-    while i < len(source):
-        char = source[i]
-        if char == "\\":
-            out.append(source[i : i + 2])
-            i += 2
-            continue
-        if in_class:
-            in_class = char != "]"
-        elif char == "[":
-            in_class = True
-            out.append(char)
-            i += 1
-            # A "]" (after an optional "^") right after "[" is a literal, not the class's end.
-            for literal in ("^", "]"):
-                if source[i : i + 1] == literal:
-                    out.append(literal)
-                    i += 1
-            continue
-        elif char == "$":
-            out.append(r"\Z")
-            i += 1
-            continue
-        out.append(char)
-        i += 1
-    return "".join(out)
-
-
 def _has_assertion(source: str) -> bool:
     r"""Tell whether a pattern may look outside its match (``^``, ``$``, ``\b``, ``\A``, ...)."""
     i, in_class = 0, False
@@ -258,25 +232,9 @@ def _group_count(pattern: str) -> int:
 def _polars_pattern(source: str, flags: int) -> str | None:
     """Return the pattern as Polars runs it, or None when only ``regex`` can run it."""
     polars_pattern = _for_polars(source, flags)
-    if polars_pattern is None:
-        return None
-    try:
-        pl.select(pl.lit("", dtype=pl.String).str.contains(polars_pattern))
-    except pl.exceptions.PolarsError:
+    if polars_pattern is None or not _polars_accepts(polars_pattern):
         return None
     return polars_pattern
-
-
-def _compile(source: str, flags: int) -> regex.Pattern[str]:
-    try:
-        compiled = regex.compile(source, flags)
-    except (regex.error, ValueError, TypeError) as exc:
-        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        msg = f"`pattern`: {source!r} is not a valid regular expression ({reason})."
-        raise ValueError(msg) from None
-    if compiled.flags & regex.MULTILINE:
-        return compiled
-    return regex.compile(_dollar_at_end(source), flags)
 
 
 def _extract_distinct(
@@ -284,7 +242,7 @@ def _extract_distinct(
 ) -> pl.Series:
     """Run a ``regex`` pattern once per distinct text and spread the captures back."""
     distinct = text.drop_nulls().unique()
-    timeout = _matchers.REGEX_TIMEOUT
+    timeout = _timeout()
     captured: list[str | None] = []
     for value in distinct.to_list():
         try:
@@ -360,7 +318,7 @@ def extract(
     text = _text(expr)
     polars_pattern = _polars_pattern(source, flags)
     if polars_pattern is None:
-        compiled = _compile(source, flags)
+        compiled = _compile_fallback(source, flags, "`pattern`")
         groups = compiled.groups
     else:
         groups = _group_count(polars_pattern)
