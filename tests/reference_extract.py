@@ -1,7 +1,8 @@
 """A scalar reference of extract_number, written for obviousness, not speed.
 
 The rules, stated with the `regex` module's lookbehind: fold the text (the scalar fold of
-tests/reference.py), then read every number left to right. A number is ASCII digits with an
+tests/reference.py; LaTeX's "{,}" and "\\," first become ","), then read every number left
+to right. A number is ASCII digits with an
 optional decimal part and exponent, or a bare decimal part; a token with several decimal points
 is no number; a "-" (and a currency sign after it) directly before it is a minus sign unless
 the "-" follows a letter, a digit or a mark.
@@ -24,6 +25,7 @@ def numbers(text: str | None) -> list[float]:
     if text is None:
         return []
     found = []
+    text = regex.sub(r"\{,\}|\\,", ",", text)  # LaTeX's thousands separators: "9{,}500"
     for match in _NUMBER.finditer(fold(text)):
         digits = match["digits"]
         if digits.count(".") > 1:

@@ -76,8 +76,15 @@ ANSWER_CASES = [
     ("**Answer:** **42**", "42"),
     ("Reasoning...\nFinal answer: 17", "17"),
     ("## Final Answer\n\n## Answer: $5$", "$5$"),
-    # issue 12: the self-corrected last answer, not the first
+    # issue 12: the self-corrected last answer, not the first (openai/frontier-evals#125,
+    # openai/gpt-oss#254; inspect_ai#3910: a prose "Answer:" line before the final one)
     ("ANSWER: 7\nWait, I made an error.\nANSWER: 8", "8"),
+    ("Answer: A\nAfter checking the reasoning, I need to correct this.\nAnswer: B", "B"),
+    ("Answer: this asks which is a colour\n...\nANSWER: B", "B"),
+    # inspect_ai#3024: "True answer:" inside a bullet is no marker line
+    ("  - True answer: only chapter 2 remains => 1.\n\n...\n\nANSWER: A", "A"),
+    # modelscope/evalscope#1597: a hedge that repeats the marker
+    ("Final answer: ANSWER: D", "D"),
     # any case, white space and markdown bullets or quotes before the marker
     ("  answer : paris", "paris"),
     ("- **Answer**: Paris", "Paris"),
@@ -239,6 +246,14 @@ NUMBER_CASES = [
     ("The answer is (42).", 42.0),
     ("The answer is [42]", 42.0),
     ("The answer is 42!", 42.0),
+    # peers' issue threads: EleutherAI/lm-evaluation-harness#3214 ("$29.00" from
+    # flexible-extract is not 29), jundot/omlx#3484 and stanford-crfm/helm#4337 (a comma after
+    # the last number was read as the number), open-compass/opencompass#2647 (LaTeX's "{,}")
+    ("...the total cost of Rory's delivery order is $29.00.", 29.0),
+    ("The total is 72 clips, altogether.", 72.0),
+    ("The answer is 72, in total, so the farmer earns that much.", 72.0),
+    (r"The answer is $9{,}500.", 9500.0),
+    (r"9\,500 m", 9500.0),
     # the range dash and the hyphen of SPEC §2
     ("12-15", 15.0),
     ("COVID-19", 19.0),
@@ -260,6 +275,20 @@ NUMBER_CASES = [
 
 def test_extract_number_reads_the_last_number(constructor: Any) -> None:
     _check(constructor, "extract_number", NUMBER_CASES)
+
+
+def test_extract_number_reads_the_result_of_an_answer_line(constructor: Any) -> None:
+    # antirez/ds4#319: an answer line that shows its arithmetic was graded by its first summand
+    frame = constructor({"reply": ["Answer: m+n = 256+37 = 293", "Final answer: 082"]})
+    staged = _with_column(frame, "reply", lambda: gf.extract_answer("reply"), "extract_answer")
+    assert _extracted(staged, "extract_number") == [293.0, 82.0]
+
+
+def test_extract_number_reads_a_boxed_number_with_separators(constructor: Any) -> None:
+    # open-compass/opencompass#2647: "\boxed{8,000}" was read as 000, "\boxed{$9{,}500}" as 500
+    frame = constructor({"reply": [r"\boxed{8,000}", r"\boxed{$9{,}500}", r"\boxed{10,000}"]})
+    staged = _with_column(frame, "reply", lambda: gf.extract_boxed("reply"), "extract_boxed")
+    assert _extracted(staged, "extract_number") == [8000.0, 9500.0, 10000.0]
 
 
 def test_extract_number_first_reads_a_range_start(constructor: Any) -> None:

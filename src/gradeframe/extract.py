@@ -66,6 +66,10 @@ _NUMBER: Final = r"(?:[0-9]+(?:\.[0-9]+)*|\.[0-9]+(?:\.[0-9]+)*)(?:e[+-]?[0-9]+)
 #: between the minus and the digits ("-$5").
 _NUMBER_TOKEN: Final = r"(?:(?:\A|[^\p{L}\p{N}\p{M}])-\p{Sc}?)?" + _NUMBER
 
+#: LaTeX's thousands separators, "{,}" and the thin space "\,": "9{,}500". They become ","
+#: before folding, whose separator rule then reads them as any other comma.
+_LATEX_SEPARATOR: Final = r"\{,\}|\\,"
+
 #: The signed number inside a token, once currency signs are gone.
 _SIGNED_VALUE: Final = r"(-?(?:[0-9]|\.[0-9]).*)\z"
 
@@ -124,7 +128,17 @@ def _answer_pattern(marker: str) -> str:
     # After a word ("Answer") a colon is required, after symbols ("####") it is optional.
     colon = r"[ \t]*[*_]*[ \t]*:" if wordy else r"[ \t]*[*_]*[ \t]*:?"
     final = r"(?:final[ \t]+)?" if marker[0].isalnum() else ""
-    return r"(?is)\A.*(?:\A|\n)" + _LINE_LEAD + final + escaped + colon + r"([^\n]*)(?:\n(.*))?\z"
+    # A hedge that repeats the marker ("Final answer: ANSWER: D") is read past the repeat.
+    repeat = r"(?:[ \t]*[*_]*[ \t]*" + final + escaped + colon + ")*"
+    return (
+        r"(?is)\A.*(?:\A|\n)"
+        + _LINE_LEAD
+        + final
+        + escaped
+        + colon
+        + repeat
+        + r"([^\n]*)(?:\n(.*))?\z"
+    )
 
 
 def extract_answer(expr: IntoExpr, *, marker: str = "answer") -> pl.Expr:
@@ -358,8 +372,8 @@ def extract_number(expr: IntoExpr, *, which: Which = "last") -> pl.Expr:
     currency signs, units and "%" around it are ignored. A "-" directly before it is a minus sign
     unless the "-" follows a letter or digit: "12-15" holds 12 and 15, "COVID-19" holds 19.
     A comma that is not a thousands separator separates numbers ("1,2" holds 1 and 2); a token
-    with several decimal points ("1.2.3", a version) is no number. Number words ("twelve") are
-    not read.
+    with several decimal points ("1.2.3", a version) is no number. LaTeX's thousands separators
+    count as commas ("9{,}500" and "9\,500" are 9500). Number words ("twelve") are not read.
 
     Parameters
     ----------
@@ -400,7 +414,7 @@ def extract_number(expr: IntoExpr, *, which: Which = "last") -> pl.Expr:
     _check_which(which)
     text = _text(expr)
     values = (
-        fold(text)
+        fold(text.str.replace_all(_LATEX_SEPARATOR, ","))
         .str.extract_all(_NUMBER_TOKEN)
         .list.eval(
             pl.element()
