@@ -2,7 +2,7 @@
 
 The rules, stated with the `regex` module's lookbehind: fold the text (the scalar fold of
 tests/reference.py; LaTeX's "{,}" and "\\," first become ","), then read every number left
-to right. A number is ASCII digits with an
+to right. A number is digits (any Unicode decimal digit; ``float`` reads them all) with an
 optional decimal part and exponent, or a bare decimal part; a token with several decimal points
 is no number; a "-" (and a currency sign after it) directly before it is a minus sign unless
 the "-" follows a letter, a digit or a mark.
@@ -16,7 +16,7 @@ from tests.reference import fold
 
 _NUMBER = regex.compile(
     r"(?P<minus>(?<![\p{L}\p{N}\p{M}])-\p{Sc}?)?"
-    r"(?P<digits>(?:[0-9]+(?:\.[0-9]+)*|\.[0-9]+(?:\.[0-9]+)*)(?:e[+-]?[0-9]+)?)"
+    r"(?P<digits>(?:\d+(?:\.\d+)*|\.\d+(?:\.\d+)*)(?:e[+-]?\d+)?)"
 )
 
 

@@ -74,6 +74,7 @@ ANSWER_CASES = [
     ("**ANSWER: 28 + 32 = 60**\nThis solves the problem.", "28 + 32 = 60"),
     # SPEC §5: bold around marker and value; "Final answer:" counts
     ("**Answer:** **42**", "42"),
+    ("Answer: **42**.", "42."),
     ("Reasoning...\nFinal answer: 17", "17"),
     ("## Final Answer\n\n## Answer: $5$", "$5$"),
     # issue 12: the self-corrected last answer, not the first (openai/frontier-evals#125,
@@ -264,7 +265,11 @@ NUMBER_CASES = [
     ("1,234,567 and 1,2345", 2345.0),
     ("-$5", -5.0),
     ("version 1.2.3", None),
-    ("the answer is \uff11\uff12\uff13", None),  # full-width digits are not read
+    # inspect_ai tests/scorer/test_match.py (test_numeric_fullwidth_digits_in_output): any
+    # Unicode decimal digit is a digit, as in answer_contains
+    ("the answer is \uff11\uff12\uff13", 123.0),
+    ("\u0663 apples and x = \u2212\u0663.\u0665", -3.5),  # Arabic-Indic digits
+    ("the result is \u00bd", None),  # a vulgar fraction is no decimal digit
     ("It was 12.", 12.0),
     (".5", 0.5),
     ("1E3", 1000.0),
@@ -335,7 +340,10 @@ def test_extract_number_matches_the_scalar_reference(parts: list[tuple[str, str]
         assert got == want, (series.to_list(), which)
 
 
-@given(st.lists(st.text(alphabet="0123456789.,-\u2212e $%ax(\u2009\u00a0\u2013\n", max_size=30)))
+ANY_TEXT = "0123456789.,-\u2212eE $%ax(\u2009\u00a0\u2013\n\u0663\uff11{}\\"
+
+
+@given(st.lists(st.text(alphabet=ANY_TEXT, max_size=30)))
 def test_extract_number_matches_the_reference_on_any_text(texts: list[str]) -> None:
     series = pl.Series("reply", texts, dtype=pl.String)
     for which in ("first", "last"):

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import re
+import unicodedata
 from typing import Final, Literal, TypeAlias
 
 import polars as pl
@@ -55,10 +56,36 @@ _LINE_LEAD: Final = r"[ \t]*(?:[>+-][ \t]*)*(?:#{1,6}[ \t]*)?[*_]*[ \t]*"
 #: italic marks ("**42**" is 42).
 _ANSWER_STRIP: Final = " \t\r\n*_"
 
-#: A number as written after folding: ASCII digits, an optional decimal part (several dotted
-#: parts are read as one token, "1.2.3", which is then no number), or a bare decimal part
-#: (".5"), and an optional exponent. Folded text is lower case, so "1.5E3" arrives as "1.5e3".
-_NUMBER: Final = r"(?:[0-9]+(?:\.[0-9]+)*|\.[0-9]+(?:\.[0-9]+)*)(?:e[+-]?[0-9]+)?"
+#: Markdown marks that close the answer before its final punctuation ("**42**." is "42.").
+_MARKS_BEFORE_END: Final = r"[*_]+([.,;:!?]+)\z"
+
+#: A number as written after folding: digits (any Unicode decimal digit: "１２３", "٣"), an
+#: optional decimal part (several dotted parts are read as one token, "1.2.3", which is then no
+#: number), or a bare decimal part (".5"), and an optional exponent. Folded text is lower case,
+#: so "1.5E3" arrives as "1.5e3".
+_NUMBER: Final = r"(?:\d+(?:\.\d+)*|\.\d+(?:\.\d+)*)(?:e[+-]?\d+)?"
+
+
+#: The end of the code points that can be decimal digits (the Basic and Supplementary
+#: Multilingual Planes).
+_DIGIT_PLANES_END: Final = 0x20000
+
+
+@functools.cache
+def _other_digits() -> tuple[list[str], list[str]]:
+    """Return the decimal digits other than 0-9 (category Nd) and the ASCII digit of each.
+
+    A token's digits are made ASCII before it is read as a Float64. Built on first use, not at
+    import. Every decimal digit lies in the first two planes (the others hold ideographs, tags
+    and private use), so only those are looked at.
+    """
+    others = [
+        chr(code)
+        for code in range(_DIGIT_PLANES_END)
+        if unicodedata.category(chr(code)) == "Nd" and not "0" <= chr(code) <= "9"
+    ]
+    return others, [str(unicodedata.digit(digit)) for digit in others]
+
 
 #: A number with its sign. A "-" is a minus sign only where it does not follow a letter, a digit
 #: or a mark ("12-15" is a range, "COVID-19" a hyphen). Without lookbehind, the character before
@@ -70,7 +97,7 @@ _NUMBER_TOKEN: Final = r"(?:(?:\A|[^\p{L}\p{N}\p{M}])-\p{Sc}?)?" + _NUMBER
 #: before folding, whose separator rule then reads them as any other comma.
 _LATEX_SEPARATOR: Final = r"\{,\}|\\,"
 
-#: The signed number inside a token, once currency signs are gone.
+#: The signed number inside a token, once currency signs are gone and its digits are ASCII.
 _SIGNED_VALUE: Final = r"(-?(?:[0-9]|\.[0-9]).*)\z"
 
 #: How deep braces may nest inside ``\boxed{...}``: ``\boxed{\frac{a}{b^{2}}}`` is depth 2.
@@ -206,6 +233,8 @@ def extract_answer(expr: IntoExpr, *, marker: str = "answer") -> pl.Expr:
     rest = found.struct.field("1").str.strip_chars(_ANSWER_STRIP)
     after = found.struct.field("2").str.extract(r"\A\s*([^\n]*)", 1)
     answer = pl.when(rest != "").then(rest).otherwise(after.str.strip_chars(_ANSWER_STRIP))
+    # closing marks before the final punctuation: "**42**." is "42."
+    answer = answer.str.replace(_MARKS_BEFORE_END, "${1}")
     return keep_name(_none_if_empty(answer), text)
 
 
@@ -367,8 +396,9 @@ def extract_number(expr: IntoExpr, *, which: Which = "last") -> pl.Expr:
     r"""Return the first or last number in a text, as a Float64, read from the folded text.
 
     Folding (:func:`gradeframe.fold`) drops thousands separators ("1,204", "1 204" with a thin or
-    no-break space) and turns dashes and the minus sign U+2212 into "-". A number is then ASCII
-    digits with an optional decimal part and exponent ("1.5e3"), or a bare decimal part (".5");
+    no-break space) and turns dashes and the minus sign U+2212 into "-". A number is then
+    digits (any Unicode decimal digit: "１２３" is 123) with an optional decimal part and
+    exponent ("1.5e3"), or a bare decimal part (".5");
     currency signs, units and "%" around it are ignored. A "-" directly before it is a minus sign
     unless the "-" follows a letter or digit: "12-15" holds 12 and 15, "COVID-19" holds 19.
     A comma that is not a thousands separator separates numbers ("1,2" holds 1 and 2); a token
@@ -419,6 +449,7 @@ def extract_number(expr: IntoExpr, *, which: Which = "last") -> pl.Expr:
         .list.eval(
             pl.element()
             .str.replace_all(r"\p{Sc}", "")
+            .str.replace_many(*_other_digits())
             .str.extract(_SIGNED_VALUE, 1)
             .cast(pl.Float64, strict=False)
             .drop_nulls()
