@@ -366,7 +366,10 @@ def extract(
     else:
         groups = _group_count(polars_pattern)
     if group > groups:
-        msg = f"`group` is {group}, but the pattern {source!r} has {groups} capture group(s)"
+        msg = (
+            f"`group` is {group}, but the pattern {source!r} has {groups} capture group(s); "
+            "group=0 is the whole match"
+        )
         raise ValueError(msg)
     if polars_pattern is None:
         run = functools.partial(_extract_distinct, compiled, group, which)
