@@ -66,6 +66,43 @@ _MARKS_BEFORE_END: Final = r"[*_]+([.,;:!?]+)\z"
 _NUMBER: Final = r"(?:\d+(?:\.\d+)*|\.\d+(?:\.\d+)*)(?:e[+-]?\d+)?"
 
 
+#: A number with its sign. A "-" is a minus sign only where it does not follow a letter, a digit
+#: or a mark ("12-15" is a range, "COVID-19" a hyphen). Without lookbehind, the character before
+#: the "-" is matched too (and dropped by :data:`_SIGNED_VALUE`). A currency sign may stand
+#: between the minus and the digits ("-$5").
+_NUMBER_TOKEN: Final = r"(?:(?:\A|[^\p{L}\p{N}\p{M}])-\p{Sc}?)?" + _NUMBER
+
+#: LaTeX's thousands separators, "{,}" and the thin space "\,": "9{,}500". They become ","
+#: before folding, whose separator rule then reads them as any other comma.
+_LATEX_SEPARATOR: Final = r"\{,\}|\\,"
+
+#: The signed number inside a token, once currency signs are gone and its digits are ASCII.
+_SIGNED_VALUE: Final = r"(-?(?:[0-9]|\.[0-9]).*)\z"
+
+#: How deep braces may nest inside ``\boxed{...}``: ``\boxed{\frac{a}{b^{2}}}`` is depth 2.
+BOXED_DEPTH: Final = 8
+
+#: Two noncharacters marking each match when the last match of a pattern is wanted. They are
+#: reserved for a program's internal use and never interchanged, so replies do not hold them.
+_OPEN, _CLOSE = "\ufdd0", "\ufdd1"
+
+
+def _balanced(depth: int) -> str:
+    """Text whose braces are balanced and nest at most ``depth`` deep (a regex, no recursion)."""
+    inner = "[^{}]*"
+    for _ in range(depth):
+        inner = r"[^{}]*(?:\{" + inner + r"\}[^{}]*)*"
+    return inner
+
+
+#: The last ``\boxed{...}`` or ``\fbox{...}`` (group 1), or ``\boxed 5`` (group 2). The greedy
+#: ``.*`` in front makes it the last one: the regex engine takes the longest prefix after which
+#: a complete box still follows.
+_BOXED: Final = (
+    r"(?s)\A.*\\(?:boxed|fbox)(?:[ \t]*\{(" + _balanced(BOXED_DEPTH) + r")\}|[ \t]+([^\s${}]+))"
+)
+
+
 #: The end of the code points that can be decimal digits (the Basic and Supplementary
 #: Multilingual Planes).
 _DIGIT_PLANES_END: Final = 0x20000
@@ -85,43 +122,6 @@ def _other_digits() -> tuple[list[str], list[str]]:
         if unicodedata.category(chr(code)) == "Nd" and not "0" <= chr(code) <= "9"
     ]
     return others, [str(unicodedata.digit(digit)) for digit in others]
-
-
-#: A number with its sign. A "-" is a minus sign only where it does not follow a letter, a digit
-#: or a mark ("12-15" is a range, "COVID-19" a hyphen). Without lookbehind, the character before
-#: the "-" is matched too (and dropped by :data:`_SIGNED_VALUE`). A currency sign may stand
-#: between the minus and the digits ("-$5").
-_NUMBER_TOKEN: Final = r"(?:(?:\A|[^\p{L}\p{N}\p{M}])-\p{Sc}?)?" + _NUMBER
-
-#: LaTeX's thousands separators, "{,}" and the thin space "\,": "9{,}500". They become ","
-#: before folding, whose separator rule then reads them as any other comma.
-_LATEX_SEPARATOR: Final = r"\{,\}|\\,"
-
-#: The signed number inside a token, once currency signs are gone and its digits are ASCII.
-_SIGNED_VALUE: Final = r"(-?(?:[0-9]|\.[0-9]).*)\z"
-
-#: How deep braces may nest inside ``\boxed{...}``: ``\boxed{\frac{a}{b^{2}}}`` is depth 2.
-BOXED_DEPTH: Final = 8
-
-#: Two noncharacters marking each match when the last match of a pattern is wanted. Text that
-#: already holds them (they are reserved for internal use and never interchanged) is not read.
-_OPEN, _CLOSE = "\ufdd0", "\ufdd1"
-
-
-def _balanced(depth: int) -> str:
-    """Text whose braces are balanced and nest at most ``depth`` deep (a regex, no recursion)."""
-    inner = "[^{}]*"
-    for _ in range(depth):
-        inner = r"[^{}]*(?:\{" + inner + r"\}[^{}]*)*"
-    return inner
-
-
-#: The last ``\boxed{...}`` or ``\fbox{...}`` (group 1), or ``\boxed 5`` (group 2). The greedy
-#: ``.*`` in front makes it the last one: the regex engine takes the longest prefix after which
-#: a complete box still follows.
-_BOXED: Final = (
-    r"(?s)\A.*\\(?:boxed|fbox)(?:[ \t]*\{(" + _balanced(BOXED_DEPTH) + r")\}|[ \t]+([^\s${}]+))"
-)
 
 
 # --------------------------------------------------------------------------------------------
