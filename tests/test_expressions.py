@@ -1,8 +1,8 @@
 """Every public expression function works wherever a Polars expression goes.
 
-Each expression form runs through ``select``, ``with_columns``, ``filter``, ``group_by().agg()``
-(eager and lazy), ``over()``, ``when/then`` and the streaming engine, and gives the values of its
-frame method (or Series method) row for row; group means equal the means of the frame method's
+Each expression form runs through ``select``, ``with_columns``, ``filter``, ``group_by().agg()``,
+``over()`` and ``when/then``, on a DataFrame, on a LazyFrame and on the streaming engine, and gives
+the values of its frame method (or Series method) row for row; group means equal the means of the frame method's
 ``correct``. The expressions are built without a schema, as a user writes them, so the ones that
 read dtypes when the data arrives (``answer_contains``, the matchers) are held here too.
 """
@@ -169,55 +169,61 @@ def _expr_mask(expr: pl.Expr, dtype: pl.DataType) -> pl.Expr:
     return expr.fill_null(value=False) if dtype == pl.Boolean else expr.is_not_null()
 
 
+ENGINES = ("eager", "lazy", "streaming")
+
+
+def _run(engine: str, query: Callable[[Any], Any]) -> pl.DataFrame:
+    """Run a query on the frame as a DataFrame, or lazily with the default or streaming engine."""
+    if engine == "eager":
+        return query(FRAME)
+    lazy = query(FRAME.lazy())
+    return lazy.collect(engine="streaming") if engine == "streaming" else lazy.collect()
+
+
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)
-def test_expression_works_in_every_context(case: Case) -> None:
-    frame = FRAME
-    expected = case.method(frame).alias("out")
-    assert expected.len() == frame.height
-    with_expected = frame.with_columns(expected)
+def test_expression_works_in_every_context(case: Case, engine: str) -> None:
+    expected = case.method(FRAME).alias("out")
+    assert expected.len() == FRAME.height
+    with_expected = FRAME.with_columns(expected)
     out = case.expr().alias("out")
 
+    def run(query: Callable[[Any], Any]) -> pl.DataFrame:
+        return _run(engine, query)
+
     # select and with_columns
-    assert_series_equal(frame.select(out).to_series(), expected)
-    assert_series_equal(frame.with_columns(out).get_column("out"), expected)
+    assert_series_equal(run(lambda f: f.select(out)).to_series(), expected)
+    assert_series_equal(run(lambda f: f.with_columns(out)).get_column("out"), expected)
 
     # filter
-    mask = _as_mask(expected)
     expr_mask = _expr_mask(case.expr(), expected.dtype)
-    assert_frame_equal(frame.filter(expr_mask), frame.filter(mask))
+    assert_frame_equal(run(lambda f: f.filter(expr_mask)), FRAME.filter(_as_mask(expected)))
 
-    # group_by().agg(), eager and lazy: the same values per group, in row order
+    # group_by().agg(): the same values per group, in row order
     want = with_expected.group_by("model", maintain_order=True).agg(pl.col("out"))
-    assert_frame_equal(frame.group_by("model", maintain_order=True).agg(out), want)
-    lazy = frame.lazy().group_by("model", maintain_order=True).agg(out).collect()
-    assert_frame_equal(lazy, want)
+    got = run(lambda f: f.group_by("model", maintain_order=True).agg(out))
+    assert_frame_equal(got, want)
     if expected.dtype in (pl.Boolean, pl.Float64):
         # group means equal the means of the frame method's values
         means = with_expected.group_by("model").agg(pl.col("out").mean()).sort("model")
-        got = frame.group_by("model").agg(case.expr().mean().alias("out")).sort("model")
-        assert_frame_equal(got, means)
-        got = frame.lazy().group_by("model").agg(case.expr().mean().alias("out"))
-        assert_frame_equal(got.sort("model").collect(), means)
+        mean = case.expr().mean().alias("out")
+        assert_frame_equal(run(lambda f: f.group_by("model").agg(mean).sort("model")), means)
 
     # over(): elementwise, and an aggregate broadcast to the rows
-    assert_series_equal(frame.select(out.over("model")).to_series(), expected)
-    counted = frame.select(case.expr().null_count().over("model").alias("out")).to_series()
+    assert_series_equal(run(lambda f: f.select(out.over("model"))).to_series(), expected)
+    counted = case.expr().null_count().over("model").alias("out")
     want_counted = with_expected.select(pl.col("out").null_count().over("model")).to_series()
-    assert_series_equal(counted, want_counted)
+    assert_series_equal(run(lambda f: f.select(counted)).to_series(), want_counted)
     if expected.dtype in (pl.Boolean, pl.Float64):
-        got = frame.select(case.expr().mean().over("model").alias("out")).to_series()
+        averaged = case.expr().mean().over("model").alias("out")
         want_mean = with_expected.select(pl.col("out").mean().over("model")).to_series()
-        assert_series_equal(got, want_mean)
+        assert_series_equal(run(lambda f: f.select(averaged)).to_series(), want_mean)
 
     # when/then
     first_model = pl.col("model") == "atlas-large"
     chosen = pl.when(first_model).then(case.expr()).alias("out")
     want_chosen = with_expected.select(pl.when(first_model).then(pl.col("out"))).to_series()
-    assert_series_equal(frame.select(chosen).to_series(), want_chosen)
-
-    # the streaming engine
-    streamed = frame.lazy().select(out).collect(engine="streaming").to_series()
-    assert_series_equal(streamed, expected)
+    assert_series_equal(run(lambda f: f.select(chosen)).to_series(), want_chosen)
 
 
 def test_group_by_idiom_from_the_issue() -> None:
