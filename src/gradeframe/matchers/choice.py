@@ -6,7 +6,9 @@ wins):
 1. the last line that begins with ``ANSWER:`` (any case; also ``Answer:``, ``Final answer:``,
    ``ANSWERS:``, markdown bold or heading marks around it);
 2. else the last ``answer is`` (``the answer is (B)``, ``The correct answer is C because ...``);
-3. else the whole answer, or its first line.
+3. else the whole answer;
+4. else its last line, when that is a bare list of letters (a reasoning that ends on "C");
+5. else its first line (a letter, then the reasons: "B\nBecause ...").
 
 The text a source gives is read as a *bare list* of letters ("B", "b", "(B)", "B.", "[B]",
 "A, C", "A and C", "A & C"; run together only in capitals: "AC", since "bad" and "cab" are
@@ -48,6 +50,8 @@ _ANSWER_LINE_RE: Final = r"(?ims)\A.*^[ \t>*#_]*(?:final[ \t]+)?answers?[ \t*_]*
 _ANSWER_IS_RE: Final = r"(?is)\A.*\banswers?[ \t]+(?:is|are)[ \t]*:?[ \t*_]*([^\n]*)"
 #: The first line of a text.
 _FIRST_LINE_RE: Final = r"\A([^\n]*)"
+#: The last line of a text.
+_LAST_LINE_RE: Final = r"\n([^\n]*)\z"
 #: "I" followed by a word: the pronoun, not option I.
 _PRONOUN_RE: Final = r"^I +\p{Ll}"
 
@@ -99,7 +103,9 @@ def _nulls(frame: pl.DataFrame) -> pl.Series:
     return pl.Series([None] * frame.height, dtype=pl.String)
 
 
-def _read(text: pl.Expr, patterns: _Patterns, *, after_phrase: bool) -> pl.Expr:
+def _read(
+    text: pl.Expr, patterns: _Patterns, *, after_phrase: bool = False, label: bool = True
+) -> pl.Expr:
     """Return the letters a text chose, as one text of capitals in order, or null when none.
 
     Each value is a struct field, computed once; the bare lists (a few rows) are taken apart on
@@ -117,8 +123,9 @@ def _read(text: pl.Expr, patterns: _Patterns, *, after_phrase: bool) -> pl.Expr:
         otherwise=_nulls,
         dtype=pl.String(),
     )
-    label = field.str.extract(patterns.label, group_index=1)
-    parts = [listed, label.str.to_uppercase()]
+    parts = [listed]
+    if label:
+        parts.append(field.str.extract(patterns.label, group_index=1).str.to_uppercase())
     if after_phrase:
         lead = field.str.extract(patterns.lead, group_index=1)
         parts.append(pl.when(~field.str.contains(_PRONOUN_RE)).then(lead))
@@ -138,15 +145,16 @@ def chosen_text(text: pl.Expr, letters: str = DEFAULT_LETTERS) -> pl.Expr:
         line=_clean(whole.str.extract(_ANSWER_LINE_RE, group_index=1)),
         phrase=_clean(whole.str.extract(_ANSWER_IS_RE, group_index=1)),
     )
-    # The first line, read on the rows that have more than one (the others are read whole).
-    first = on_rows(
+    # The last line (a bare list: a reasoning that ends on its letter), then the first line
+    # (a letter, then its reasons), read on the rows that have more than one line (the others
+    # were read whole).
+    lines = pl.col("text")
+    last = _clean(lines.str.extract(_LAST_LINE_RE, group_index=1))
+    first = _clean(lines.str.extract(_FIRST_LINE_RE, group_index=1))
+    by_line = on_rows(
         whole.str.contains("\n", literal=True),
         {"text": whole},
-        _read(
-            _clean(pl.col("text").str.extract(_FIRST_LINE_RE, group_index=1)),
-            patterns,
-            after_phrase=False,
-        ),
+        pl.coalesce([_read(last, patterns, label=False), _read(first, patterns)]),
         otherwise=_nulls,
         dtype=pl.String(),
     )
@@ -155,7 +163,7 @@ def chosen_text(text: pl.Expr, letters: str = DEFAULT_LETTERS) -> pl.Expr:
             _read(pl.field("line"), patterns, after_phrase=False),
             _read(pl.field("phrase"), patterns, after_phrase=True),
             _read(whole, patterns, after_phrase=False),
-            first,
+            by_line,
             pl.lit(""),
         ]
     )
