@@ -108,29 +108,27 @@ def _read(
 ) -> pl.Expr:
     """Return the letters a text chose, as one text of capitals in order, or null when none.
 
-    Each value is a struct field, computed once; the bare lists (a few rows) are taken apart on
-    those rows alone (a regex over masked rows still reads their text).
+    Each value is a struct field, computed once.
     """
     field = pl.field("text")
     staged = pl.struct(text=text).struct.with_fields(
         bare=field.str.contains(patterns.bare) | field.str.contains(patterns.run)
     )
-    compact = pl.col("text").str.to_uppercase().str.replace_all(patterns.not_letter, "")
-    listed = on_rows(
-        pl.field("bare"),
-        {"text": field},
-        sorted_letters(compact, patterns.upper),
-        otherwise=_nulls,
-        dtype=pl.String(),
+    # Only the (short) bare lists are taken apart: the other rows become "" first, since a
+    # regex over masked rows would still read their text.
+    only_bare = pl.when(pl.field("bare")).then(field).otherwise(pl.lit(""))
+    staged = staged.struct.with_fields(
+        compact=only_bare.str.to_uppercase().str.replace_all(patterns.not_letter, "")
     )
+    listed = pl.when(pl.field("bare")).then(sorted_letters(pl.field("compact"), patterns.upper))
     parts = [listed]
     if label:
         parts.append(field.str.extract(patterns.label, group_index=1).str.to_uppercase())
     if after_phrase:
         lead = field.str.extract(patterns.lead, group_index=1)
         parts.append(pl.when(~field.str.contains(_PRONOUN_RE)).then(lead))
-    found = pl.coalesce([pl.when(p != "").then(p) for p in parts])
-    return staged.struct.with_fields(found=found).struct.field("found")
+    # Each part is a letter or letters, or null (a bare list always holds a letter).
+    return staged.struct.with_fields(found=pl.coalesce(parts)).struct.field("found")
 
 
 def chosen_text(text: pl.Expr, letters: str = DEFAULT_LETTERS) -> pl.Expr:
