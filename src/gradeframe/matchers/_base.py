@@ -194,7 +194,9 @@ def expression(
     check_prefix(prefix)
     if schema is None:
         return deferred(spec, arguments, rule, expectation=expectation, prefix=prefix)
-    inputs = {a: resolve(value, expr, a, schema) for a, (value, expr) in arguments.items()}
+    inputs = {
+        a: resolve(value, _broadcast(expr), a, schema) for a, (value, expr) in arguments.items()
+    }
     stages = rule(inputs)
     fields = [
         (
@@ -209,6 +211,13 @@ def expression(
         .struct.field(_RESULT)
         .alias(prefix + spec.name)
     )
+
+
+def _broadcast(expr: pl.Expr) -> pl.Expr:
+    """Repeat a literal to the frame's height, so that every stage of a rule has one length."""
+    if expr.meta.is_literal(allow_aliasing=True):
+        return pl.repeat(expr, pl.len())
+    return expr
 
 
 def deferred(

@@ -6,7 +6,9 @@ wins):
 1. the last line that begins with ``ANSWER:`` (any case; also ``Answer:``, ``Final answer:``,
    ``ANSWERS:``, markdown bold or heading marks around it);
 2. else the last ``answer is`` (``the answer is (B)``, ``The correct answer is C because ...``);
-3. else the whole answer, or its first line.
+3. else the whole answer;
+4. else its last line, when that is a bare list of letters (a reasoning that ends on "C");
+5. else its first line (a letter, then the reasons: "B\nBecause ...").
 
 The text a source gives is read as a *bare list* of letters ("B", "b", "(B)", "B.", "[B]",
 "A, C", "A and C", "A & C"; run together only in capitals: "AC", since "bad" and "cab" are
@@ -26,6 +28,7 @@ from typing import Final
 import polars as pl
 
 from gradeframe._inputs import IntoExpr, Schema, as_text, is_text
+from gradeframe._subset import on_rows
 from gradeframe.matchers import _base
 from gradeframe.matchers._base import Frame, Input
 
@@ -47,6 +50,8 @@ _ANSWER_LINE_RE: Final = r"(?ims)\A.*^[ \t>*#_]*(?:final[ \t]+)?answers?[ \t*_]*
 _ANSWER_IS_RE: Final = r"(?is)\A.*\banswers?[ \t]+(?:is|are)[ \t]*:?[ \t*_]*([^\n]*)"
 #: The first line of a text.
 _FIRST_LINE_RE: Final = r"\A([^\n]*)"
+#: The last line of a text.
+_LAST_LINE_RE: Final = r"\n([^\n]*)\z"
 #: "I" followed by a word: the pronoun, not option I.
 _PRONOUN_RE: Final = r"^I +\p{Ll}"
 
@@ -55,21 +60,22 @@ class _Patterns:
     """The patterns that read letters, built from the option letters."""
 
     def __init__(self, letters: str) -> None:
-        upper = letters.upper()
-        both = re.escape(upper + letters.lower())
-        caps = re.escape(upper)
+        self.upper = letters.upper()
+        both = re.escape(self.upper + letters.lower())
+        caps = re.escape(self.upper)
         token = rf"[(\[]?[{both}][)\]]?"
         separator = r"(?:[ \t]*[,;/&][ \t]*|[ \t]+(?i:and)[ \t]+|[ \t]+)"
         #: A bare list of letters, the whole text ("B", "(B).", "A, C", "A and C").
         self.bare = rf"^{token}(?:{separator}{token})*[.!]?$"
         #: Capitals run together, the whole text ("AC", "(AC)").
         self.run = rf"^[(\[]?[{caps}]{{2,}}[)\]]?[.!]?$"
-        #: A leading option label followed by its text ("B) Paris", "(B) Paris", "B. Paris").
-        self.label = rf"^(?:\(([{both}])\)|\[([{both}])\]|([{both}])[).:])[ \t]+\S"
+        #: A leading option label followed by its text ("B) Paris", "(B) Paris", "B. Paris",
+        #: "[B] Paris", "B: Paris").
+        self.label = rf"^[(\[]?([{both}])[)\].:][ \t]+\S"
         #: A leading capital not followed by a letter, digit or apostrophe ("C because").
         self.lead = rf"^\(?([{caps}])\)?(?:$|[^\p{{L}}\p{{N}}'’])"
-        #: Any one option letter, in capitals.
-        self.letter = rf"[{caps}]"
+        #: Anything in an upper-cased bare list that is not a letter ("AND", brackets, commas).
+        self.not_letter = rf"\bAND\b|[^{caps}]"
 
 
 def _clean(text: pl.Expr) -> pl.Expr:
@@ -77,51 +83,96 @@ def _clean(text: pl.Expr) -> pl.Expr:
     return text.str.strip_chars(" \t\r\n*_`")
 
 
-def _read(text: pl.Expr, patterns: _Patterns, *, after_phrase: bool) -> pl.Expr:
-    """Return the letters a text chose (capitals, sorted, unique), or null when none."""
-    bare = text.str.contains(patterns.bare) | text.str.contains(patterns.run)
-    letters = (
-        text.str.to_uppercase()
-        .str.replace_all(r"\bAND\b", " ")
-        .str.extract_all(patterns.letter)
-        .list.unique()
-        .list.sort()
+def sorted_letters(compact: pl.Expr, upper: str) -> pl.Expr:
+    """Return the distinct option letters of a text of capitals, in the order of ``upper``.
+
+    One literal search per option letter (a short text, a handful of letters): this is much
+    cheaper than sorting a list in every row.
+    """
+    return pl.concat_str(
+        [
+            pl.when(compact.str.contains(letter, literal=True))
+            .then(pl.lit(letter))
+            .otherwise(pl.lit(""))
+            for letter in upper
+        ]
     )
-    label = pl.coalesce(
-        [text.str.extract(patterns.label, group_index=g) for g in (1, 2, 3)]
-    ).str.to_uppercase()
-    parts = [pl.when(bare).then(letters), pl.concat_list(label)]
+
+
+def _nulls(frame: pl.DataFrame) -> pl.Series:
+    return pl.Series([None] * frame.height, dtype=pl.String)
+
+
+def _read(
+    text: pl.Expr, patterns: _Patterns, *, after_phrase: bool = False, label: bool = True
+) -> pl.Expr:
+    """Return the letters a text chose, as one text of capitals in order, or null when none.
+
+    Each value is a struct field, computed once.
+    """
+    field = pl.field("text")
+    staged = pl.struct(text=text).struct.with_fields(
+        bare=field.str.contains(patterns.bare) | field.str.contains(patterns.run)
+    )
+    # Only the (short) bare lists are taken apart: the other rows become "" first, since a
+    # regex over masked rows would still read their text.
+    only_bare = pl.when(pl.field("bare")).then(field).otherwise(pl.lit(""))
+    staged = staged.struct.with_fields(
+        compact=only_bare.str.to_uppercase().str.replace_all(patterns.not_letter, "")
+    )
+    listed = pl.when(pl.field("bare")).then(sorted_letters(pl.field("compact"), patterns.upper))
+    parts = [listed]
+    if label:
+        parts.append(field.str.extract(patterns.label, group_index=1).str.to_uppercase())
     if after_phrase:
-        lead = text.str.extract(patterns.lead, group_index=1)
-        lead = pl.when(~text.str.contains(_PRONOUN_RE)).then(lead)
-        parts.append(pl.concat_list(lead))
-    # concat_list of a null gives [null]: such a list is "none found".
-    return pl.coalesce([pl.when(p.list.drop_nulls().list.len() > 0).then(p) for p in parts])
+        lead = field.str.extract(patterns.lead, group_index=1)
+        parts.append(pl.when(~field.str.contains(_PRONOUN_RE)).then(lead))
+    # Each part is a letter or letters, or null (a bare list always holds a letter).
+    return staged.struct.with_fields(found=pl.coalesce(parts)).struct.field("found")
 
 
-def chosen_letters(text: pl.Expr, letters: str = DEFAULT_LETTERS) -> pl.Expr:
-    """Return the option letters an answer chose: a sorted List(String), empty when none.
+def chosen_text(text: pl.Expr, letters: str = DEFAULT_LETTERS) -> pl.Expr:
+    """Return the option letters an answer chose, as one text of capitals ("" when none).
 
     See the module docstring for the reading rules. Null reads as "" (nothing chosen).
     """
     patterns = _Patterns(letters)
-    text = text.fill_null("")
-    line = _clean(text.str.extract(_ANSWER_LINE_RE, group_index=1))
-    phrase = _clean(text.str.extract(_ANSWER_IS_RE, group_index=1))
-    whole = _clean(text)
-    first = _clean(whole.str.extract(_FIRST_LINE_RE, group_index=1))
+    whole = pl.field("whole")
+    staged = pl.struct(whole=_clean(text.fill_null("")))
+    staged = staged.struct.with_fields(
+        line=_clean(whole.str.extract(_ANSWER_LINE_RE, group_index=1)),
+        phrase=_clean(whole.str.extract(_ANSWER_IS_RE, group_index=1)),
+    )
+    # The last line (a bare list: a reasoning that ends on its letter), then the first line
+    # (a letter, then its reasons), read on the rows that have more than one line (the others
+    # were read whole).
+    lines = pl.col("text")
+    last = _clean(lines.str.extract(_LAST_LINE_RE, group_index=1))
+    first = _clean(lines.str.extract(_FIRST_LINE_RE, group_index=1))
+    by_line = on_rows(
+        whole.str.contains("\n", literal=True),
+        {"text": whole},
+        pl.coalesce([_read(last, patterns, label=False), _read(first, patterns)]),
+        otherwise=_nulls,
+        dtype=pl.String(),
+    )
     found = pl.coalesce(
         [
-            _read(line, patterns, after_phrase=False),
-            _read(phrase, patterns, after_phrase=True),
+            _read(pl.field("line"), patterns, after_phrase=False),
+            _read(pl.field("phrase"), patterns, after_phrase=True),
             _read(whole, patterns, after_phrase=False),
-            _read(first, patterns, after_phrase=False),
-            pl.lit([], dtype=pl.List(pl.String)),
+            by_line,
+            pl.lit(""),
         ]
     )
-    if letters != letters.upper():  # report the letters as the caller wrote them
-        found = found.list.eval(pl.element().replace(list(letters.upper()), list(letters)))
-    return found
+    return staged.struct.with_fields(found=found).struct.field("found")
+
+
+def _as_list(chosen: pl.Expr, letters: str) -> pl.Expr:
+    """Return a text of capitals as the list of letters, as the caller wrote them."""
+    if letters != letters.upper():
+        chosen = chosen.str.replace_many(list(letters.upper()), list(letters))
+    return chosen.str.split("")
 
 
 def _check_letters(letters: object) -> str:
@@ -230,12 +281,12 @@ def choice(
 
 
 def _expected_letters(source: Input, letters: str) -> pl.Expr:
-    """Return the expected letters as a sorted List(String), checked row by row."""
+    """Return the expected letters as one text of capitals in order, checked row by row."""
     dtype = source.dtype
     if is_text(dtype) or dtype == pl.Null:
         text = as_text(source.expr, dtype) if dtype != pl.Null else source.expr.cast(pl.String)
     elif isinstance(dtype, pl.List) and (is_text(dtype.inner) or dtype.inner == pl.Null):
-        text = source.expr.list.eval(pl.element().cast(pl.String)).list.join("")
+        text = source.expr.cast(pl.List(pl.String)).list.join("")
     else:
         raise source.error("String (letters) or List(String)")
     upper = letters.upper()
@@ -253,21 +304,22 @@ def _expected_letters(source: Input, letters: str) -> pl.Expr:
             + pl.lit(f"' is not one of the option letters '{letters}'.")
         )
     )
-    wanted = compact.str.split("").list.unique().list.sort()
-    wanted = pl.when(compact == "").then(pl.lit([], dtype=pl.List(pl.String))).otherwise(wanted)
-    return _base.check_rows(wanted, problem, matcher="choice", return_dtype=pl.List(pl.String))
+    staged = pl.struct(compact=compact).struct.with_fields(
+        wanted=sorted_letters(pl.field("compact"), upper)
+    )
+    wanted = staged.struct.field("wanted")
+    return _base.check_rows(wanted, problem, matcher="choice", return_dtype=pl.String)
 
 
 def _rule(inputs: dict[str, Input], letters: str) -> pl.Expr:
     stages = pl.struct(
-        chosen=chosen_letters(inputs["actual"].text(), letters),
+        found=chosen_text(inputs["actual"].text(), letters),
         wanted=_expected_letters(inputs["expected"], letters),
     )
-    if letters != letters.upper():
-        upper = pl.field("chosen").list.eval(pl.element().str.to_uppercase())
-    else:
-        upper = pl.field("chosen")
-    return stages.struct.with_fields(correct=(upper == pl.field("wanted")).fill_null(value=False))
+    return stages.struct.with_fields(
+        correct=(pl.field("found") == pl.field("wanted")).fill_null(value=False),
+        chosen=_as_list(pl.field("found"), letters),
+    )
 
 
 def with_choice(

@@ -11,9 +11,9 @@ This is the F1 of the official SQuAD v1.1 evaluation script (``evaluate-v1.1.py`
   either side has no tokens left, as in SQuAD v1.1);
 - the best F1 over the expected answers of the row.
 
-The counting runs on whole columns: the tokens of every row are exploded into one long frame,
-counted per (row, token) with a group-by, joined on the expected answer's counts, and the best
-F1 per row is scattered back (one ``map_batches`` per batch, no Python loop over rows).
+The counting runs on whole columns (one ``map_batches`` per batch, no Python loop over rows):
+the expected answers' tokens are exploded and counted with a group-by, each is counted in the
+answer by a literal search, and the best F1 per row is scattered back.
 """
 
 from __future__ import annotations
@@ -59,62 +59,99 @@ def squad_tokens(text: pl.Expr) -> pl.Expr:
     return normal.str.split(" ").list.eval(pl.element().filter(pl.element() != ""))
 
 
-def _tokens(frame: pl.LazyFrame, text: str, keys: Sequence[str]) -> pl.LazyFrame:
-    """Explode a text column into its SQuAD tokens: one row per (keys..., token)."""
+def _normal(frame: pl.LazyFrame, text: str, keys: Sequence[str]) -> pl.LazyFrame:
+    """Normalise a text column as SQuAD does, up to the split: tokens separated by spaces.
+
+    Most texts are plain lower-case ASCII words after the punctuation is gone: their tokens are
+    their words (an article is then a token to drop). The others get the article and
+    white-space regexes.
+    """
     normal = pl.col(text).str.to_lowercase().str.replace_all(_PUNCTUATION_RE, "")
-    # Most texts are plain lower-case ASCII words: their tokens are their words, and an
-    # article is a token to drop. The others get the article and white-space regexes.
     staged = frame.select(*keys, normal=normal).with_columns(
         simple=pl.col("normal").str.contains(_SIMPLE_RE)
     )
-    done = pl.concat(
+    slow = pl.col("normal").str.replace_all(_ARTICLES_RE, " ")
+    return pl.concat(
         [
-            staged.filter(pl.col("simple")).select(*keys, token=pl.col("normal")),
-            staged.filter(~pl.col("simple")).select(*keys, token=_slow("normal")),
+            staged.filter(pl.col("simple")).select(*keys, text=pl.col("normal")),
+            staged.filter(~pl.col("simple")).select(
+                *keys, text=slow.str.replace_all(_WHITE_SPACE_RE, " ")
+            ),
         ]
     )
+
+
+def _tokens(frame: pl.LazyFrame, text: str, keys: Sequence[str]) -> pl.LazyFrame:
+    """Explode a text column into its SQuAD tokens: one row per (keys..., token)."""
     return (
-        done.with_columns(pl.col("token").str.split(" "))
+        _normal(frame, text, keys)
+        .select(*keys, token=pl.col("text").str.split(" "))
         .explode("token")
         .filter(pl.col("token") != "", ~pl.col("token").is_in(_ARTICLES))
     )
 
 
-def _slow(column: str) -> pl.Expr:
-    return pl.col(column).str.replace_all(_ARTICLES_RE, " ").str.replace_all(_WHITE_SPACE_RE, " ")
-
-
 def _scores(batch: pl.Series) -> pl.Series:
-    """Return the best SQuAD F1 of each row: ``actual`` against ``expected`` (a list)."""
+    """Return the best SQuAD F1 of each row: ``actual`` against ``expected`` (a list).
+
+    The answers are never split: each is kept as its normalised text with every space doubled
+    (so that the whole-token searches below never overlap), and only the expected answers'
+    tokens (a few per row) are exploded. For each distinct token of an expected answer, its
+    count in the answer is a literal search for " token " in that text; the shared count is the
+    sum of the smaller counts, as SQuAD's ``Counter`` intersection.
+    """
     frame = batch.struct.unnest().with_row_index("row")
     height = frame.height
+    spaced = pl.lit("  ") + pl.col("text").str.replace_all(" ", "  ", literal=True) + pl.lit("  ")
+    answers = (
+        _normal(frame.lazy(), "actual", ["row"])
+        .select("row", spaced=spaced)
+        .with_columns(
+            answer_tokens=pl.col("spaced").str.count_matches(r"[^ ]+")
+            - pl.col("spaced").str.count_matches(r" (?:a|an|the) ")
+        )
+        .sort("row")  # one row per answer, in order: a row number is a position
+        .collect()
+    )
     items = (
         frame.lazy()
-        .select("row", item="expected")
-        .explode("item")
-        .filter(pl.col("item").is_not_null())
-        .with_row_index("item_id")
+        .select("row", text="expected")
+        .explode("text")
+        .filter(pl.col("text").is_not_null())
+        .with_row_index("item")
     )
-    answer = _tokens(frame.lazy(), "actual", ["row"])
-    truth = _tokens(items, "item", ["item_id", "row"])
-    answer_counts = answer.group_by("row", "token").agg(n_answer=pl.len())
-    answer_lengths = answer.group_by("row").agg(answer_tokens=pl.len())
-    truth_counts = truth.group_by("item_id", "row", "token").agg(n_truth=pl.len())
-    truth_lengths = truth.group_by("item_id").agg(truth_tokens=pl.len())
-    shared = (
-        truth_counts.join(answer_counts, on=["row", "token"], how="inner")
-        .group_by("item_id")
-        .agg(shared=pl.min_horizontal("n_truth", "n_answer").sum())
+    counts = (
+        _tokens(items, "text", ["item", "row"])
+        .group_by("item", "row", "token")
+        .agg(n_truth=pl.len())
+        .collect()
     )
+    rows = counts.get_column("row")
+    needle = pl.lit(" ") + pl.col("token") + pl.lit(" ")
+    counts = counts.with_columns(
+        spaced=answers.get_column("spaced").gather(rows),
+        answer_tokens=answers.get_column("answer_tokens").gather(rows),
+    ).with_columns(n_answer=pl.col("spaced").str.count_matches(needle, literal=True))
     precision = pl.col("shared") / pl.col("answer_tokens")
     recall = pl.col("shared") / pl.col("truth_tokens")
-    per_item = (
-        shared.join(truth_lengths, on="item_id", how="left")
-        .join(items.select("item_id", "row"), on="item_id", how="left")
-        .join(answer_lengths, on="row", how="left")
-        .select("row", f1=(2 * precision * recall) / (precision + recall))
+    best = (
+        counts.lazy()
+        .group_by("item")
+        .agg(
+            row=pl.col("row").first(),
+            answer_tokens=pl.col("answer_tokens").first(),
+            shared=pl.min_horizontal("n_truth", "n_answer").sum(),
+            truth_tokens=pl.col("n_truth").sum(),
+        )
+        .select(
+            "row",
+            f1=pl.when(pl.col("shared") > 0).then(2 * precision * recall / (precision + recall)),
+        )
+        .group_by("row")
+        .agg(pl.col("f1").max())
+        .drop_nulls("f1")
+        .collect()
     )
-    best = per_item.group_by("row").agg(pl.col("f1").max()).collect()
     scores = pl.zeros(height, dtype=pl.Float64, eager=True)  # nothing shared: 0
     if best.height:
         scores = scores.scatter(best.get_column("row"), best.get_column("f1"))
