@@ -75,6 +75,8 @@ ANSWER_CASES = [
     # SPEC §5: bold around marker and value; "Final answer:" counts
     ("**Answer:** **42**", "42"),
     ("Answer: **42**.", "42."),
+    ("**Answer:**\n### **42**", "42"),
+    ("Answer: #42", "#42"),
     ("Reasoning...\nFinal answer: 17", "17"),
     ("## Final Answer\n\n## Answer: $5$", "$5$"),
     # issue 12: the self-corrected last answer, not the first (openai/frontier-evals#125,

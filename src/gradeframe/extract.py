@@ -56,6 +56,9 @@ _LINE_LEAD: Final = r"[ \t]*(?:[>+-][ \t]*)*(?:#{1,6}[ \t]*)?[*_]*[ \t]*"
 #: italic marks ("**42**" is 42).
 _ANSWER_STRIP: Final = " \t\r\n*_"
 
+#: A markdown heading mark that opens the answer ("### 42"; "#42" is no heading).
+_HEADING_START: Final = r"\A#{1,6}[ \t]+"
+
 #: Markdown marks that close the answer before its final punctuation ("**42**." is "42.").
 _MARKS_BEFORE_END: Final = r"[*_]+([.,;:!?]+)\z"
 
@@ -233,7 +236,9 @@ def extract_answer(expr: IntoExpr, *, marker: str = "answer") -> pl.Expr:
     rest = found.struct.field("1").str.strip_chars(_ANSWER_STRIP)
     after = found.struct.field("2").str.extract(r"\A\s*([^\n]*)", 1)
     answer = pl.when(rest != "").then(rest).otherwise(after.str.strip_chars(_ANSWER_STRIP))
-    # closing marks before the final punctuation: "**42**." is "42."
+    # a heading mark before the value ("### 42" on the next line) and closing marks before the
+    # final punctuation ("**42**." is "42.")
+    answer = answer.str.replace(_HEADING_START, "").str.strip_chars_start(_ANSWER_STRIP)
     answer = answer.str.replace(_MARKS_BEFORE_END, "${1}")
     return keep_name(_none_if_empty(answer), text)
 
