@@ -6,6 +6,8 @@ Usage::
     python benchmarks/bench.py --quick         # 200k-row smoke run, writes RESULTS.md
     python benchmarks/bench.py --rows 500000   # base size other than 1M
     python benchmarks/bench.py --profile       # stage timings on 1M rows (printed only)
+    python benchmarks/bench.py --extract       # extract_number vs bare str.extract, 1M rows
+    python benchmarks/bench.py --matchers      # choice and f1 on 1M rows (printed only)
 
 Every measurement runs in its own subprocess (``--worker``), so the peak RSS each one reports is
 its own (``resource.getrusage(RUSAGE_SELF).ru_maxrss`` at exit; ``base`` is the RSS after loading
@@ -421,6 +423,8 @@ def worker(task: dict[str, Any]) -> dict[str, Any]:
             best, times, out = _scalar(frame, task["sample"], repeats)
         elif kind == "profile":
             return _profile(frame, repeats)
+        elif kind == "matchers":
+            return _matchers(frame, repeats)
         else:
             raise ValueError(kind)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -510,6 +514,89 @@ def _profile(frame: pl.DataFrame, repeats: int) -> dict[str, Any]:
     )[0]
     stages["bare Polars contains"] = _best(lambda: _bare(frame), repeats)[0]
     return {"stages": stages, "rows": frame.height}
+
+
+# --------------------------------------------------------------------------------------------
+# choice and f1 (--matchers): ratios against bare Polars str.extract on the same column
+# --------------------------------------------------------------------------------------------
+
+#: Multiple-choice replies as models write them: a bare letter, a label with its text, an
+#: "ANSWER:" line after some reasoning (sometimes corrected), "the answer is (X)", a refusal.
+MC_TEMPLATES = [
+    "{L}",
+    "({L})",
+    "{L}) {T}",
+    "The answer is ({L}).",
+    "ANSWER: {L}",
+    "Let me think step by step. {T} is the usual choice, but the passage says otherwise. "
+    "Option {M} is a distractor.\nANSWER: {L}",
+    "ANSWER: {M}\nWait, that is wrong: the text says {T}.\nANSWER: {L}",
+    "I don't know.",
+    "{L} and {M}",
+]
+MC_TEXTS = ["Paris", "the mitochondria", "1,204 units", "Sheffield", "none of the above"]
+
+
+def matcher_frame(rows: int, seed: int = 7) -> pl.DataFrame:
+    """The benchmark frame with a multiple-choice reply and its key (letters A to D)."""
+    frame = pl.read_parquet(frame_path(rows))
+    rng = np.random.default_rng(seed)
+    letters = np.array(list("ABCD"))
+    key = letters[rng.integers(4, size=rows)]
+    other = letters[rng.integers(4, size=rows)]
+    chosen = np.where(rng.random(rows) < 0.6, key, other)
+    template = pl.Series(MC_TEMPLATES).gather(rng.integers(len(MC_TEMPLATES), size=rows))
+    text = pl.Series(MC_TEXTS).gather(rng.integers(len(MC_TEXTS), size=rows))
+    reply = (
+        pl.DataFrame({"t": template, "L": chosen, "M": other, "T": text})
+        .select(
+            pl.col("t")
+            .str.replace_all("{L}", pl.col("L"), literal=True)
+            .str.replace_all("{M}", pl.col("M"), literal=True)
+            .str.replace_all("{T}", pl.col("T"), literal=True)
+        )
+        .to_series()
+    )
+    return frame.with_columns(reply=reply, key=pl.Series(key))
+
+
+def _matchers(frame: pl.DataFrame, repeats: int) -> dict[str, Any]:
+    """Time choice and f1 against bare Polars ``str.extract`` on the same column."""
+    frame = matcher_frame(frame.height)
+
+    def bare(column: str) -> pl.DataFrame:
+        return frame.select(pl.col(column).str.extract(r"(\d+)", 1))
+
+    times: dict[str, float] = {}
+    times["bare str.extract (reply)"] = _best(lambda: bare("reply"), repeats)[0]
+    times["choice (reply vs key)"] = _best(lambda: frame.grade.choice("reply", "key"), repeats)[0]
+    times["bare str.extract (answer)"] = _best(lambda: bare("answer"), repeats)[0]
+    times["f1 (answer vs String ref)"] = _best(
+        lambda: frame.grade.f1("answer", pl.col("ref").fill_null("")), repeats
+    )[0]
+    times["f1 (answer vs list refs)"] = _best(
+        lambda: frame.grade.f1("answer", pl.col("refs").list.concat(pl.lit([""]))), repeats
+    )[0]
+    return {"times": times, "rows": frame.height}
+
+
+def main_matchers(args: argparse.Namespace) -> None:
+    """Print the choice and f1 rows (ratios against bare ``str.extract`` on the same column)."""
+    n = args.rows or (200_000 if args.quick else 1_000_000)
+    r = run_worker({"kind": "matchers", "path": str(frame_path(n)), "repeats": 3})
+    if "error" in r:
+        raise SystemExit(r["error"])
+    times = r["times"]
+    lines = [
+        f"## choice and f1: {r['rows']:,} rows, best of 3 (machine load {os.getloadavg()[0]:.2f})",
+        "",
+        "| call | time | × bare str.extract on the same column |",
+        "|---|---:|---:|",
+    ]
+    for name, t in times.items():
+        base = times["bare str.extract (reply)" if "reply" in name else "bare str.extract (answer)"]
+        lines.append(f"| {name} | {_fmt_s(t)} | {t / base:.1f}× |")
+    print("\n".join(lines))
 
 
 def run_worker(task: dict[str, Any], timeout: float = 1800) -> dict[str, Any]:
@@ -879,6 +966,51 @@ def main_profile(args: argparse.Namespace) -> None:
     _say(f"wrote the profile into {RESULTS}")
 
 
+# --------------------------------------------------------------------------------------------
+# Extraction rows (--extract)
+# --------------------------------------------------------------------------------------------
+
+#: The bare-Polars floor for reading a number out of the answers: one regex extract.
+BARE_NUMBER = r"(-?[0-9]+(?:\.[0-9]+)?)"
+
+
+def main_extract(args: argparse.Namespace) -> None:
+    """Time the extraction functions against bare ``str.extract`` on the same column.
+
+    All run in this one process on the benchmark frame's ``answer`` column (1M rows; 200k with
+    ``--quick``), interleaved round by round (so that a change in machine load hits every row
+    alike), best of 5. Printed only: the ratio is the number to read, not the seconds.
+    """
+    import gradeframe as gf
+
+    n = args.rows or (200_000 if args.quick else 1_000_000)
+    frame = pl.read_parquet(frame_path(n), columns=["answer"])
+    bare_label = f"bare `str.extract({BARE_NUMBER!r})`"
+    rows = {
+        bare_label: pl.col("answer").str.extract(BARE_NUMBER, 1),
+        "extract_number (last)": gf.extract_number("answer"),
+        "extract_number (first)": gf.extract_number("answer", which="first"),
+        "extract (last match)": gf.extract("answer", r"([0-9]+)"),
+        "extract_answer": gf.extract_answer("answer"),
+        "extract_boxed": gf.extract_boxed("answer"),
+    }
+    best = dict.fromkeys(rows, float("inf"))
+    for _ in range(5):
+        for label, expr in rows.items():
+            start = time.perf_counter()
+            frame.select(expr)
+            best[label] = min(best[label], time.perf_counter() - start)
+    bare = best[bare_label]
+    lines = [
+        f"## Extraction: {n:,} rows, best of 5 (machine load {os.getloadavg()[0]:.2f})",
+        "",
+        "| function | time | × bare `str.extract` |",
+        "|---|---:|---:|",
+    ]
+    lines += [f"| {label} | {_fmt_s(t)} | {t / bare:.1f}× |" for label, t in best.items()]
+    print("\n".join(lines))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, help="base size (default 1M, 200k with --quick)")
@@ -886,17 +1018,25 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="200k-row smoke run")
     parser.add_argument("--profile", action="store_true", help="time the stages separately")
     parser.add_argument(
+        "--extract", action="store_true", help="time extract_number etc. against str.extract"
+    )
+    parser.add_argument(
         "--budget", type=float, help="minutes for the timed part (default 15, 6 with --quick)"
     )
     parser.add_argument(
         "--no-budget", action="store_true", help="run the 4M and 10M rows whatever they cost"
     )
+    parser.add_argument("--matchers", action="store_true", help="time choice and f1 (printed only)")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         print(json.dumps(worker(json.loads(args.worker)), default=str))
     elif args.profile:
         main_profile(args)
+    elif args.extract:
+        main_extract(args)
+    elif args.matchers:
+        main_matchers(args)
     else:
         main_run(args)
 

@@ -594,10 +594,10 @@ def test_prefix_must_be_text(constructor, matcher) -> None:
             id="strip_not_boolean",
         ),
         pytest.param(
-            lambda f: f.grade.exact_match("actual", ["a"]),
+            lambda f: f.grade.exact_match("actual", ["a", 1]),
             TypeError,
-            "`expected` must be a column name",
-            id="list_is_not_an_expected_value",
+            r"`expected\[1\]` must be a str \(an acceptable answer\)",
+            id="acceptable_answer_not_text",
         ),
         pytest.param(
             lambda f: f.grade.includes("actual", ["a", 1]),
@@ -705,3 +705,204 @@ def test_pandas_index_kept_and_frame_unchanged() -> None:
     assert list(result.index) == ["r1", "r2", "r2"]
     assert result["correct"].tolist() == [True, False, True]
     pd.testing.assert_frame_equal(frame, before)
+
+
+# --------------------------------------------------------------------------------------------
+# Contract v2: the same answers on both regex engines, rounding, lists and folding
+# --------------------------------------------------------------------------------------------
+
+DOLLAR_CASES = [
+    # Rust's "$" is the very end of the text; Python's also matches before a final newline.
+    pytest.param(r"x$", "polars", id="dollar_on_polars"),
+    pytest.param(r"(?=x)x$", "regex", id="dollar_on_regex_fallback"),
+    pytest.param(r"(?<!y)x$", "regex", id="dollar_after_lookbehind"),
+    pytest.param(r"(x)(?!y)\1?$", "regex", id="dollar_with_backreference"),
+]
+
+
+@pytest.mark.parametrize(("pattern", "engine"), DOLLAR_CASES)
+def test_matches_dollar_is_end_of_text_on_both_engines(constructor, pattern, engine) -> None:
+    frame = constructor({"actual": ["x\n", "x", "yx\n", "x\nx"]})
+    assert_equal_data(
+        frame.grade.matches("actual", pattern), {"correct": [False, True, False, True]}
+    )
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        pytest.param(r"(?m)(?=x)x$", id="global_multiline"),
+        pytest.param(re.compile(r"(?=x)x$", re.M), id="compiled_multiline"),
+        pytest.param(r"(?m:(?=x)x$)", id="scoped_multiline"),
+    ],
+)
+def test_matches_multiline_dollar_before_newline_on_both_engines(constructor, pattern) -> None:
+    frame = constructor({"actual": ["x\n", "x\ny", "xy"]})
+    polars_answer = frame.grade.matches("actual", r"(?m)x$")
+    fallback_answer = frame.grade.matches("actual", pattern)
+    assert to_data(fallback_answer)["correct"] == to_data(polars_answer)["correct"]
+    assert to_data(fallback_answer)["correct"] == [True, True, False]
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        pytest.param(r"(?=a)a[$]", id="dollar_in_class_is_literal"),
+        pytest.param(r"(?=a)a\$", id="escaped_dollar_is_literal"),
+    ],
+)
+def test_matches_literal_dollar_untouched(constructor, pattern) -> None:
+    frame = constructor({"actual": ["a$", "a", "a\n"]})
+    assert_equal_data(frame.grade.matches("actual", pattern), {"correct": [True, False, False]})
+
+
+def test_matches_pattern_column_fallback_dollar() -> None:
+    df = pl.DataFrame({"a": ["x\n", "x", "x\n"], "p": [r"(?=x)x$", r"(?=x)x$", r"x$"]})
+    assert df.grade.matches("a", pattern_column="p")["correct"].to_list() == [False, True, False]
+
+
+ROUNDING_CASES = [
+    pytest.param(1.1, 1.0, {"delta": 0.1}, True, 0.1, id="1.1_within_0.1_of_1.0"),
+    pytest.param(0.1 + 0.2, 0.3, {"delta": 0}, True, 0.0, id="0.1_plus_0.2_within_0_of_0.3"),
+    pytest.param(1.2, 1.0, {"delta": 0.1}, False, 0.2, id="1.2_not_within_0.1_of_1.0"),
+    pytest.param(110.00000000001, 100.0, {"percent": 10}, True, 10.0, id="percent_noise"),
+    pytest.param(
+        1.0000000001, 1.0, {"delta": 0}, False, pytest.approx(1e-10), id="real_difference_kept"
+    ),
+]
+
+
+@pytest.mark.parametrize(("actual", "expected", "kwargs", "correct", "difference"), ROUNDING_CASES)
+def test_within_rounds_to_12_significant_digits(
+    constructor, actual, expected, kwargs, correct, difference
+) -> None:
+    frame = constructor({"actual": [actual], "expected": [expected]})
+    data = to_data(frame.grade.within("actual", "expected", **kwargs))
+    assert data["correct"] == [correct]
+    assert data["difference"] == [difference]
+
+
+def test_within_text_answer_rounds_too(constructor) -> None:
+    frame = constructor({"actual": ["1.1", "0.30000000000000004"], "expected": [1.0, 0.3]})
+    assert_equal_data(
+        frame.grade.within("actual", "expected", delta=0.1), {"correct": [True, True]}
+    )
+
+
+def test_exact_match_list_expected_is_any_of_them(constructor) -> None:
+    frame = constructor({"actual": [" Paris", "Lyon", None, "nice"]})
+    result = frame.grade.exact_match("actual", ["paris", "Nice"])
+    assert_equal_data(result, {"correct": [True, False, False, True]})
+
+
+def test_exact_match_list_column_is_any_of_them() -> None:
+    df = pl.DataFrame(
+        {"actual": ["Paris", "Rome", "x", None], "expected": [["Lyon", "PARIS"], ["x"], [], ["a"]]}
+    )
+    assert df.grade.exact_match("actual", "expected")["correct"].to_list() == [
+        True,
+        False,
+        False,
+        False,
+    ]
+
+
+def test_exact_match_two_lists_compare_with_eq() -> None:
+    df = pl.DataFrame({"actual": [["a", "b"], ["a", "b"]], "expected": [["a", "b"], ["b", "a"]]})
+    assert df.grade.exact_match("actual", "expected")["correct"].to_list() == [True, False]
+
+
+FOLD_EXACT_CASES = [
+    pytest.param("3,000", "3000", True, id="thousands_separator"),
+    pytest.param("1\u2009204", "1204", True, id="thin_space_separator"),
+    pytest.param("12\u201315", "12-15", True, id="en_dash"),
+    pytest.param("  New   York ", "new york", True, id="white_space_collapsed"),
+    pytest.param("3 100", "3100", False, id="plain_space_is_not_a_separator"),
+    pytest.param("about 3000", "3000", False, id="still_exact"),
+]
+
+
+@pytest.mark.parametrize(("actual", "expected", "correct"), FOLD_EXACT_CASES)
+def test_exact_match_fold(constructor, actual, expected, correct) -> None:
+    frame = constructor({"actual": [actual], "expected": [expected]})
+    assert_equal_data(
+        frame.grade.exact_match("actual", "expected", fold=True), {"correct": [correct]}
+    )
+    plain = frame.grade.exact_match("actual", "expected")
+    assert to_data(plain)["correct"] == [actual.strip().lower() == expected.lower()]
+
+
+FOLD_INCLUDES_CASES = [
+    pytest.param("Sold 12,400 units", "12400", True, id="12,400_includes_12400"),
+    pytest.param("It fell to -12 degrees", "12", False, id="minus_12_does_not_include_12"),
+    pytest.param("In 2012 it rose", "12", False, id="2012_does_not_include_12"),
+    pytest.param("COVID-19 cases", "19", True, id="hyphen_is_not_a_minus"),
+    pytest.param("It was 12.", "12", True, id="final_full_stop"),
+    pytest.param("45.25 m", "45.2", False, id="decimal_continues"),
+    pytest.param("temp -12 today", "-12", True, id="negative_needle"),
+    pytest.param("PARIS, France", "paris", True, id="case_folded"),
+]
+
+
+@pytest.mark.parametrize(("actual", "needle", "found"), FOLD_INCLUDES_CASES)
+def test_includes_fold_numbers_whole(constructor, actual, needle, found) -> None:
+    frame = constructor({"actual": [actual], "needle": [needle], "needles": [[needle, "x"]]})
+    assert_equal_data(
+        frame.grade.includes("actual", "needle", fold=True),
+        {"correct": [found], "missing": [[] if found else [needle]]},
+    )
+    assert_equal_data(
+        frame.grade.includes("actual", [needle], fold=True),
+        {"correct": [found], "missing": [[] if found else [needle]]},
+    )
+    listed = frame.grade.includes("actual", "needles", fold=True)
+    assert to_data(listed)["missing"] == [["x"] if found else [needle, "x"]]
+
+
+def test_includes_fold_agrees_with_answer_contains(constructor) -> None:
+    answers = ["Sold 12,400 units", "-12", "x = 12", "COVID-19", "1\u00bd-2 cups", "3-.5"]
+    needles = ["12400", "12", "12", "19", "2", "-.5"]
+    frame = constructor({"answer": answers, "refs": needles})
+    contains = to_data(frame.grade.answer_contains("answer", "refs"))["correct"]
+    includes = to_data(frame.grade.includes("answer", "refs", fold=True))["correct"]
+    assert includes == contains
+
+
+@pytest.mark.parametrize(
+    ("call", "match"),
+    [
+        pytest.param(
+            lambda f: f.grade.exact_match("a", "a", fold=True, ignore_case=False),
+            "cannot be combined with ignore_case=False",
+            id="exact_fold_keeps_case",
+        ),
+        pytest.param(
+            lambda f: f.grade.exact_match("a", "a", fold=True, strip=False),
+            "cannot be combined with strip=False",
+            id="exact_fold_keeps_space",
+        ),
+        pytest.param(
+            lambda f: f.grade.includes("a", ["x"], fold=True, ignore_case=False),
+            "cannot be combined with ignore_case=False",
+            id="includes_fold_keeps_case",
+        ),
+    ],
+)
+def test_fold_contradictions_raise(constructor, call, match) -> None:
+    with pytest.raises(ValueError, match=match):
+        call(constructor({"a": ["x"]}))
+
+
+def test_fold_flag_must_be_boolean(constructor) -> None:
+    with pytest.raises(TypeError, match="`fold` must be True or False"):
+        constructor({"a": ["x"]}).grade.includes("a", ["x"], fold="yes")
+
+
+def test_matchers_module_attributes_and_modules() -> None:
+    import sys
+
+    assert matchers.REGEX_TIMEOUT == 1.0
+    assert matchers.matches is gf.matches  # the function, not its module
+    assert sys.modules["gradeframe.matchers.matches"].matches is gf.matches
+    assert set(gf.matchers.CHOICE_COLUMNS) == {"correct", "expectation", "chosen"}
+    assert gf.matchers.F1_COLUMNS == ("correct", "expectation", "f1")

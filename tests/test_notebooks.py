@@ -23,6 +23,7 @@ NAMES = [
     "failure_analysis.ipynb",
     "your_own_file.ipynb",
     "comparing_models.ipynb",
+    "extraction_and_choice.ipynb",
 ]
 
 

@@ -17,13 +17,18 @@ from gradeframe.answer import (
 from gradeframe.chart import chart, compare_chart
 from gradeframe.compare import agreement, compare
 from gradeframe.example import example, example_document
+from gradeframe.extract import extract, extract_answer, extract_boxed, extract_number
 from gradeframe.fold import fold
 from gradeframe.kinds import KINDS
 from gradeframe.matchers import (
+    choice,
     exact_match,
+    f1,
     includes,
     matches,
+    with_choice,
     with_exact_match,
+    with_f1,
     with_includes,
     with_matches,
     with_within,
@@ -40,9 +45,15 @@ __all__ = [
     "chart",
     "compare",
     "compare_chart",
+    "choice",
     "exact_match",
     "example",
     "example_document",
+    "extract",
+    "extract_answer",
+    "extract_boxed",
+    "extract_number",
+    "f1",
     "failures",
     "fold",
     "includes",
@@ -52,7 +63,9 @@ __all__ = [
     "report_counts",
     "report_from_counts",
     "with_answer_contains",
+    "with_choice",
     "with_exact_match",
+    "with_f1",
     "with_includes",
     "with_matches",
     "with_within",

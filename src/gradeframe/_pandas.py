@@ -21,6 +21,7 @@ import polars as pl
 from gradeframe import answer as answer_rules
 from gradeframe import chart as chart_rules
 from gradeframe import compare as compare_rules
+from gradeframe import extract as extract_rules
 from gradeframe import fold as fold_rules
 from gradeframe import matchers as matcher_rules
 from gradeframe import report as report_rules
@@ -33,7 +34,9 @@ from gradeframe._frames import (
 )
 from gradeframe._inputs import IntoExpr, check_output_names, check_prefix
 from gradeframe.answer import NotFound
+from gradeframe.extract import Which
 from gradeframe.matchers import PatternLike
+from gradeframe.matchers import _base as matcher_base
 from gradeframe.report import By
 
 if TYPE_CHECKING:
@@ -129,26 +132,31 @@ class PandasFrameGrade:
             prefix=prefix,
         )
 
+    def _matcher(self, function: Callable[..., Any], /, *args: Any, **kwargs: Any) -> pd.DataFrame:
+        """Run a matcher's frame function; its description says which arguments name columns."""
+        spec = matcher_rules.spec_of(function)
+        arguments = matcher_base.column_arguments(spec, function, args, kwargs)
+        return self._add_columns(function, spec.columns, arguments, *args, **kwargs)
+
     @delegates(matcher_rules.with_exact_match, doc=matcher_rules.exact_match)
     def exact_match(
         self,
         actual: IntoExpr,
-        expected: IntoExpr | bool | float,
+        expected: IntoExpr | bool | float | Sequence[str],
         *,
         ignore_case: bool = True,
         strip: bool = True,
+        fold: bool = False,
         label: str | None = None,
         prefix: str = "",
     ) -> pd.DataFrame:
-        arguments = [("actual", actual, "mixed"), ("expected", expected, "mixed")]
-        return self._add_columns(
+        return self._matcher(
             matcher_rules.with_exact_match,
-            matcher_rules.EXACT_MATCH_COLUMNS,
-            arguments,
             actual,
             expected,
             ignore_case=ignore_case,
             strip=strip,
+            fold=fold,
             label=label,
             prefix=prefix,
         )
@@ -160,17 +168,16 @@ class PandasFrameGrade:
         expected: IntoExpr | Sequence[str],
         *,
         ignore_case: bool = True,
+        fold: bool = False,
         label: str | None = None,
         prefix: str = "",
     ) -> pd.DataFrame:
-        arguments = [("actual", actual, "mixed"), ("expected", expected, "refs")]
-        return self._add_columns(
+        return self._matcher(
             matcher_rules.with_includes,
-            matcher_rules.INCLUDES_COLUMNS,
-            arguments,
             actual,
             expected,
             ignore_case=ignore_case,
+            fold=fold,
             label=label,
             prefix=prefix,
         )
@@ -185,11 +192,8 @@ class PandasFrameGrade:
         label: str | None = None,
         prefix: str = "",
     ) -> pd.DataFrame:
-        arguments = [("actual", actual, "mixed"), ("pattern_column", pattern_column, None)]
-        return self._add_columns(
+        return self._matcher(
             matcher_rules.with_matches,
-            matcher_rules.MATCHES_COLUMNS,
-            arguments,
             actual,
             pattern,
             pattern_column=pattern_column,
@@ -208,17 +212,42 @@ class PandasFrameGrade:
         label: str | None = None,
         prefix: str = "",
     ) -> pd.DataFrame:
-        arguments = [("actual", actual, "mixed"), ("expected", expected, "mixed")]
-        return self._add_columns(
+        return self._matcher(
             matcher_rules.with_within,
-            matcher_rules.WITHIN_COLUMNS,
-            arguments,
             actual,
             expected,
             delta=delta,
             percent=percent,
             label=label,
             prefix=prefix,
+        )
+
+    @delegates(matcher_rules.with_choice, doc=matcher_rules.choice)
+    def choice(
+        self,
+        actual: IntoExpr,
+        expected: IntoExpr | Sequence[str],
+        *,
+        letters: str = "ABCDEFGHIJ",
+        label: str | None = None,
+        prefix: str = "",
+    ) -> pd.DataFrame:
+        return self._matcher(
+            matcher_rules.with_choice, actual, expected, letters=letters, label=label, prefix=prefix
+        )
+
+    @delegates(matcher_rules.with_f1, doc=matcher_rules.f1)
+    def f1(
+        self,
+        actual: IntoExpr,
+        expected: IntoExpr | Sequence[str],
+        *,
+        threshold: float = 0.5,
+        label: str | None = None,
+        prefix: str = "",
+    ) -> pd.DataFrame:
+        return self._matcher(
+            matcher_rules.with_f1, actual, expected, threshold=threshold, label=label, prefix=prefix
         )
 
     @delegates(report_rules.report)
@@ -321,11 +350,11 @@ class PandasSeriesGrade:
     def __init__(self, series: pd.Series) -> None:
         self._series = series
 
-    def _run(self, function: Callable[..., pl.Expr], /, **kwargs: Any) -> pd.Series:
+    def _run(self, function: Callable[..., pl.Expr], /, *args: Any, **kwargs: Any) -> pd.Series:
         """Run an expression function on this Series (as text); the index and name are kept."""
         name = "__gradeframe__"
         frame = to_polars(pd.DataFrame({name: self._series.array}), {name: "text"})
-        values = frame.select(function(pl.col(name), **kwargs).alias(name)).to_series()
+        values = frame.select(function(pl.col(name), *args, **kwargs).alias(name)).to_series()
         return pd.Series(to_pandas_column(values), index=self._series.index, name=self._series.name)
 
     @delegates(fold_rules.fold)
@@ -335,3 +364,19 @@ class PandasSeriesGrade:
     @delegates(answer_rules.is_not_found)
     def is_not_found(self, *, phrases: Sequence[str] | None = None) -> pd.Series:
         return self._run(answer_rules.is_not_found, phrases=phrases)
+
+    @delegates(extract_rules.extract_answer)
+    def extract_answer(self, *, marker: str = "answer") -> pd.Series:
+        return self._run(extract_rules.extract_answer, marker=marker)
+
+    @delegates(extract_rules.extract)
+    def extract(self, pattern: PatternLike, *, group: int = 1, which: Which = "last") -> pd.Series:
+        return self._run(extract_rules.extract, pattern, group=group, which=which)
+
+    @delegates(extract_rules.extract_number)
+    def extract_number(self, *, which: Which = "last") -> pd.Series:
+        return self._run(extract_rules.extract_number, which=which)
+
+    @delegates(extract_rules.extract_boxed)
+    def extract_boxed(self) -> pd.Series:
+        return self._run(extract_rules.extract_boxed)

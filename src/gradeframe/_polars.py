@@ -15,12 +15,14 @@ import polars as pl
 from gradeframe import answer as answer_rules
 from gradeframe import chart as chart_rules
 from gradeframe import compare as compare_rules
+from gradeframe import extract as extract_rules
 from gradeframe import fold as fold_rules
 from gradeframe import matchers as matcher_rules
 from gradeframe import report as report_rules
 from gradeframe._delegate import delegates
 from gradeframe._inputs import IntoExpr
 from gradeframe.answer import NotFound
+from gradeframe.extract import Which
 from gradeframe.matchers import PatternLike
 from gradeframe.report import By
 
@@ -67,10 +69,11 @@ class _FrameGrade(Generic[FrameT]):
     def exact_match(
         self,
         actual: IntoExpr,
-        expected: IntoExpr | bool | float,
+        expected: IntoExpr | bool | float | Sequence[str],
         *,
         ignore_case: bool = True,
         strip: bool = True,
+        fold: bool = False,
         label: str | None = None,
         prefix: str = "",
     ) -> FrameT:
@@ -80,6 +83,7 @@ class _FrameGrade(Generic[FrameT]):
             expected,
             ignore_case=ignore_case,
             strip=strip,
+            fold=fold,
             label=label,
             prefix=prefix,
         )
@@ -91,11 +95,46 @@ class _FrameGrade(Generic[FrameT]):
         expected: IntoExpr | Sequence[str],
         *,
         ignore_case: bool = True,
+        fold: bool = False,
         label: str | None = None,
         prefix: str = "",
     ) -> FrameT:
         return matcher_rules.with_includes(
-            self._frame, actual, expected, ignore_case=ignore_case, label=label, prefix=prefix
+            self._frame,
+            actual,
+            expected,
+            ignore_case=ignore_case,
+            fold=fold,
+            label=label,
+            prefix=prefix,
+        )
+
+    @delegates(matcher_rules.with_choice, doc=matcher_rules.choice)
+    def choice(
+        self,
+        actual: IntoExpr,
+        expected: IntoExpr | Sequence[str],
+        *,
+        letters: str = "ABCDEFGHIJ",
+        label: str | None = None,
+        prefix: str = "",
+    ) -> FrameT:
+        return matcher_rules.with_choice(
+            self._frame, actual, expected, letters=letters, label=label, prefix=prefix
+        )
+
+    @delegates(matcher_rules.with_f1, doc=matcher_rules.f1)
+    def f1(
+        self,
+        actual: IntoExpr,
+        expected: IntoExpr | Sequence[str],
+        *,
+        threshold: float = 0.5,
+        label: str | None = None,
+        prefix: str = "",
+    ) -> FrameT:
+        return matcher_rules.with_f1(
+            self._frame, actual, expected, threshold=threshold, label=label, prefix=prefix
         )
 
     @delegates(matcher_rules.with_matches, doc=matcher_rules.matches)
@@ -250,6 +289,22 @@ class ExprGrade:
     def is_not_found(self, *, phrases: Sequence[str] | None = None) -> pl.Expr:
         return answer_rules.is_not_found(self._expr, phrases=phrases)
 
+    @delegates(extract_rules.extract_answer)
+    def extract_answer(self, *, marker: str = "answer") -> pl.Expr:
+        return extract_rules.extract_answer(self._expr, marker=marker)
+
+    @delegates(extract_rules.extract)
+    def extract(self, pattern: PatternLike, *, group: int = 1, which: Which = "last") -> pl.Expr:
+        return extract_rules.extract(self._expr, pattern, group=group, which=which)
+
+    @delegates(extract_rules.extract_number)
+    def extract_number(self, *, which: Which = "last") -> pl.Expr:
+        return extract_rules.extract_number(self._expr, which=which)
+
+    @delegates(extract_rules.extract_boxed)
+    def extract_boxed(self) -> pl.Expr:
+        return extract_rules.extract_boxed(self._expr)
+
 
 @pl.api.register_series_namespace("grade")
 class SeriesGrade:
@@ -258,10 +313,10 @@ class SeriesGrade:
     def __init__(self, series: pl.Series) -> None:
         self._series = series
 
-    def _run(self, function: Callable[..., pl.Expr], /, **kwargs: Any) -> pl.Series:
+    def _run(self, function: Callable[..., pl.Expr], /, *args: Any, **kwargs: Any) -> pl.Series:
         """Run an expression function on this Series; the result keeps its name."""
         name = self._series.name
-        expr = function(pl.col(name), **kwargs).alias(name)
+        expr = function(pl.col(name), *args, **kwargs).alias(name)
         return self._series.to_frame(name).select(expr).to_series()
 
     @delegates(fold_rules.fold)
@@ -271,3 +326,19 @@ class SeriesGrade:
     @delegates(answer_rules.is_not_found)
     def is_not_found(self, *, phrases: Sequence[str] | None = None) -> pl.Series:
         return self._run(answer_rules.is_not_found, phrases=phrases)
+
+    @delegates(extract_rules.extract_answer)
+    def extract_answer(self, *, marker: str = "answer") -> pl.Series:
+        return self._run(extract_rules.extract_answer, marker=marker)
+
+    @delegates(extract_rules.extract)
+    def extract(self, pattern: PatternLike, *, group: int = 1, which: Which = "last") -> pl.Series:
+        return self._run(extract_rules.extract, pattern, group=group, which=which)
+
+    @delegates(extract_rules.extract_number)
+    def extract_number(self, *, which: Which = "last") -> pl.Series:
+        return self._run(extract_rules.extract_number, which=which)
+
+    @delegates(extract_rules.extract_boxed)
+    def extract_boxed(self) -> pl.Series:
+        return self._run(extract_rules.extract_boxed)

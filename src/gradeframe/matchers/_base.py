@@ -1,0 +1,387 @@
+"""The skeleton every matcher shares; a matcher module holds only its rule.
+
+A matcher is described by a :class:`Matcher` (its name, the columns it adds with their dtypes,
+and which arguments name columns, for the pandas accessor) and a *rule*: a function that takes
+the resolved inputs (:class:`Input`: the expression, its name for messages, its dtype) and
+returns one struct expression holding ``correct`` and the matcher's extra fields. Everything
+else is here and written once:
+
+- :func:`expression` checks ``prefix`` and ``label``, resolves the inputs against the frame's
+  schema (or, without one, defers the whole matcher to when the data arrives, see
+  :func:`deferred`), runs the rule and builds the result struct, named ``prefix + name``, with
+  ``expectation`` added and every field named ``prefix + field``.
+- :func:`frame_result` is the body of every ``with_*`` function: it checks the prefix and the
+  output names against the frame, computes the struct once and unnests it.
+- :func:`column_arguments` is the pandas delegation hook: it tells the pandas accessor which
+  columns a call needs and how to read each one through Arrow (the matcher's ``roles``).
+- Reading values by kind (:func:`read`, :class:`Value`), text as a matcher reads it
+  (:func:`as_text`), flags and labels (:func:`check_flag`, :func:`expectation`), and raising
+  naming the row of a bad expected value (:func:`check_rows`).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from numbers import Real
+from typing import Any, TypeAlias
+
+import polars as pl
+
+from gradeframe import _mixed
+from gradeframe._inputs import (
+    Schema,
+    as_text,
+    check_column,
+    check_output_names,
+    check_prefix,
+    dtype_error,
+    frame_schema,
+    is_text,
+    to_expr,
+)
+
+Frame: TypeAlias = pl.DataFrame | pl.LazyFrame
+#: A rule: the resolved inputs, by argument name, to a struct with ``correct`` and the extras.
+Rule: TypeAlias = Callable[[dict[str, "Input"]], pl.Expr]
+
+#: A name no input column is expected to have, for the struct a frame function unnests.
+_RESULT = "__gradeframe_matcher__"
+
+
+@dataclass(frozen=True)
+class Matcher:
+    """What the skeleton needs to know about one matcher.
+
+    Attributes
+    ----------
+    name
+        The matcher's name: the struct expression is named ``prefix + name``.
+    fields
+        The columns it adds, in order, with their dtypes; always ``correct`` and
+        ``expectation`` first.
+    roles
+        For the pandas accessor: the arguments that may name columns, each with how an object
+        column is read through Arrow (``"mixed"``, ``"refs"``, ``"text"`` or None).
+    """
+
+    name: str
+    fields: Mapping[str, pl.DataType]
+    roles: Mapping[str, str | None] = field(default_factory=dict)
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """The names of the columns it adds, before ``prefix``."""
+        return tuple(self.fields)
+
+    def dtype(self, prefix: str) -> pl.Struct:
+        """Return the dtype of the struct expression."""
+        return pl.Struct({prefix + k: v for k, v in self.fields.items()})
+
+
+def matcher(name: str, roles: Mapping[str, str | None], **extra: pl.DataType) -> Matcher:
+    """Describe a matcher: ``correct`` and ``expectation``, then its own fields."""
+    fields = {"correct": pl.Boolean(), "expectation": pl.String(), **extra}
+    return Matcher(name, fields, dict(roles))
+
+
+# --------------------------------------------------------------------------------------------
+# Arguments
+# --------------------------------------------------------------------------------------------
+
+
+def check_flag(value: object, argument: str) -> None:
+    """Raise unless a flag is True or False."""
+    if not isinstance(value, bool):
+        msg = f"`{argument}` must be True or False, got {type(value).__name__}: {value!r}"
+        raise TypeError(msg)
+
+
+def expectation(label: object, default: str) -> str:
+    """Return the ``expectation`` text: the label, or the matcher's default description."""
+    if label is None:
+        return default
+    if not isinstance(label, str):
+        msg = f"`label` must be a str or None, got {type(label).__name__}: {label!r}"
+        raise TypeError(msg)
+    return label
+
+
+def is_number(value: object) -> bool:
+    """Return whether a Python value is a number (a bool is not)."""
+    return isinstance(value, Real) and not isinstance(value, bool)
+
+
+def into(value: Any, argument: str, *, literals: tuple[type, ...] = ()) -> pl.Expr:
+    """Return the expression for a column name or expression, or a literal of the given types."""
+    if literals and isinstance(value, literals) and not isinstance(value, str):
+        return pl.lit(value)
+    if isinstance(value, str | pl.Expr):
+        return to_expr(value, argument)
+    allowed = "a column name (str) or a polars expression (for a literal: pl.lit(...))"
+    msg = f"`{argument}` must be {allowed}, got {type(value).__name__}: {value!r}"
+    raise TypeError(msg)
+
+
+def text_list(value: Any, argument: str, what: str) -> list[str] | None:
+    """Return a Python list or tuple of strings as a list (None for anything else).
+
+    Raises naming the item when an item is not a str.
+    """
+    if not isinstance(value, list | tuple):
+        return None
+    for i, item in enumerate(value):
+        if not isinstance(item, str):
+            kind = type(item).__name__
+            msg = f"`{argument}[{i}]` must be a str ({what}), got {kind}: {item!r}"
+            raise TypeError(msg)
+    return list(value)
+
+
+@dataclass(frozen=True)
+class Input:
+    """One input of a matcher, resolved against the frame's schema."""
+
+    argument: str
+    expr: pl.Expr
+    name: str  # the column name, or "__gradeframe_<argument>__" for an expression
+    dtype: pl.DataType
+
+    @property
+    def value(self) -> Value:
+        """The input read by kind of value."""
+        return read(self.expr, self.dtype)
+
+    def error(self, expected: str) -> TypeError:
+        """Return a dtype error naming this input."""
+        return dtype_error(self.argument, self.name, self.dtype, expected)
+
+    def text(self) -> pl.Expr:
+        """Return the input read as text (see :func:`as_text_value`)."""
+        return as_text_value(self.value, self)
+
+
+def resolve(value: Any, expr: pl.Expr, argument: str, schema: Schema) -> Input:
+    """Check a column exists and return the input with its dtype."""
+    if isinstance(value, str):
+        check_column(schema, value, argument)
+        return Input(argument, expr, value, schema[value])
+    dtype = pl.LazyFrame(schema=schema).select(expr.alias("_")).collect_schema()["_"]
+    return Input(argument, expr, f"__gradeframe_{argument}__", dtype)
+
+
+# --------------------------------------------------------------------------------------------
+# The expression, deferred or not, and the frame function
+# --------------------------------------------------------------------------------------------
+
+
+def expression(
+    spec: Matcher,
+    arguments: Mapping[str, tuple[Any, pl.Expr]],
+    rule: Rule,
+    *,
+    expectation: str,
+    prefix: str,
+    schema: Schema | None,
+) -> pl.Expr:
+    """Build a matcher's struct expression from its inputs and its rule.
+
+    ``arguments`` maps each input's argument name to (the value as the user gave it, its
+    expression). With a schema, the inputs are resolved now (missing columns and bad dtypes
+    raise here); without one, the matcher runs when the data arrives (:func:`deferred`).
+    """
+    check_prefix(prefix)
+    if schema is None:
+        return deferred(spec, arguments, rule, expectation=expectation, prefix=prefix)
+    inputs = {
+        a: resolve(value, _broadcast(expr), a, schema) for a, (value, expr) in arguments.items()
+    }
+    stages = rule(inputs)
+    fields = [
+        (
+            pl.lit(expectation, pl.String)
+            if name == "expectation"
+            else pl.field(name).cast(dtype, strict=False)
+        ).alias(prefix + name)
+        for name, dtype in spec.fields.items()
+    ]
+    return (
+        stages.struct.with_fields(pl.struct(fields).alias(_RESULT))
+        .struct.field(_RESULT)
+        .alias(prefix + spec.name)
+    )
+
+
+def _broadcast(expr: pl.Expr) -> pl.Expr:
+    """Repeat a literal to the frame's height, so that every stage of a rule has one length."""
+    if expr.meta.is_literal(allow_aliasing=True):
+        return pl.repeat(expr, pl.len())
+    return expr
+
+
+def deferred(
+    spec: Matcher,
+    arguments: Mapping[str, tuple[Any, pl.Expr]],
+    rule: Rule,
+    *,
+    expectation: str,
+    prefix: str,
+) -> pl.Expr:
+    """Build the expression when the data arrives, from the dtypes it has (no schema given).
+
+    One call over whole columns: the inputs become a frame, and the same expression the frame
+    functions use runs on it. Length-1 inputs (literals) are broadcast. Inputs are then
+    expressions, so messages call them "the expression".
+    """
+    names = list(arguments)
+
+    def run(series: Sequence[pl.Series]) -> pl.Series:
+        height = max(len(s) for s in series)
+        columns = [
+            (s if len(s) == height else s.new_from_index(0, height)).alias(f"_{i}")
+            for i, s in enumerate(series)
+        ]
+        frame = pl.DataFrame(columns)
+        inner = {a: (pl.col(f"_{i}"), pl.col(f"_{i}")) for i, a in enumerate(names)}
+        built = expression(
+            spec, inner, rule, expectation=expectation, prefix=prefix, schema=frame.schema
+        )
+        return frame.select(built).to_series()
+
+    inputs = [expr for _, expr in arguments.values()]
+    return pl.map_batches(inputs, run, return_dtype=spec.dtype(prefix)).alias(prefix + spec.name)
+
+
+def frame_result(
+    spec: Matcher, frame: Frame, prefix: str, build: Callable[[Schema], pl.Expr]
+) -> Frame:
+    """Add a matcher's columns to a DataFrame or LazyFrame (the body of every ``with_*``).
+
+    Same rows, same order, input columns untouched; a LazyFrame stays lazy. ``build`` makes the
+    matcher's expression from the frame's schema, so columns and dtypes are checked now.
+    """
+    check_prefix(prefix)
+    schema = frame_schema(frame)
+    check_output_names(schema, [prefix + c for c in spec.columns])
+    # The struct is computed once, then taken apart: unnesting it in place would run the rule
+    # (and any regex fallback in it) once per field.
+    return (
+        frame.with_columns(build(schema).alias(_RESULT))
+        .with_columns(pl.col(_RESULT).struct.unnest())
+        .drop(_RESULT)
+    )
+
+
+def column_arguments(
+    spec: Matcher, function: Callable[..., Any], args: Sequence[Any], kwargs: Mapping[str, Any]
+) -> list[tuple[str, Any, str | None]]:
+    """Return the (argument, value, role) of each argument naming columns (the pandas hook).
+
+    ``function`` is the matcher's ``with_*`` function, called as ``function(frame, *args,
+    **kwargs)``; its signature maps the positional arguments to their names.
+    """
+    bound = inspect.signature(function).bind_partial(None, *args, **kwargs).arguments
+    return [(argument, bound.get(argument), role) for argument, role in spec.roles.items()]
+
+
+# --------------------------------------------------------------------------------------------
+# Reading values by dtype
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Value:
+    """A column read by kind; a part is None when the column can hold no value of that kind."""
+
+    expr: pl.Expr  # the column itself
+    text: pl.Expr | None = None
+    number: pl.Expr | None = None
+    boolean: pl.Expr | None = None
+    other: pl.Expr | None = None
+    other_dtype: pl.DataType | None = None
+
+    def parts(self) -> list[pl.Expr]:
+        """Return the parts that can hold a value."""
+        return [p for p in (self.text, self.number, self.boolean, self.other) if p is not None]
+
+    def is_null(self) -> pl.Expr:
+        """Return True where the value is missing in every part."""
+        parts = self.parts()
+        if not parts:
+            return self.expr.is_null()  # a Null column: true in every row
+        return pl.all_horizontal([p.is_null() for p in parts])
+
+
+def read(expr: pl.Expr, dtype: pl.DataType) -> Value:
+    """Read a column by kind: text, number (NaN is missing), boolean, or anything else."""
+    if dtype == pl.Null:
+        return Value(expr)
+    if is_text(dtype):
+        return Value(expr, text=as_text(expr, dtype))
+    if dtype == pl.Boolean:
+        return Value(expr, boolean=expr)
+    if dtype.is_float():
+        return Value(expr, number=expr.fill_nan(None))
+    if dtype.is_numeric():
+        return Value(expr, number=expr)
+    if _mixed.is_mixed(dtype):
+        number_dtype = next(f.dtype for f in dtype.fields if f.name == _mixed.NUMBER)  # type: ignore[union-attr]
+        number = expr.struct.field(_mixed.NUMBER)
+        return Value(
+            expr,
+            text=expr.struct.field(_mixed.TEXT),
+            number=number.fill_nan(None) if number_dtype.is_float() else number,
+            boolean=expr.struct.field(_mixed.BOOLEAN),
+        )
+    return Value(expr, other=expr, other_dtype=dtype)
+
+
+def as_text_value(value: Value, source: Input) -> pl.Expr:
+    """Read a value as text, as Ruby's ``to_s`` does: null reads as "".
+
+    Numbers and booleans are written as Polars writes them (``12``, ``2.5``, ``true``).
+    """
+    parts = [value.text] if value.text is not None else []
+    for part in (value.number, value.boolean):
+        if part is not None:
+            parts.append(part.cast(pl.String))
+    if value.other is not None:
+        other = value.other_dtype
+        if other is None or other.is_nested() or other in (pl.Binary, pl.Object):
+            raise source.error("text, a number or a boolean")
+        parts.append(value.other.cast(pl.String))
+    return pl.coalesce([*parts, pl.lit("")])
+
+
+def shown(value: Value) -> pl.Expr:
+    """How a value is shown in an error message: text quoted, numbers as written, else null."""
+    parts = []
+    if value.text is not None:
+        parts.append(pl.lit("'") + value.text + pl.lit("'"))
+    for part in (value.number, value.boolean):
+        if part is not None:
+            parts.append(part.cast(pl.String))
+    return pl.coalesce([*parts, pl.lit("null")])
+
+
+def check_rows(
+    checked: pl.Expr, problem: pl.Expr, *, matcher: str, return_dtype: pl.DataType
+) -> pl.Expr:
+    """Pass ``checked`` through, raising naming the first row where ``problem`` is not null.
+
+    ``problem`` is a String expression: null where the row is fine, else what is wrong with it
+    (for example "the expected value in row {row} is 'x'" is built from it as "{problem}").
+    The check runs over whole columns (one ``map_batches``), never row by row.
+    """
+
+    def run(series: Sequence[pl.Series]) -> pl.Series:
+        values, problems = series
+        bad = problems.is_not_null()
+        if bad.any():
+            row = int(bad.arg_true()[0])
+            msg = f"`{matcher}`: the expected value in row {row} {problems[row]}"
+            raise ValueError(msg)
+        return values
+
+    return pl.map_batches([checked, problem], run, return_dtype=return_dtype)

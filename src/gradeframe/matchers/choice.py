@@ -1,0 +1,342 @@
+r"""choice: the option letters a multiple-choice answer chose equal the expected letters.
+
+How an answer is read (each rule is a regex Polars runs; the first source that yields letters
+wins):
+
+1. the last line that begins with ``ANSWER:`` (any case; also ``Answer:``, ``Final answer:``,
+   ``ANSWERS:``, markdown bold or heading marks around it);
+2. else the last ``answer is`` (``the answer is (B)``, ``The correct answer is C because ...``);
+3. else the whole answer;
+4. else its last line, when that is a bare list of letters (a reasoning that ends on "C");
+5. else its first line (a letter, then the reasons: "B\nBecause ...").
+
+The text a source gives is read as a *bare list* of letters ("B", "b", "(B)", "B.", "[B]",
+"A, C", "A and C", "A & C"; run together only in capitals: "AC", since "bad" and "cab" are
+words), else as a *leading option label* followed by its text ("B) Paris", "(B) Paris",
+"B. Paris", "B: Paris"). After ``answer is`` a capital letter followed by anything but a letter
+also counts ("The answer is C because ..."), except the pronoun "I" followed by a word ("the
+answer is I think B" does not choose I). A letter inside a word never counts ("Don't know"
+chose nothing, "None of the above" chose nothing).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Final
+
+import polars as pl
+
+from gradeframe._inputs import IntoExpr, Schema, as_text, is_text
+from gradeframe._subset import on_rows
+from gradeframe.matchers import _base
+from gradeframe.matchers._base import Frame, Input
+
+__all__ = ["CHOICE", "CHOICE_COLUMNS", "DEFAULT_LETTERS", "choice", "with_choice"]
+
+CHOICE: Final = _base.matcher(
+    "choice", {"actual": "text", "expected": "refs"}, chosen=pl.List(pl.String)
+)
+#: The columns choice adds, before ``prefix``.
+CHOICE_COLUMNS: Final = CHOICE.columns
+
+#: The option letters of up to ten options.
+DEFAULT_LETTERS: Final = "ABCDEFGHIJ"
+
+#: The last line that begins with an answer marker: its value, to the end of the line. The
+#: greedy ``.*`` (with ``s``) makes the match the last one; the marker may wear markdown.
+_ANSWER_LINE_RE: Final = r"(?ims)\A.*^[ \t>*#_]*(?:final[ \t]+)?answers?[ \t*_]*:[ \t*_]*([^\n]*)"
+#: The text after the last "answer is" / "answers are", to the end of the line.
+_ANSWER_IS_RE: Final = r"(?is)\A.*\banswers?[ \t]+(?:is|are)[ \t]*:?[ \t*_]*([^\n]*)"
+#: The first line of a text.
+_FIRST_LINE_RE: Final = r"\A([^\n]*)"
+#: The last line of a text.
+_LAST_LINE_RE: Final = r"\n([^\n]*)\z"
+#: "I" followed by a word: the pronoun, not option I.
+_PRONOUN_RE: Final = r"^I +\p{Ll}"
+
+
+class _Patterns:
+    """The patterns that read letters, built from the option letters."""
+
+    def __init__(self, letters: str) -> None:
+        self.upper = letters.upper()
+        both = re.escape(self.upper + letters.lower())
+        caps = re.escape(self.upper)
+        token = rf"[(\[]?[{both}][)\]]?"
+        separator = r"(?:[ \t]*[,;/&][ \t]*|[ \t]+(?i:and)[ \t]+|[ \t]+)"
+        #: A bare list of letters, the whole text ("B", "(B).", "A, C", "A and C").
+        self.bare = rf"^{token}(?:{separator}{token})*[.!]?$"
+        #: Capitals run together, the whole text ("AC", "(AC)").
+        self.run = rf"^[(\[]?[{caps}]{{2,}}[)\]]?[.!]?$"
+        #: A leading option label followed by its text ("B) Paris", "(B) Paris", "B. Paris",
+        #: "[B] Paris", "B: Paris").
+        self.label = rf"^[(\[]?([{both}])[)\].:][ \t]+\S"
+        #: A leading capital not followed by a letter, digit or apostrophe ("C because").
+        self.lead = rf"^\(?([{caps}])\)?(?:$|[^\p{{L}}\p{{N}}'’])"
+        #: Anything in an upper-cased bare list that is not a letter ("AND", brackets, commas).
+        self.not_letter = rf"\bAND\b|[^{caps}]"
+
+
+def _clean(text: pl.Expr) -> pl.Expr:
+    """Trim white space and markdown emphasis around a text."""
+    return text.str.strip_chars(" \t\r\n*_`")
+
+
+def sorted_letters(compact: pl.Expr, upper: str) -> pl.Expr:
+    """Return the distinct option letters of a text of capitals, in the order of ``upper``.
+
+    One literal search per option letter (a short text, a handful of letters): this is much
+    cheaper than sorting a list in every row.
+    """
+    return pl.concat_str(
+        [
+            pl.when(compact.str.contains(letter, literal=True))
+            .then(pl.lit(letter))
+            .otherwise(pl.lit(""))
+            for letter in upper
+        ]
+    )
+
+
+def _nulls(frame: pl.DataFrame) -> pl.Series:
+    return pl.Series([None] * frame.height, dtype=pl.String)
+
+
+def _read(
+    text: pl.Expr, patterns: _Patterns, *, after_phrase: bool = False, label: bool = True
+) -> pl.Expr:
+    """Return the letters a text chose, as one text of capitals in order, or null when none.
+
+    Each value is a struct field, computed once.
+    """
+    field = pl.field("text")
+    staged = pl.struct(text=text).struct.with_fields(
+        bare=field.str.contains(patterns.bare) | field.str.contains(patterns.run)
+    )
+    # Only the (short) bare lists are taken apart: the other rows become "" first, since a
+    # regex over masked rows would still read their text.
+    only_bare = pl.when(pl.field("bare")).then(field).otherwise(pl.lit(""))
+    staged = staged.struct.with_fields(
+        compact=only_bare.str.to_uppercase().str.replace_all(patterns.not_letter, "")
+    )
+    listed = pl.when(pl.field("bare")).then(sorted_letters(pl.field("compact"), patterns.upper))
+    parts = [listed]
+    if label:
+        parts.append(field.str.extract(patterns.label, group_index=1).str.to_uppercase())
+    if after_phrase:
+        lead = field.str.extract(patterns.lead, group_index=1)
+        parts.append(pl.when(~field.str.contains(_PRONOUN_RE)).then(lead))
+    # Each part is a letter or letters, or null (a bare list always holds a letter).
+    return staged.struct.with_fields(found=pl.coalesce(parts)).struct.field("found")
+
+
+def chosen_text(text: pl.Expr, letters: str = DEFAULT_LETTERS) -> pl.Expr:
+    """Return the option letters an answer chose, as one text of capitals ("" when none).
+
+    See the module docstring for the reading rules. Null reads as "" (nothing chosen).
+    """
+    patterns = _Patterns(letters)
+    whole = pl.field("whole")
+    staged = pl.struct(whole=_clean(text.fill_null("")))
+    staged = staged.struct.with_fields(
+        line=_clean(whole.str.extract(_ANSWER_LINE_RE, group_index=1)),
+        phrase=_clean(whole.str.extract(_ANSWER_IS_RE, group_index=1)),
+    )
+    # The last line (a bare list: a reasoning that ends on its letter), then the first line
+    # (a letter, then its reasons), read on the rows that have more than one line (the others
+    # were read whole).
+    lines = pl.col("text")
+    last = _clean(lines.str.extract(_LAST_LINE_RE, group_index=1))
+    first = _clean(lines.str.extract(_FIRST_LINE_RE, group_index=1))
+    by_line = on_rows(
+        whole.str.contains("\n", literal=True),
+        {"text": whole},
+        pl.coalesce([_read(last, patterns, label=False), _read(first, patterns)]),
+        otherwise=_nulls,
+        dtype=pl.String(),
+    )
+    found = pl.coalesce(
+        [
+            _read(pl.field("line"), patterns, after_phrase=False),
+            _read(pl.field("phrase"), patterns, after_phrase=True),
+            _read(whole, patterns, after_phrase=False),
+            by_line,
+            pl.lit(""),
+        ]
+    )
+    return staged.struct.with_fields(found=found).struct.field("found")
+
+
+def _as_list(chosen: pl.Expr, letters: str) -> pl.Expr:
+    """Return a text of capitals as the list of letters, as the caller wrote them."""
+    if letters != letters.upper():
+        chosen = chosen.str.replace_many(list(letters.upper()), list(letters))
+    return chosen.str.split("")
+
+
+def _check_letters(letters: object) -> str:
+    if not isinstance(letters, str):
+        msg = (
+            f"`letters` must be a str of option letters, got {type(letters).__name__}: {letters!r}"
+        )
+        raise TypeError(msg)
+    if not letters or not all(c.isalnum() for c in letters):
+        msg = (
+            "`letters` must be one or more letters or digits, one per option (for example "
+            f"'ABCD'), got {letters!r}"
+        )
+        raise ValueError(msg)
+    if len(set(letters.upper())) != len(letters):
+        msg = f"`letters` must not repeat a letter (in any case), got {letters!r}"
+        raise ValueError(msg)
+    return letters
+
+
+def choice(
+    actual: IntoExpr,
+    expected: IntoExpr | Sequence[str],
+    *,
+    letters: str = DEFAULT_LETTERS,
+    label: str | None = None,
+    prefix: str = "",
+    schema: Schema | None = None,
+) -> pl.Expr:
+    r"""Check the option letters a multiple-choice answer chose.
+
+    The answer's letters are read from the last ``ANSWER: ...`` line, else from the last
+    ``answer is ...``, else from the whole answer: a bare letter or list of letters ("B", "(B)",
+    "B.", "A, C", "AC", "A and C") or a leading option label followed by its text ("B) Paris",
+    "(B) Paris", "B. Paris"). A letter inside a word never counts ("Don't know" chose nothing).
+    The row is right when the set of chosen letters equals the set of expected letters.
+
+    Parameters
+    ----------
+    actual
+        The answers: a column name or an expression (text; a null chose nothing).
+    expected
+        The right letters: a column name or expression of String (a letter, or letters such as
+        "AC" or "A, C") or List(String); or a Python list of letters, the same for every row.
+        An empty string or list means no option is right. A null, or a letter that is not one
+        of ``letters``, raises naming the row.
+    letters
+        The option letters, in order (case is ignored when reading).
+    label
+        Replaces the default description ``"choice"``.
+    prefix
+        Put before each output name.
+    schema
+        The frame's schema, to check columns and dtypes now (the frame functions pass it).
+
+    Returns
+    -------
+    pl.Expr
+        A struct expression named ``prefix + "choice"`` with the fields ``correct``,
+        ``expectation`` and ``chosen`` (List(String): the letters read, sorted; empty when
+        none).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import gradeframe as gf
+    >>> df = pl.DataFrame(
+    ...     {
+    ...         "reply": ["B) Paris", "ANSWER: D\nWait.\nANSWER: B", "Don't know", "A and C", None],
+    ...         "key": ["B", "B", "D", "CA", "A"],
+    ...     }
+    ... )
+    >>> df.grade.choice("reply", "key").select("correct", "chosen")
+    shape: (5, 2)
+    ┌─────────┬────────────┐
+    │ correct ┆ chosen     │
+    │ ---     ┆ ---        │
+    │ bool    ┆ list[str]  │
+    ╞═════════╪════════════╡
+    │ true    ┆ ["B"]      │
+    │ true    ┆ ["B"]      │
+    │ false   ┆ []         │
+    │ true    ┆ ["A", "C"] │
+    │ false   ┆ []         │
+    └─────────┴────────────┘
+    """
+    letters = _check_letters(letters)
+    listed = _base.text_list(expected, "expected", "a letter")
+    expected_expr = (
+        pl.lit(listed, dtype=pl.List(pl.String))
+        if listed is not None
+        else _base.into(expected, "expected")
+    )
+    arguments = {
+        "actual": (actual, _base.into(actual, "actual")),
+        "expected": (expected if listed is None else expected_expr, expected_expr),
+    }
+    return _base.expression(
+        CHOICE,
+        arguments,
+        lambda inputs: _rule(inputs, letters),
+        expectation=_base.expectation(label, "choice"),
+        prefix=prefix,
+        schema=schema,
+    )
+
+
+def _expected_letters(source: Input, letters: str) -> pl.Expr:
+    """Return the expected letters as one text of capitals in order, checked row by row."""
+    dtype = source.dtype
+    if is_text(dtype) or dtype == pl.Null:
+        text = as_text(source.expr, dtype) if dtype != pl.Null else source.expr.cast(pl.String)
+    elif isinstance(dtype, pl.List) and (is_text(dtype.inner) or dtype.inner == pl.Null):
+        text = source.expr.cast(pl.List(pl.String)).list.join("")
+    else:
+        raise source.error("String (letters) or List(String)")
+    upper = letters.upper()
+    compact = text.str.to_uppercase().str.replace_all(r"[\s,;/&()\[\].]+|\bAND\b", "")
+    outside = compact.str.extract(f"([^{re.escape(upper)}])", group_index=1)
+    problem = (
+        pl.when(text.is_null())
+        .then(pl.lit("is null; every row needs its letters (an empty text means none)."))
+        .when(outside.is_not_null())
+        .then(
+            pl.lit("is '")
+            + text
+            + pl.lit("': '")
+            + outside
+            + pl.lit(f"' is not one of the option letters '{letters}'.")
+        )
+    )
+    staged = pl.struct(compact=compact).struct.with_fields(
+        wanted=sorted_letters(pl.field("compact"), upper)
+    )
+    wanted = staged.struct.field("wanted")
+    return _base.check_rows(wanted, problem, matcher="choice", return_dtype=pl.String)
+
+
+def _rule(inputs: dict[str, Input], letters: str) -> pl.Expr:
+    stages = pl.struct(
+        found=chosen_text(inputs["actual"].text(), letters),
+        wanted=_expected_letters(inputs["expected"], letters),
+    )
+    return stages.struct.with_fields(
+        correct=(pl.field("found") == pl.field("wanted")).fill_null(value=False),
+        chosen=_as_list(pl.field("found"), letters),
+    )
+
+
+def with_choice(
+    frame: Frame,
+    actual: IntoExpr,
+    expected: IntoExpr | Sequence[str],
+    *,
+    letters: str = DEFAULT_LETTERS,
+    label: str | None = None,
+    prefix: str = "",
+) -> Frame:
+    """Add ``correct``, ``expectation`` and ``chosen`` to a frame; see :func:`choice`."""
+    return _base.frame_result(
+        CHOICE,
+        frame,
+        prefix,
+        lambda schema: choice(
+            actual, expected, letters=letters, label=label, prefix=prefix, schema=schema
+        ),
+    )
