@@ -376,6 +376,10 @@ COMPARING_MODELS = [
     new_code_cell(
         'epochs.grade.compare().select("a", "b", "n_items", "difference", "ci_low", "ci_high", '
         '"p_value")'
+    ),
+]
+
+
 EXTRACTION_AND_CHOICE = [
     new_markdown_cell(
         "# Extraction and multiple choice\n\n"

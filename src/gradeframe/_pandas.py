@@ -35,8 +35,8 @@ from gradeframe._frames import (
 from gradeframe._inputs import IntoExpr, check_output_names, check_prefix
 from gradeframe.answer import NotFound
 from gradeframe.extract import Which
-from gradeframe.matchers import PatternLike
 from gradeframe.matchers import _base as matcher_base
+from gradeframe.matchers.matches import PatternLike
 from gradeframe.report import By
 
 if TYPE_CHECKING:

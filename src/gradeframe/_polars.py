@@ -23,7 +23,7 @@ from gradeframe._delegate import delegates
 from gradeframe._inputs import IntoExpr
 from gradeframe.answer import NotFound
 from gradeframe.extract import Which
-from gradeframe.matchers import PatternLike
+from gradeframe.matchers.matches import PatternLike
 from gradeframe.report import By
 
 if TYPE_CHECKING:
