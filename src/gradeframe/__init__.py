@@ -6,6 +6,8 @@ Expr) and on pandas (DataFrame, Series).
 
 from __future__ import annotations
 
+import sys
+
 from gradeframe import _pandas, _polars  # noqa: F401  (register .grade)
 from gradeframe._limits import MAX_METADATA_LENGTH
 from gradeframe.answer import (
@@ -51,3 +53,6 @@ __all__ = [
     "with_within",
     "within",
 ]
+
+if "dask.dataframe" in sys.modules:  # Dask is in use already: register ddf.grade too
+    from gradeframe import dask as _dask  # noqa: F401

@@ -1,0 +1,284 @@
+"""gradeframe on Dask: ``ddf.grade`` on ``dask.dataframe.DataFrame`` (and ``Series``).
+
+``import gradeframe.dask`` registers the accessor (``import gradeframe`` does it for you when
+``dask.dataframe`` is already imported). Nothing here scores anything: every partition is a pandas
+frame, and each partition runs the pandas accessor (``partition.grade.<method>(...)``), which runs
+the same Polars expressions as everywhere else.
+
+- Grading methods (``answer_contains`` and the matchers) return a lazy Dask frame. Its ``meta``
+  is the pandas accessor's result on the empty frame ``ddf._meta``; that call also checks the
+  arguments and columns, so a mistake raises before any data is read.
+- ``report`` sums each partition's counts and builds the report once from the sums (the interval
+  of a sum, never an average of the partitions' intervals). It computes, and returns pandas.
+- Columns holding lists or records arrive intact. With ``dataframe.convert-string`` on (Dask's
+  default), ``dd.from_pandas`` and friends would turn an object column of lists or dicts into
+  their printed text ("['1987']"); the grading methods keep the columns they read as they were
+  in the source instead (see :func:`keep_objects`).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import dask
+import dask.dataframe as dd
+import pandas as pd
+import polars as pl
+from dask.dataframe._pyarrow import to_pyarrow_string
+from dask.dataframe.dask_expr._collection import new_collection
+from dask.dataframe.dask_expr._expr import ArrowStringConversion, Elemwise
+from dask.dataframe.dask_expr.io.io import FromPandas
+from dask.dataframe.extensions import register_dataframe_accessor, register_series_accessor
+
+from gradeframe import _counts, _pandas
+from gradeframe._pandas import PandasFrameGrade, PandasSeriesGrade
+
+__all__ = ["DaskFrameGrade", "DaskSeriesGrade", "keep_objects"]
+
+
+# --------------------------------------------------------------------------------------------
+# Dask's string conversion: keep lists and records as they are
+# --------------------------------------------------------------------------------------------
+
+
+def _strings_except(frame: Any, keep: tuple[str, ...]) -> Any:
+    """Dask's object-to-string conversion, except for the columns in ``keep``."""
+    kept = [c for c in keep if c in frame.columns]
+    converted = to_pyarrow_string(frame.drop(columns=kept))
+    for name in kept:
+        converted[name] = frame[name]
+    return converted[list(frame.columns)]
+
+
+class _StringsExcept(Elemwise):
+    """Dask's ``ArrowStringConversion``, leaving the named columns as they are."""
+
+    _projection_passthrough = True
+    _filter_passthrough = True
+    _parameters = ["frame", "keep"]  # noqa: RUF012  (Dask's own convention)
+    operation = staticmethod(_strings_except)
+    _preserves_partitioning_information = True
+
+
+def _holds_only_text(values: pd.Series) -> bool:
+    return pd.api.types.infer_dtype(values, skipna=True) in ("string", "empty")
+
+
+def keep_objects(frame: dd.DataFrame, columns: Iterable[str]) -> dd.DataFrame:
+    """Return ``frame`` with the named object columns kept out of Dask's string conversion.
+
+    With ``dataframe.convert-string`` on (the default), ``dd.from_pandas``, ``dd.from_delayed``,
+    ``dd.from_map`` and ``dd.from_array`` convert every object column to strings, so a column of
+    lists or dicts would hold their printed text. This rewrites those conversions in the frame's
+    expression so that the named columns keep their values: from a pandas frame, the columns
+    that hold anything but text; from other sources (whose data is not known before it is read),
+    every named object column. Other columns are converted as Dask would. The caller's frame is
+    not changed.
+
+    Parameters
+    ----------
+    frame
+        A Dask DataFrame.
+    columns
+        The column names to protect (the grading methods pass the columns they read).
+
+    Returns
+    -------
+    dask.dataframe.DataFrame
+        The same rows, with the named columns as they are in the source.
+    """
+    wanted = set(columns)
+    expr = frame.expr
+    for node in list(expr.walk()):
+        if isinstance(node, FromPandas) and node.pyarrow_strings_enabled:
+            data = node.frame._data
+            keep = tuple(
+                sorted(
+                    name
+                    for name in wanted
+                    if name in data.columns
+                    and data[name].dtype == object
+                    and not _holds_only_text(data[name])
+                )
+            )
+            if keep:
+                raw = node.substitute_parameters({"pyarrow_strings_enabled": False})
+                expr = expr.substitute(node, _StringsExcept(raw, keep))
+        elif isinstance(node, ArrowStringConversion):
+            meta = node.frame._meta
+            columns_of = getattr(meta, "columns", [])
+            keep = tuple(sorted(n for n in wanted if n in columns_of and meta[n].dtype == object))
+            if keep:
+                expr = expr.substitute(node, _StringsExcept(node.frame, keep))
+    if expr is frame.expr:
+        return frame
+    return new_collection(expr)
+
+
+# --------------------------------------------------------------------------------------------
+# Grading methods: the pandas accessor per partition
+# --------------------------------------------------------------------------------------------
+
+
+def _columns_named(frame: Any, values: Iterable[Any]) -> set[str]:
+    """Return the frame's columns that the arguments name (strings, or the roots of expressions)."""
+    present = {str(c) for c in frame.columns}
+    names: set[str] = set()
+    for value in values:
+        names.update(n for n in _pandas.column_names(value) if n in present)
+    return names
+
+
+def _grade_partition(
+    partition: pd.DataFrame, method: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> pd.DataFrame:
+    return getattr(partition.grade, method)(*args, **kwargs)
+
+
+def _grading(method: str) -> Callable[..., dd.DataFrame]:
+    """Make a Dask method that runs the pandas accessor's ``method`` on every partition."""
+    pandas_method = getattr(PandasFrameGrade, method)
+
+    @functools.wraps(pandas_method)
+    def run(self: DaskFrameGrade, *args: Any, **kwargs: Any) -> dd.DataFrame:
+        frame = keep_objects(self._frame, _columns_named(self._frame, [*args, *kwargs.values()]))
+        # The empty frame: checks every argument and gives the exact output dtypes.
+        meta = _grade_partition(frame._meta, method, args, kwargs)
+        grade = functools.partial(_grade_partition, method=method, args=args, kwargs=kwargs)
+        return frame.map_partitions(grade, meta=meta, token=f"grade-{method}")
+
+    run.__doc__ = (
+        f"Run ``{method}`` on every partition (lazy; the output dtypes are known up front).\n\n"
+        f"See :meth:`gradeframe._pandas.PandasFrameGrade.{method}` for the arguments."
+    )
+    return run
+
+
+# --------------------------------------------------------------------------------------------
+# report
+# --------------------------------------------------------------------------------------------
+
+
+def _partition_counts(
+    partition: pd.DataFrame, columns: dict[str, None], options: dict[str, Any]
+) -> pl.DataFrame:
+    return _counts.report_counts(_pandas.to_polars(partition, columns), **options)
+
+
+def report(
+    frame: dd.DataFrame,
+    by: Any = None,
+    *,
+    correct: str = "correct",
+    failure_kind: str = "failure_kind",
+    prefix: str = "",
+    cluster: str | None = None,
+    score: str | None = None,
+) -> pd.DataFrame:
+    """Summarise a graded Dask frame per group, from counts summed over the partitions.
+
+    Same columns and values as :func:`gradeframe.report` on the whole data. Each partition
+    gives its counts per group (and per cluster); they are summed, and the intervals are
+    computed once from the sums.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The report (computed).
+    """
+    options = {
+        "by": by,
+        "correct": correct,
+        "failure_kind": failure_kind,
+        "prefix": prefix,
+        "cluster": cluster,
+        "score": score,
+    }
+    options = {k: v for k, v in options.items() if v is not None or k == "by"}
+    # Arguments and columns are checked on the empty frame, before any data is read.
+    columns = _report_columns(frame, options)
+    _counts.report_counts(_pandas.to_polars(frame._meta, columns), **options)
+    parts = frame[list(columns)].to_delayed()
+    pieces = dask.compute(
+        *[dask.delayed(_partition_counts)(part, columns, options) for part in parts]
+    )
+    keys = _counts.keys_of(by, cluster)
+    counts = _counts.combine_counts(pieces, keys)
+    out = _counts.report_from_counts(counts, by, cluster=cluster, score=score)
+    return _pandas_report(out)
+
+
+def _report_columns(frame: dd.DataFrame, options: dict[str, Any]) -> dict[str, None]:
+    """Return the columns a report reads; a missing one raises naming its argument."""
+    by = options.get("by")
+    prefix = options.get("prefix", "")
+    arguments = [("by", name, None) for name in _counts.keys_of(by, None)]
+    for argument in ("correct", "failure_kind"):
+        name = options.get(argument, argument)
+        if name == argument:
+            name = prefix + name
+        if argument == "failure_kind" and name not in frame.columns:
+            continue
+        arguments.append((argument, name, None))
+    for argument in ("cluster", "score"):
+        if options.get(argument) is not None:
+            arguments.append((argument, options[argument], None))
+    return _pandas.needed_columns(frame._meta, arguments)  # type: ignore[return-value]
+
+
+def _pandas_report(out: pl.DataFrame) -> pd.DataFrame:
+    from gradeframe.report import _to_pandas
+
+    return _to_pandas(out)
+
+
+# --------------------------------------------------------------------------------------------
+# The accessors
+# --------------------------------------------------------------------------------------------
+
+
+@register_dataframe_accessor("grade")
+class DaskFrameGrade:
+    """``ddf.grade``: gradeframe on a Dask DataFrame, one pandas partition at a time."""
+
+    def __init__(self, frame: dd.DataFrame) -> None:
+        self._frame = frame
+
+    answer_contains = _grading("answer_contains")
+    exact_match = _grading("exact_match")
+    includes = _grading("includes")
+    matches = _grading("matches")
+    within = _grading("within")
+
+    def report(self, by: Any = None, **kwargs: Any) -> pd.DataFrame:
+        """Summarise accuracy and failures per group; see :func:`gradeframe.dask.report`."""
+        return report(self._frame, by, **kwargs)
+
+
+def _series_method(method: str) -> Callable[..., dd.Series]:
+    """Make a Dask Series method that runs the pandas Series accessor's ``method``."""
+    pandas_method = getattr(PandasSeriesGrade, method)
+
+    def on_partition(series: pd.Series, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        return getattr(series.grade, method)(*args, **kwargs)
+
+    @functools.wraps(pandas_method)
+    def run(self: DaskSeriesGrade, *args: Any, **kwargs: Any) -> dd.Series:
+        meta = on_partition(self._series._meta, args, kwargs)
+        apply = functools.partial(on_partition, args=args, kwargs=kwargs)
+        return self._series.map_partitions(apply, meta=meta, token=f"grade-{method}")
+
+    return run
+
+
+@register_series_accessor("grade")
+class DaskSeriesGrade:
+    """``ds.grade``: the text rules on a Dask Series, one pandas partition at a time."""
+
+    def __init__(self, series: dd.Series) -> None:
+        self._series = series
+
+    fold = _series_method("fold")
+    is_not_found = _series_method("is_not_found")
