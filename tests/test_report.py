@@ -248,7 +248,7 @@ def test_failures_keep_order_and_columns_and_cut(constructor: Any) -> None:
 def test_failures_of_one_kind(constructor: Any) -> None:
     graded = constructor(FAIL_DATA).grade.answer_contains()
     assert_equal_data(graded.grade.failures(kind="parse_failure"), {"id": [4]})
-    assert_equal_data(graded.grade.failures(kind=["wrong"], answer=None), {"id": [2, 3]})
+    assert_equal_data(graded.grade.failures(kind=["wrong"], actual=False), {"id": [2, 3]})
 
 
 def test_failures_on_pandas_keep_index_labels() -> None:
@@ -270,22 +270,27 @@ def test_failures_show_the_answer_of_an_output_record() -> None:
 
 def test_failures_numbers_shown_as_text() -> None:
     df = pl.DataFrame({"answer": [1.5, 2.0], "refs": [2, 2], "correct": [False, True]})
-    assert_equal_data(gf.failures(df), {"actual": ["1.5"], "expected": ["2"]})
+    shown = gf.failures(df, actual="answer", expected="refs")
+    assert_equal_data(shown, {"actual": ["1.5"], "expected": ["2"]})
 
 
 def test_failures_refuse_to_overwrite_and_take_a_prefix() -> None:
-    df = pl.DataFrame({"answer": ["a"], "refs": ["b"], "actual": ["c"], "correct": [False]})
+    df = pl.DataFrame(
+        {"answer": ["a"], "refs": ["b"], "actual": ["c"], "correct": [False], "outcome": ["a"]}
+    )
     with pytest.raises(ValueError, match="prefix="):
         gf.failures(df)
-    assert gf.failures(df, prefix="shown_").columns[-2:] == ["shown_actual", "shown_expected"]
+    renamed = df.rename({"correct": "shown_correct", "outcome": "shown_outcome"})
+    out = gf.failures(renamed, prefix="shown_")
+    assert out.columns[-2:] == ["shown_actual", "shown_expected"]
 
 
 def test_failures_kind_needs_failure_kind() -> None:
-    df = pl.DataFrame({"answer": ["a"], "refs": ["b"], "correct": [False]})
+    df = pl.DataFrame({"answer": ["a"], "refs": ["b"], "correct": [False], "outcome": ["a"]})
     with pytest.raises(ValueError, match="`kind` needs the `failure_kind` column"):
         gf.failures(df, kind="wrong", failure_kind=None)
-    with pytest.raises(pl.exceptions.ColumnNotFoundError, match="`answer='answr'`"):
-        gf.failures(df, answer="answr")
+    with pytest.raises(pl.exceptions.ColumnNotFoundError, match="`actual='answr'`"):
+        gf.failures(df, actual="answr")
 
 
 # --------------------------------------------------------------------------------------------
@@ -341,10 +346,10 @@ def test_chart_without_altair(monkeypatch: pytest.MonkeyPatch) -> None:
     ("call", "argument"),
     [
         (lambda f: f.grade.report(by="modl"), "by"),
-        (lambda f: f.grade.failures(answer="answr"), "answer"),
+        (lambda f: f.grade.failures(actual="answr"), "actual"),
         (lambda f: f.grade.report(correct="corect"), "correct"),
     ],
-    ids=["report_by", "failures_answer", "report_correct"],
+    ids=["report_by", "failures_actual", "report_correct"],
 )
 def test_missing_column_is_named_on_polars_and_pandas(kind: str, call: Any, argument: str) -> None:
     graded = gf.example().grade.answer_contains()

@@ -16,6 +16,7 @@ from gradeframe.answer import (
     is_not_found,
     with_answer_contains,
 )
+from gradeframe.chart import chart
 from gradeframe.example import example, example_document
 from gradeframe.fold import fold
 from gradeframe.kinds import KINDS
@@ -29,7 +30,7 @@ from gradeframe.matchers import (
     with_within,
     within,
 )
-from gradeframe.report import chart, failures, report
+from gradeframe.report import failures, report, report_counts, report_from_counts
 
 __all__ = [
     "DEFAULT_NOT_FOUND_PHRASES",
@@ -46,6 +47,8 @@ __all__ = [
     "is_not_found",
     "matches",
     "report",
+    "report_counts",
+    "report_from_counts",
     "with_answer_contains",
     "with_exact_match",
     "with_includes",

@@ -11,6 +11,7 @@ from typing import Any
 import polars as pl
 
 from gradeframe import answer as answer_rules
+from gradeframe import chart as chart_rules
 from gradeframe import fold
 from gradeframe import matchers as matcher_rules
 from gradeframe import report as report_rules
@@ -52,7 +53,7 @@ class _FrameGrade:
 
     def chart(self, by: Any = None, **kwargs: Any) -> Any:
         """Chart failures and accuracy per group (Altair); see :func:`gradeframe.chart`."""
-        return report_rules.chart(self._frame, by, **kwargs)
+        return chart_rules.chart(self._frame, by, **kwargs)
 
 
 @pl.api.register_dataframe_namespace("grade")

@@ -1,0 +1,139 @@
+"""Altair charts of the reports (an optional extra: ``pip install 'gradeframe[chart]'``).
+
+Altair is imported when a chart is drawn, never when gradeframe is imported. Each chart is
+built from the report it shows (:func:`gradeframe.report`, :func:`gradeframe.compare`), so the
+numbers drawn are the numbers in the table.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from gradeframe import report as report_rules
+from gradeframe.report import By
+
+if TYPE_CHECKING:  # pragma: no cover
+    import altair as alt
+
+__all__ = ["chart"]
+
+
+def _altair() -> Any:
+    try:
+        import altair as alt
+    except ImportError:
+        msg = (
+            "gradeframe's charts need Altair, an optional dependency. Install it with: "
+            "pip install 'gradeframe[chart]'"
+        )
+        raise ImportError(msg) from None
+    return alt
+
+
+def _collected(table: Any) -> pl.DataFrame:
+    if isinstance(table, pl.LazyFrame):
+        return table.collect()
+    if report_rules._is_pandas(table):
+        return pl.from_pandas(table)
+    return table
+
+
+def chart(
+    frame: Any,
+    by: By = None,
+    *,
+    correct: str = "correct",
+    failure_kind: str = "failure_kind",
+    prefix: str = "",
+    title: str | None = None,
+) -> alt.HConcatChart:
+    """Chart failures by kind per group, beside accuracy with its Wilson interval.
+
+    Left: one stacked bar per group, a segment per failure kind (standard kinds in table order,
+    then carried kinds). Right: accuracy per group as a point with its 95 % interval. Needs the
+    optional Altair dependency: ``pip install 'gradeframe[chart]'``.
+
+    Parameters
+    ----------
+    frame
+        A graded Polars DataFrame or LazyFrame (collected), or a pandas DataFrame.
+    by
+        None, a column name or a list of them; several are shown joined with " / ".
+    correct, failure_kind, prefix
+        The graded columns, as in :func:`gradeframe.report`. On a matcher's output (no
+        failure-kind column) the left panel is empty.
+    title
+        A title over both panels.
+
+    Returns
+    -------
+    altair.HConcatChart
+        Displays in a notebook; ``.to_dict()`` gives its Vega-Lite spec, ``.save(path)`` writes
+        it (HTML, JSON, or PNG/SVG with ``vl-convert-python``).
+
+    Examples
+    --------
+    >>> import gradeframe as gf
+    >>> c = gf.chart(gf.example().grade.answer_contains(), "model")
+    >>> [layer["mark"]["type"] for layer in c.to_dict()["hconcat"][1]["layer"]]
+    ['rule', 'point']
+    """
+    alt = _altair()
+    table = _collected(
+        report_rules.report(frame, by, correct=correct, failure_kind=failure_kind, prefix=prefix)
+    )
+    group = table.columns[: table.columns.index("n")]
+    label = (
+        pl.concat_str([pl.col(c).cast(pl.String).fill_null("null") for c in group], separator=" / ")
+        if group
+        else pl.lit("all")
+    )
+    group_title = " / ".join(group) if group else "group"
+    known = {
+        *group,
+        *report_rules.STAT_COLUMNS,
+        *report_rules.CLUSTER_COLUMNS,
+        *report_rules.SCORE_COLUMNS,
+    }
+    kind_columns = [c for c in table.columns if c not in known]
+    table = table.with_columns(label.alias("group"))
+    order = table.get_column("group").to_list()
+    long = table.unpivot(
+        index=["group", "n"], on=kind_columns, variable_name="failure_kind", value_name="count"
+    ).filter(pl.col("count") > 0)
+    long = long.with_columns(
+        pl.col("failure_kind")
+        .replace_strict(kind_columns, list(range(len(kind_columns))), return_dtype=pl.Int64)
+        .alias("kind_order")
+    )
+    y = alt.Y("group:N", sort=order, title=group_title)
+    bars = (
+        alt.Chart(alt.Data(values=long.to_dicts()))
+        .mark_bar()
+        .encode(
+            y=y,
+            x=alt.X("sum(count):Q", title="failures"),
+            color=alt.Color("failure_kind:N", sort=kind_columns, title="failure kind"),
+            order=alt.Order("kind_order:Q"),
+            tooltip=["group:N", "failure_kind:N", "count:Q", "n:Q"],
+        )
+        .properties(title="Failures by kind", width=320)
+    )
+    points = table.select("group", "n", "n_correct", "accuracy", "ci_low", "ci_high").to_dicts()
+    base = alt.Chart(alt.Data(values=points)).encode(y=y)
+    scale = alt.Scale(domain=[0, 1])
+    interval = base.mark_rule().encode(
+        x=alt.X("ci_low:Q", scale=scale, title="accuracy (95% Wilson interval)"),
+        x2="ci_high:Q",
+    )
+    dots = base.mark_point(filled=True, size=60).encode(
+        x=alt.X("accuracy:Q", scale=scale),
+        tooltip=["group:N", "n:Q", "n_correct:Q", "accuracy:Q", "ci_low:Q", "ci_high:Q"],
+    )
+    accuracy = alt.layer(interval, dots).properties(title="Accuracy", width=240)
+    out = alt.hconcat(bars, accuracy)
+    if title is not None:
+        out = out.properties(title=title)
+    return out
