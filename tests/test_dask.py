@@ -184,6 +184,29 @@ def test_report_sums_counts_not_intervals() -> None:
     same_report(result, gf.report(frame))
 
 
+@pytest.mark.parametrize("npartitions", [1, 3, 7])
+def test_report_cluster_and_score_from_summed_counts(npartitions: int) -> None:
+    # Scores in eighths add up exactly in any order, so the comparison can be exact.
+    frame = (
+        generated(840, seed=npartitions)
+        .grade.answer_contains("answer", "refs")
+        .with_columns(score=(pl.col("row_id") % 9).cast(pl.Float64) / 8)
+    )
+    ddf = dd.from_pandas(frame.to_pandas(), npartitions=npartitions)
+    for by in (None, "model"):
+        result = ddf.grade.report(by, cluster="question_id", score="score")
+        same_report(result, gf.report(frame, by, cluster="question_id", score="score"))
+
+
+def test_report_of_matcher_output_has_no_kind_columns() -> None:
+    frame = pl.DataFrame(
+        {"m": ["a", "b", "a", "b"], "x": ["1", "2", "3", "x"], "y": [1.0, 2.5, 3.0, 1.0]}
+    )
+    expected = frame.grade.within("x", "y", delta=0.5)
+    graded = dd.from_pandas(frame.to_pandas(), npartitions=2).grade.within("x", "y", delta=0.5)
+    same_report(graded.grade.report("m"), gf.report(expected, "m"))
+
+
 def test_series_text_rules() -> None:
     texts = pl.Series("t", ["1,204 Apples", None, "Not in the document.", "  x  "])
     ds = dd.from_pandas(texts.to_pandas(), npartitions=2)

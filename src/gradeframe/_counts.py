@@ -1,12 +1,9 @@
-"""Additive report counts for engines that grade in pieces (Dask partitions, Spark batches).
+"""Summing report counts from the pieces a distributed engine grades (Dask partitions, Spark tasks).
 
-A report is built in two steps so that it can be summed across pieces: each piece gives its
-counts (``report_counts``: one row per group, every column additive), the pieces' counts are
-stacked and summed per group (:func:`combine_counts`), and the report is computed once from the
-sums (``report_from_counts``), never by averaging the pieces' intervals.
-
-``report_counts`` and ``report_from_counts`` come from :mod:`gradeframe._interim_counts` until the
-report module has them; then this import is the one line to change.
+Each piece gives :func:`gradeframe.report_counts`; :func:`sum_counts` stacks them and sums them
+per key, sorted by the keys, which is exactly what ``report_counts`` gives on the whole data. So
+:func:`gradeframe.report_from_counts` then sees the same input, row for row, as it does inside
+:func:`gradeframe.report`, and gives the same report to the last bit.
 """
 
 from __future__ import annotations
@@ -16,29 +13,46 @@ from typing import Any
 
 import polars as pl
 
-from gradeframe._interim_counts import report_counts, report_from_counts
-
-__all__ = ["combine_counts", "keys_of", "report_counts", "report_from_counts"]
+__all__ = ["sum_counts"]
 
 
-def keys_of(by: Any, cluster: str | None) -> list[str]:
-    """Return the key columns of a counts frame: the group columns, then the cluster column."""
-    keys = [] if by is None else [by] if isinstance(by, str) else list(by)
-    return [*keys, cluster] if cluster is not None else keys
+def sum_counts(pieces: Sequence[pl.DataFrame], by: Any, cluster: str | None) -> pl.DataFrame:
+    """Stack counts frames (a kind column a piece lacks counts 0) and sum them per key.
 
+    Parameters
+    ----------
+    pieces
+        Outputs of :func:`gradeframe.report_counts` with the same ``by`` and ``cluster``; at
+        least one (the counts of the empty frame are a good first piece: they fix the schema).
+    by, cluster
+        The group columns and the cluster column given to ``report_counts``.
 
-def combine_counts(pieces: Sequence[pl.DataFrame], keys: Sequence[str]) -> pl.DataFrame:
-    """Stack counts frames (a kind missing from a piece counts 0) and sum them per key.
+    Returns
+    -------
+    pl.DataFrame
+        One row per key, sorted by the keys (nulls last); every other column summed.
 
-    Every column that is not a key is additive. The first piece fixes the column order; kinds
-    that only later pieces have come after it.
+    Examples
+    --------
+    >>> import polars as pl
+    >>> a = pl.DataFrame({"m": ["x", "y"], "n": [2, 1], "n_correct": [1, 1]})
+    >>> b = pl.DataFrame({"m": ["x"], "n": [3], "n_correct": [0], "timeout": [1]})
+    >>> sum_counts([a, b], "m", None)
+    shape: (2, 4)
+    ┌─────┬─────┬───────────┬─────────┐
+    │ m   ┆ n   ┆ n_correct ┆ timeout │
+    │ --- ┆ --- ┆ ---       ┆ ---     │
+    │ str ┆ i64 ┆ i64       ┆ i64     │
+    ╞═════╪═════╪═══════════╪═════════╡
+    │ x   ┆ 5   ┆ 1         ┆ 1       │
+    │ y   ┆ 1   ┆ 1         ┆ 0       │
+    └─────┴─────┴───────────┴─────────┘
     """
-    if not pieces:
-        msg = "combine_counts needs at least one counts frame"
-        raise ValueError(msg)
+    keys = [] if by is None else [by] if isinstance(by, str) else list(by)
+    keys += [cluster] if cluster is not None else []
     stacked = pl.concat(list(pieces), how="diagonal_relaxed")
     values = [c for c in stacked.columns if c not in keys]
     stacked = stacked.with_columns(pl.col(values).fill_null(0))
     if not keys:
         return stacked.select(pl.col(values).sum())
-    return stacked.group_by(list(keys), maintain_order=True).agg(pl.col(values).sum())
+    return stacked.group_by(keys).agg(pl.col(values).sum()).sort(keys, nulls_last=True)

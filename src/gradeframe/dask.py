@@ -32,8 +32,10 @@ from dask.dataframe.dask_expr._expr import ArrowStringConversion, Elemwise
 from dask.dataframe.dask_expr.io.io import FromPandas
 from dask.dataframe.extensions import register_dataframe_accessor, register_series_accessor
 
-from gradeframe import _counts, _pandas
+from gradeframe import _frames
+from gradeframe._counts import sum_counts
 from gradeframe._pandas import PandasFrameGrade, PandasSeriesGrade
+from gradeframe.report import _pandas_columns, report_counts, report_from_counts
 
 __all__ = ["DaskFrameGrade", "DaskSeriesGrade", "keep_objects"]
 
@@ -127,7 +129,7 @@ def _columns_named(frame: Any, values: Iterable[Any]) -> set[str]:
     present = {str(c) for c in frame.columns}
     names: set[str] = set()
     for value in values:
-        names.update(n for n in _pandas.column_names(value) if n in present)
+        names.update(n for n in _frames.column_names(value) if n in present)
     return names
 
 
@@ -139,9 +141,7 @@ def _grade_partition(
 
 def _grading(method: str) -> Callable[..., dd.DataFrame]:
     """Make a Dask method that runs the pandas accessor's ``method`` on every partition."""
-    pandas_method = getattr(PandasFrameGrade, method)
 
-    @functools.wraps(pandas_method)
     def run(self: DaskFrameGrade, *args: Any, **kwargs: Any) -> dd.DataFrame:
         frame = keep_objects(self._frame, _columns_named(self._frame, [*args, *kwargs.values()]))
         # The empty frame: checks every argument and gives the exact output dtypes.
@@ -149,9 +149,13 @@ def _grading(method: str) -> Callable[..., dd.DataFrame]:
         grade = functools.partial(_grade_partition, method=method, args=args, kwargs=kwargs)
         return frame.map_partitions(grade, meta=meta, token=f"grade-{method}")
 
+    pandas_method = getattr(PandasFrameGrade, method, None)
+    if pandas_method is not None:  # the same signature and documentation
+        functools.update_wrapper(run, pandas_method)
     run.__doc__ = (
-        f"Run ``{method}`` on every partition (lazy; the output dtypes are known up front).\n\n"
-        f"See :meth:`gradeframe._pandas.PandasFrameGrade.{method}` for the arguments."
+        f"Run ``{method}`` on every partition, lazily; see :func:`gradeframe.{method}`.\n\n"
+        "The arguments are checked on the empty frame before any data is read, and the result's "
+        "dtypes are known up front (its ``meta``)."
     )
     return run
 
@@ -164,7 +168,7 @@ def _grading(method: str) -> Callable[..., dd.DataFrame]:
 def _partition_counts(
     partition: pd.DataFrame, columns: dict[str, None], options: dict[str, Any]
 ) -> pl.DataFrame:
-    return _counts.report_counts(_pandas.to_polars(partition, columns), **options)
+    return report_counts(_frames.to_polars(partition, columns), **options)
 
 
 def report(
@@ -172,16 +176,24 @@ def report(
     by: Any = None,
     *,
     correct: str = "correct",
-    failure_kind: str = "failure_kind",
+    failure_kind: str | None = "failure_kind",
     prefix: str = "",
     cluster: str | None = None,
     score: str | None = None,
 ) -> pd.DataFrame:
     """Summarise a graded Dask frame per group, from counts summed over the partitions.
 
-    Same columns and values as :func:`gradeframe.report` on the whole data. Each partition
-    gives its counts per group (and per cluster); they are summed, and the intervals are
-    computed once from the sums.
+    The same columns and values as :func:`gradeframe.report` on the whole data. Each partition
+    gives its counts per group (and per cluster: :func:`gradeframe.report_counts`); they are
+    stacked and the report is built once from their sums
+    (:func:`gradeframe.report_from_counts`), never by averaging partitions' intervals.
+
+    Parameters
+    ----------
+    frame
+        A graded Dask DataFrame.
+    by, correct, failure_kind, prefix, cluster, score
+        As for :func:`gradeframe.report`. They are checked before any data is read.
 
     Returns
     -------
@@ -196,42 +208,17 @@ def report(
         "cluster": cluster,
         "score": score,
     }
-    options = {k: v for k, v in options.items() if v is not None or k == "by"}
     # Arguments and columns are checked on the empty frame, before any data is read.
-    columns = _report_columns(frame, options)
-    _counts.report_counts(_pandas.to_polars(frame._meta, columns), **options)
+    meta = frame._meta
+    columns = _pandas_columns(meta, by, correct, failure_kind, prefix, cluster, score)
+    empty = report_counts(_frames.to_polars(meta, columns), **options)
     parts = frame[list(columns)].to_delayed()
     pieces = dask.compute(
         *[dask.delayed(_partition_counts)(part, columns, options) for part in parts]
     )
-    keys = _counts.keys_of(by, cluster)
-    counts = _counts.combine_counts(pieces, keys)
-    out = _counts.report_from_counts(counts, by, cluster=cluster, score=score)
-    return _pandas_report(out)
-
-
-def _report_columns(frame: dd.DataFrame, options: dict[str, Any]) -> dict[str, None]:
-    """Return the columns a report reads; a missing one raises naming its argument."""
-    by = options.get("by")
-    prefix = options.get("prefix", "")
-    arguments = [("by", name, None) for name in _counts.keys_of(by, None)]
-    for argument in ("correct", "failure_kind"):
-        name = options.get(argument, argument)
-        if name == argument:
-            name = prefix + name
-        if argument == "failure_kind" and name not in frame.columns:
-            continue
-        arguments.append((argument, name, None))
-    for argument in ("cluster", "score"):
-        if options.get(argument) is not None:
-            arguments.append((argument, options[argument], None))
-    return _pandas.needed_columns(frame._meta, arguments)  # type: ignore[return-value]
-
-
-def _pandas_report(out: pl.DataFrame) -> pd.DataFrame:
-    from gradeframe.report import _to_pandas
-
-    return _to_pandas(out)
+    counts = sum_counts([empty, *pieces], by, cluster)
+    out = report_from_counts(counts, by, cluster=cluster, score=score)
+    return _frames.to_pandas_frame(out)
 
 
 # --------------------------------------------------------------------------------------------
@@ -251,6 +238,8 @@ class DaskFrameGrade:
     includes = _grading("includes")
     matches = _grading("matches")
     within = _grading("within")
+    choice = _grading("choice")
+    f1 = _grading("f1")
 
     def report(self, by: Any = None, **kwargs: Any) -> pd.DataFrame:
         """Summarise accuracy and failures per group; see :func:`gradeframe.dask.report`."""

@@ -26,7 +26,8 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 import pyarrow as pa
 
-from gradeframe import _counts
+from gradeframe._counts import sum_counts
+from gradeframe.report import _pandas_columns, report_counts, report_from_counts
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -35,7 +36,9 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "ROWS_PER_CALL",
     "answer_contains",
+    "choice",
     "exact_match",
+    "f1",
     "includes",
     "matches",
     "report",
@@ -160,6 +163,8 @@ exact_match = _grading("exact_match")
 includes = _grading("includes")
 matches = _grading("matches")
 within = _grading("within")
+choice = _grading("choice")
+f1 = _grading("f1")
 
 
 # --------------------------------------------------------------------------------------------
@@ -175,7 +180,7 @@ def _count_batches(
     for table in regrouped(batches, rows):
         frame: pl.DataFrame = pl.from_arrow(table, rechunk=False)  # type: ignore[assignment]
         buffer = io.BytesIO()
-        _counts.report_counts(frame, **options).write_ipc(buffer)
+        report_counts(frame, **options).write_ipc(buffer)
         yield pa.record_batch([pa.array([buffer.getvalue()], pa.binary())], _COUNTS_SCHEMA)
 
 
@@ -184,23 +189,24 @@ def report(
     by: Any = None,
     *,
     correct: str = "correct",
-    failure_kind: str = "failure_kind",
+    failure_kind: str | None = "failure_kind",
     prefix: str = "",
     cluster: str | None = None,
     score: str | None = None,
 ) -> pd.DataFrame:
     """Summarise a graded Spark DataFrame per group, from counts summed over the partitions.
 
-    Same columns and values as :func:`gradeframe.report` on the whole data. Each partition
-    counts its rows per group (and per cluster); the counts are summed on the driver and the
-    intervals are computed once from the sums.
+    The same columns and values as :func:`gradeframe.report` on the whole data. Each task
+    counts its rows per group (and per cluster: :func:`gradeframe.report_counts`); the counts
+    come to the driver (a few rows per task), and the report is built once from their sums
+    (:func:`gradeframe.report_from_counts`), never by averaging partitions' intervals.
 
     Parameters
     ----------
     sdf
         A graded Spark DataFrame.
     by, correct, failure_kind, prefix, cluster, score
-        As for :func:`gradeframe.report`.
+        As for :func:`gradeframe.report`. They are checked before any data is read.
 
     Returns
     -------
@@ -209,37 +215,24 @@ def report(
     """
     from pyspark.sql.types import BinaryType, StructField, StructType
 
-    from gradeframe.report import _to_pandas
+    from gradeframe import _frames
 
     options: dict[str, Any] = {
         "by": by,
         "correct": correct,
         "failure_kind": failure_kind,
         "prefix": prefix,
+        "cluster": cluster,
+        "score": score,
     }
-    options.update({k: v for k, v in (("cluster", cluster), ("score", score)) if v is not None})
-    columns = _report_columns(sdf, options)
     # Arguments and columns are checked on an empty frame, before any data is read.
-    empty = _empty(_arrow_schema(sdf.select(*columns)))
-    _counts.report_counts(empty, **options)
+    empty_input = _empty(_arrow_schema(sdf))
+    empty = report_counts(empty_input, **options)
+    read = _pandas_columns(empty_input, by, correct, failure_kind, prefix, cluster, score)
     count = functools.partial(_count_batches, options=options, rows=ROWS_PER_CALL)
     schema = StructType([StructField("counts", BinaryType())])
-    blobs = sdf.select(*columns).mapInArrow(count, schema).collect()
+    blobs = sdf.select(*list(read)).mapInArrow(count, schema).collect()
     pieces = [pl.read_ipc(io.BytesIO(row["counts"])) for row in blobs]
-    if not pieces:  # no rows at all: the report of the empty frame
-        pieces = [_counts.report_counts(empty, **options)]
-    counts = _counts.combine_counts(pieces, _counts.keys_of(by, cluster))
-    return _to_pandas(_counts.report_from_counts(counts, by, cluster=cluster, score=score))
-
-
-def _report_columns(sdf: SparkFrame, options: dict[str, Any]) -> list[str]:
-    """Return the columns a report reads (the report itself checks them on the empty frame)."""
-    present = set(sdf.columns)
-    prefix = options["prefix"]
-    names = _counts.keys_of(options["by"], options.get("cluster"))
-    names += [prefix + "correct" if options["correct"] == "correct" else options["correct"]]
-    kind = options["failure_kind"]
-    kind = prefix + kind if kind == "failure_kind" else kind
-    names += [kind] if kind in present else []
-    names += [options["score"]] if options.get("score") is not None else []
-    return [n for n in dict.fromkeys(names) if n in present]
+    counts = sum_counts([empty, *pieces], by, cluster)
+    out = report_from_counts(counts, by, cluster=cluster, score=score)
+    return _frames.to_pandas_frame(out)
