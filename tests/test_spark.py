@@ -152,6 +152,21 @@ def test_matchers_give_polars_rows(spark) -> None:
         )
 
 
+def test_report_cluster_and_score_from_summed_counts(spark, tmp_path) -> None:
+    # Scores in eighths add up exactly in any order, so the comparison can be exact.
+    frame = (
+        generated(840, seed=5)
+        .grade.answer_contains("answer", "refs")
+        .with_columns(score=(pl.col("row_id") % 9).cast(pl.Float64) / 8)
+    )
+    sdf = spark.read.parquet(write_parts(frame, tmp_path / "graded", 3))
+    for by in (None, "model"):
+        result = gs.report(sdf, by, cluster="question_id", score="score")
+        expected = gf.report(frame, by, cluster="question_id", score="score")
+        assert list(result.columns) == expected.columns
+        assert to_data(result) == to_data(expected)
+
+
 def test_arguments_are_checked_before_any_data_is_read(spark) -> None:
     schema = gf.example().to_arrow().schema
 
