@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime as dt
+import importlib
 import io
 import json
 import os
@@ -975,6 +976,7 @@ def distributed_worker(task: dict[str, Any]) -> dict[str, Any]:
             n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
         )
         client = distributed.Client(cluster)
+        client.run(importlib.import_module, "gradeframe.dask")  # workers up and warm
         close = lambda: (client.close(), cluster.close())  # noqa: E731
 
         def run() -> Any:
@@ -999,6 +1001,8 @@ def distributed_worker(task: dict[str, Any]) -> dict[str, Any]:
         )
         session.sparkContext.setLogLevel("ERROR")
         close = session.stop
+        # Python workers up and warm: one small grading job before the timed ones.
+        gs.answer_contains(session.read.parquet(path).limit(100), "answer", "refs").collect()
 
         def run() -> Any:
             graded = gs.answer_contains(session.read.parquet(path), "answer", "refs")

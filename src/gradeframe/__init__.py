@@ -1,7 +1,8 @@
 """gradeframe: grade model answers held in Polars or pandas frames.
 
 ``import gradeframe`` registers the ``.grade`` namespace on Polars (DataFrame, LazyFrame, Series,
-Expr) and on pandas (DataFrame, Series).
+Expr) and on pandas (DataFrame, Series); on Dask too when ``dask.dataframe`` is already imported
+(else ``import gradeframe.dask``). Spark: ``gradeframe.spark``. Neither is imported otherwise.
 """
 
 from __future__ import annotations

@@ -47,6 +47,8 @@ __all__ = ["DaskFrameGrade", "DaskSeriesGrade", "keep_objects"]
 
 def _strings_except(frame: Any, keep: tuple[str, ...]) -> Any:
     """Dask's object-to-string conversion, except for the columns in ``keep``."""
+    if isinstance(frame, pd.Series):  # a projection to one column
+        return frame if frame.name in keep else to_pyarrow_string(frame)
     kept = [c for c in keep if c in frame.columns]
     converted = to_pyarrow_string(frame.drop(columns=kept))
     for name in kept:
@@ -241,24 +243,46 @@ class DaskFrameGrade:
     choice = _grading("choice")
     f1 = _grading("f1")
 
-    def report(self, by: Any = None, **kwargs: Any) -> pd.DataFrame:
+    def report(
+        self,
+        by: Any = None,
+        *,
+        correct: str = "correct",
+        failure_kind: str | None = "failure_kind",
+        prefix: str = "",
+        cluster: str | None = None,
+        score: str | None = None,
+    ) -> pd.DataFrame:
         """Summarise accuracy and failures per group; see :func:`gradeframe.dask.report`."""
-        return report(self._frame, by, **kwargs)
+        return report(
+            self._frame,
+            by,
+            correct=correct,
+            failure_kind=failure_kind,
+            prefix=prefix,
+            cluster=cluster,
+            score=score,
+        )
+
+
+def _series_partition(
+    series: pd.Series, method: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
+    return getattr(series.grade, method)(*args, **kwargs)
 
 
 def _series_method(method: str) -> Callable[..., dd.Series]:
     """Make a Dask Series method that runs the pandas Series accessor's ``method``."""
-    pandas_method = getattr(PandasSeriesGrade, method)
 
-    def on_partition(series: pd.Series, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        return getattr(series.grade, method)(*args, **kwargs)
-
-    @functools.wraps(pandas_method)
     def run(self: DaskSeriesGrade, *args: Any, **kwargs: Any) -> dd.Series:
-        meta = on_partition(self._series._meta, args, kwargs)
-        apply = functools.partial(on_partition, args=args, kwargs=kwargs)
+        meta = _series_partition(self._series._meta, method, args, kwargs)
+        apply = functools.partial(_series_partition, method=method, args=args, kwargs=kwargs)
         return self._series.map_partitions(apply, meta=meta, token=f"grade-{method}")
 
+    pandas_method = getattr(PandasSeriesGrade, method, None)
+    if pandas_method is not None:  # the same signature and documentation
+        functools.update_wrapper(run, pandas_method)
+    run.__doc__ = f"Run ``{method}`` on every partition, lazily; see :func:`gradeframe.{method}`."
     return run
 
 
@@ -271,3 +295,7 @@ class DaskSeriesGrade:
 
     fold = _series_method("fold")
     is_not_found = _series_method("is_not_found")
+    extract_answer = _series_method("extract_answer")
+    extract = _series_method("extract")
+    extract_number = _series_method("extract_number")
+    extract_boxed = _series_method("extract_boxed")
