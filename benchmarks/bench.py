@@ -980,7 +980,8 @@ def distributed_worker(task: dict[str, Any]) -> dict[str, Any]:
         close = lambda: (client.close(), cluster.close())  # noqa: E731
 
         def run() -> Any:
-            graded = dd.read_parquet(path).grade.answer_contains("answer", "refs")
+            ddf = dd.read_parquet(path, dtype_backend="pyarrow")  # lists stay Arrow lists
+            graded = ddf.grade.answer_contains("answer", "refs")
             return graded.grade.report("model")
 
     elif kind == "dist_spark":
@@ -1032,7 +1033,7 @@ def main_distributed(args: argparse.Namespace) -> None:
     files = len(list(path.glob("*.parquet")))
     engines = [
         ("Polars streaming (`scan_parquet`, one process)", "dist_polars"),
-        ("Dask `LocalCluster`, 2 worker processes", "dist_dask"),
+        ("Dask `LocalCluster`, 2 worker processes, Arrow dtypes", "dist_dask"),
         ("Spark `local[2]`, `mapInArrow` + Polars", "dist_spark"),
     ]
     results: dict[str, dict[str, Any]] = {}
@@ -1059,7 +1060,8 @@ def main_distributed(args: argparse.Namespace) -> None:
         " (list refs), report by model. Wall time of the workload once the cluster or session is"
         f" up (best of {args.repeats or 1}; start-up shown apart); peak memory: resident memory"
         " of the measuring process and every process it started (Dask workers, the JVM, Spark's"
-        " Python workers), sampled every 0.1 s.",
+        ' Python workers), sampled every 0.1 s. Dask reads with `dtype_backend="pyarrow"`'
+        " (lists stay Arrow arrays); Spark with its defaults (`spark.driver.memory=2g`).",
         "",
         "| engine | wall | × Polars streaming | start-up | peak memory | report equals Polars |",
         "|---|---:|---:|---:|---:|---|",
@@ -1074,6 +1076,10 @@ def main_distributed(args: argparse.Namespace) -> None:
             f"| {label} | {_fmt_s(r['best'])} | {_fmt_x(ratio)} | {_fmt_s(r['startup'])} |"
             f" {r['peak_mb']:,.0f} MB | {'yes' if same.get(kind) else 'NO'} |"
         )
+    dask_time = results["dist_dask"].get("best")
+    if dask_time and polars_time:
+        met = "met" if dask_time <= 1.5 * polars_time else "NOT met"
+        lines += ["", f"Target: Dask within 1.5× of Polars streaming's wall time: {met}."]
     lines.append("")
     section = "\n".join(lines)
     print(section)

@@ -81,9 +81,9 @@ def test_generated_parquet_dataset_gives_polars_rows_and_report(tmp_path, nparti
     size = -(-frame.height // npartitions)
     for part in range(npartitions):  # a dataset of several files, as an evaluation sweep writes
         frame.slice(part * size, size).write_parquet(tmp_path / "runs" / f"part.{part}.parquet")
-    # Dask's two Parquet readers: fsspec (the default) and Arrow's own file system.
-    filesystem = "arrow" if npartitions == 3 else None
-    ddf = dd.read_parquet(str(tmp_path / "runs"), filesystem=filesystem)
+    # Dask's Parquet readers: fsspec (the default), Arrow's own file system, Arrow dtypes.
+    options = {1: {}, 3: {"filesystem": "arrow"}, 7: {"dtype_backend": "pyarrow"}}[npartitions]
+    ddf = dd.read_parquet(str(tmp_path / "runs"), **options)
     assert ddf.npartitions == npartitions
     graded = ddf.grade.answer_contains("answer", "refs", prefix="g_")
     result = graded.compute().sort_values("row_id")
