@@ -118,6 +118,20 @@ def test_string_conversion_from_delayed_partitions_keeps_records() -> None:
     same_rows(graded.compute(), frame.grade.answer_contains("answer", "refs"))
 
 
+@pytest.mark.parametrize("column", ["refs", "answer"])
+def test_printed_lists_saved_by_dask_are_refused_not_graded(tmp_path, column: str) -> None:
+    # A frame made by dd.from_pandas (default string conversion), computed and saved: its list
+    # and record columns now hold printed text in the file itself.
+    printed = dd.from_pandas(gf.example().to_pandas(), npartitions=2).compute()
+    assert printed["refs"].iloc[0] == "['1987']"
+    printed.to_parquet(tmp_path / "saved.parquet")
+    ddf = dd.read_parquet(str(tmp_path / "saved.parquet"), filesystem="arrow")
+    answer, refs = ("answer", "question") if column == "answer" else ("question", "refs")
+    graded = ddf.grade.answer_contains(answer, refs)
+    with pytest.raises(ValueError, match=f"column '{column}' holds the printed text"):
+        graded.compute()
+
+
 def test_arguments_are_checked_before_any_data_is_read() -> None:
     meta = gf.example().to_pandas().head(0)
 

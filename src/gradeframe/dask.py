@@ -19,8 +19,9 @@ the same Polars expressions as everywhere else.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable, Iterable
-from typing import Any
+from typing import Any, Final
 
 import dask
 import dask.dataframe as dd
@@ -37,7 +38,13 @@ from gradeframe._counts import sum_counts
 from gradeframe._pandas import PandasFrameGrade, PandasSeriesGrade
 from gradeframe.report import _pandas_columns, report_counts, report_from_counts
 
-__all__ = ["DaskFrameGrade", "DaskSeriesGrade", "keep_objects"]
+__all__ = [
+    "PRINTED_CONTAINER",
+    "DaskFrameGrade",
+    "DaskSeriesGrade",
+    "keep_objects",
+    "refuse_printed_text",
+]
 
 
 # --------------------------------------------------------------------------------------------
@@ -135,9 +142,55 @@ def _columns_named(frame: Any, values: Iterable[Any]) -> set[str]:
     return names
 
 
+#: The printed text of a Python list or dict, as ``str()`` writes it: "['1987']", "[]",
+#: "['a' 'b']" (a NumPy array), "{'answer': 'It was 1987.', ...}".
+PRINTED_CONTAINER: Final = r"\[\]|\[(?:'.*'|\".*\")\]|\{(?:'[^']*'|\"[^\"]*\"): .*\}"
+
+
+def refuse_printed_text(partition: pd.DataFrame, columns: Iterable[str]) -> None:
+    """Raise when a text column holds the printed text of lists or dicts, not text.
+
+    Dask's string conversion writes an object column of lists as "['1987']" and of records as
+    "{'answer': ...}"; once such text has been saved (say, to Parquet), nothing can tell it from
+    text but its look. A column whose every value looks like that is refused, naming the column:
+    grading the printed text would be silently wrong. The first value decides whether the
+    column is looked at at all, so ordinary text costs nothing.
+    """
+    for name in columns:
+        values = partition[name]
+        if not pd.api.types.is_string_dtype(values.dtype):  # StringDtype or object
+            continue
+        present = values.dropna()
+        if present.empty or not isinstance(present.iloc[0], str):
+            continue
+        if not _looks_printed(present.iloc[:1]).all():
+            continue
+        if _looks_printed(present).all():
+            msg = (
+                f"column {name!r} holds the printed text of Python lists or dicts (such as "
+                f"{present.iloc[0][:60]!r}), not lists or records: Dask's string conversion "
+                "(`dataframe.convert-string`) turned them into text before gradeframe saw "
+                "them, for example when a frame made by dd.from_pandas was saved (or the column "
+                "holds JSON text). Grading that text would be wrong. Rebuild the column from the "
+                "source data, with dask.config.set({'dataframe.convert-string': False}) or Arrow "
+                "dtypes (or parse the JSON)."
+            )
+            raise ValueError(msg)
+
+
+def _looks_printed(values: pd.Series) -> pd.Series:
+    found = values.astype(object).str.fullmatch(PRINTED_CONTAINER, flags=re.DOTALL)
+    return found.fillna(value=False).astype(bool)  # a value that is not text is not printed text
+
+
 def _grade_partition(
-    partition: pd.DataFrame, method: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+    partition: pd.DataFrame,
+    method: str,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    columns: tuple[str, ...] = (),
 ) -> pd.DataFrame:
+    refuse_printed_text(partition, columns)
     return getattr(partition.grade, method)(*args, **kwargs)
 
 
@@ -145,10 +198,13 @@ def _grading(method: str) -> Callable[..., dd.DataFrame]:
     """Make a Dask method that runs the pandas accessor's ``method`` on every partition."""
 
     def run(self: DaskFrameGrade, *args: Any, **kwargs: Any) -> dd.DataFrame:
-        frame = keep_objects(self._frame, _columns_named(self._frame, [*args, *kwargs.values()]))
+        columns = _columns_named(self._frame, [*args, *kwargs.values()])
+        frame = keep_objects(self._frame, columns)
         # The empty frame: checks every argument and gives the exact output dtypes.
         meta = _grade_partition(frame._meta, method, args, kwargs)
-        grade = functools.partial(_grade_partition, method=method, args=args, kwargs=kwargs)
+        grade = functools.partial(
+            _grade_partition, method=method, args=args, kwargs=kwargs, columns=tuple(columns)
+        )
         return frame.map_partitions(grade, meta=meta, token=f"grade-{method}")
 
     pandas_method = getattr(PandasFrameGrade, method, None)
