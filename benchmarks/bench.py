@@ -973,7 +973,7 @@ def distributed_worker(task: dict[str, Any]) -> dict[str, Any]:
         import gradeframe.dask
 
         cluster = distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
         )
         client = distributed.Client(cluster)
         client.run(importlib.import_module, "gradeframe.dask")  # workers up and warm

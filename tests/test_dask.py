@@ -32,7 +32,7 @@ DASK_READER_WARNING = pytest.mark.filterwarnings(
 def client():
     """One in-process 2-worker cluster for the module (each xdist worker makes its own)."""
     cluster = distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
     )
     with distributed.Client(cluster) as client:
         yield client
