@@ -105,11 +105,12 @@ def keep_objects(frame: dd.DataFrame, columns: Iterable[str]) -> dd.DataFrame:
     for node in list(expr.walk()):
         if isinstance(node, FromPandas) and node.pyarrow_strings_enabled:
             data = node.frame._data
+            present = getattr(data, "columns", ())  # a Series has no columns to keep
             keep = tuple(
                 sorted(
                     name
                     for name in wanted
-                    if name in data.columns
+                    if name in present
                     and data[name].dtype == object
                     and not _holds_only_text(data[name])
                 )
