@@ -13,7 +13,9 @@ the same Polars expressions as everywhere else.
 - Columns holding lists or records arrive intact. With ``dataframe.convert-string`` on (Dask's
   default), ``dd.from_pandas`` and friends would turn an object column of lists or dicts into
   their printed text ("['1987']"); the grading methods keep the columns they read as they were
-  in the source instead (see :func:`keep_objects`).
+  in the source instead (see :func:`keep_objects`, which rewrites Dask's conversion steps in the
+  frame's expression: Dask 2025.1 or later). Printed text that is already in the data (saved
+  after the conversion) is refused, naming the column (:func:`refuse_printed_text`).
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ __all__ = [
     "DaskSeriesGrade",
     "keep_objects",
     "refuse_printed_text",
+    "report",
 ]
 
 
