@@ -17,7 +17,12 @@ import pytest
 from nbclient import NotebookClient
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
-NAMES = ["quickstart_polars.ipynb", "quickstart_pandas.ipynb", "failure_analysis.ipynb"]
+NAMES = [
+    "quickstart_polars.ipynb",
+    "quickstart_pandas.ipynb",
+    "failure_analysis.ipynb",
+    "comparing_models.ipynb",
+]
 
 
 @pytest.fixture
@@ -64,3 +69,24 @@ def test_notebook_runs_and_matches_its_saved_outputs(name: str, this_python_kern
             f"{name}, cell {index}: the output changed; if that is intended, run "
             "tools/make_notebooks.py and commit the notebooks"
         )
+
+
+def test_comparing_models_notebook_compares_three_models_and_clusters_epochs() -> None:
+    notebook = nbformat.read(NOTEBOOKS / "comparing_models.ipynb", as_version=4)
+    code = "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "code")
+    for call in (
+        "gf.example()",
+        ".grade.compare(",
+        ".grade.compare_chart(",
+        'cluster="question_id"',
+    ):
+        assert call in code, call
+    shown = "\n".join(
+        output["data"].get("text/plain", "")
+        for cell in notebook.cells
+        if cell.cell_type == "code"
+        for output in cell.outputs
+        if output["output_type"] == "execute_result"
+    )
+    assert shown.count("atlas-large ┆ beacon-7b") >= 2  # three models, pairwise, twice
+    assert "clustered_width" in shown

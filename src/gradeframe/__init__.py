@@ -17,7 +17,8 @@ from gradeframe.answer import (
     is_not_found,
     with_answer_contains,
 )
-from gradeframe.chart import chart
+from gradeframe.chart import chart, compare_chart
+from gradeframe.compare import agreement, compare
 from gradeframe.example import example, example_document
 from gradeframe.fold import fold
 from gradeframe.kinds import KINDS
@@ -37,8 +38,11 @@ __all__ = [
     "DEFAULT_NOT_FOUND_PHRASES",
     "KINDS",
     "MAX_METADATA_LENGTH",
+    "agreement",
     "answer_contains",
     "chart",
+    "compare",
+    "compare_chart",
     "exact_match",
     "example",
     "example_document",

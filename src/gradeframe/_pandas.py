@@ -20,6 +20,7 @@ import polars as pl
 
 from gradeframe import answer as answer_rules
 from gradeframe import chart as chart_rules
+from gradeframe import compare as compare_rules
 from gradeframe import fold
 from gradeframe import matchers as matcher_rules
 from gradeframe import report as report_rules
@@ -176,6 +177,18 @@ class PandasFrameGrade:
     def chart(self, by: Any = None, **kwargs: Any) -> Any:
         """Chart failures and accuracy per group (Altair); see :func:`gradeframe.chart`."""
         return chart_rules.chart(self._frame, by, **kwargs)
+
+    def compare(self, by: Any = "model", on: Any = "question_id", **kwargs: Any) -> pd.DataFrame:
+        """Compare groups pairwise on shared items; see :func:`gradeframe.compare`."""
+        return compare_rules.compare(self._frame, by, on, **kwargs)
+
+    def agreement(self, a: Any, b: Any, **kwargs: Any) -> pd.DataFrame:
+        """Agreement of two verdict columns; see :func:`gradeframe.agreement`."""
+        return compare_rules.agreement(self._frame, a, b, **kwargs)
+
+    def compare_chart(self, by: Any = "model", on: Any = "question_id", **kwargs: Any) -> Any:
+        """Chart paired differences (Altair); see :func:`gradeframe.compare_chart`."""
+        return chart_rules.compare_chart(self._frame, by, on, **kwargs)
 
 
 @pd.api.extensions.register_series_accessor("grade")

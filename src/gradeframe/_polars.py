@@ -12,6 +12,7 @@ import polars as pl
 
 from gradeframe import answer as answer_rules
 from gradeframe import chart as chart_rules
+from gradeframe import compare as compare_rules
 from gradeframe import fold
 from gradeframe import matchers as matcher_rules
 from gradeframe import report as report_rules
@@ -54,6 +55,18 @@ class _FrameGrade:
     def chart(self, by: Any = None, **kwargs: Any) -> Any:
         """Chart failures and accuracy per group (Altair); see :func:`gradeframe.chart`."""
         return chart_rules.chart(self._frame, by, **kwargs)
+
+    def compare(self, by: Any = "model", on: Any = "question_id", **kwargs: Any) -> Any:
+        """Compare groups pairwise on shared items; see :func:`gradeframe.compare`."""
+        return compare_rules.compare(self._frame, by, on, **kwargs)
+
+    def agreement(self, a: Any, b: Any, **kwargs: Any) -> Any:
+        """Agreement of two verdict columns; see :func:`gradeframe.agreement`."""
+        return compare_rules.agreement(self._frame, a, b, **kwargs)
+
+    def compare_chart(self, by: Any = "model", on: Any = "question_id", **kwargs: Any) -> Any:
+        """Chart paired differences (Altair); see :func:`gradeframe.compare_chart`."""
+        return chart_rules.compare_chart(self._frame, by, on, **kwargs)
 
 
 @pl.api.register_dataframe_namespace("grade")

@@ -7,17 +7,19 @@ numbers drawn are the numbers in the table.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from gradeframe import compare as compare_rules
 from gradeframe import report as report_rules
 from gradeframe.report import By
 
 if TYPE_CHECKING:  # pragma: no cover
     import altair as alt
 
-__all__ = ["chart"]
+__all__ = ["chart", "compare_chart"]
 
 
 def _altair() -> Any:
@@ -134,6 +136,92 @@ def chart(
     )
     accuracy = alt.layer(interval, dots).properties(title="Accuracy", width=240)
     out = alt.hconcat(bars, accuracy)
+    if title is not None:
+        out = out.properties(title=title)
+    return out
+
+
+def compare_chart(
+    frame: Any,
+    by: str = "model",
+    on: str | Sequence[str] = "question_id",
+    *,
+    correct: str = "correct",
+    baseline: Any = None,
+    title: str | None = None,
+) -> alt.LayerChart:
+    """Chart the paired differences of :func:`gradeframe.compare`, each with its interval.
+
+    One row per pair, labelled "b − a": the difference in accuracy as a point, its 95 %
+    interval as a rule, and a vertical line at 0 (an interval that crosses it does not show
+    that ``b`` differs from ``a``). The tooltip has the accuracies, the item count and the
+    p-value. Needs the optional Altair dependency: ``pip install 'gradeframe[chart]'``.
+
+    Parameters
+    ----------
+    frame
+        A graded Polars DataFrame or LazyFrame (collected), or a pandas DataFrame.
+    by, on, correct, baseline
+        As in :func:`gradeframe.compare`.
+    title
+        A title over the chart.
+
+    Returns
+    -------
+    altair.LayerChart
+        Displays in a notebook; ``.to_dict()`` gives its Vega-Lite spec.
+
+    Examples
+    --------
+    >>> import gradeframe as gf
+    >>> graded = gf.example().grade.answer_contains()
+    >>> c = gf.compare_chart(graded, baseline="atlas-large")
+    >>> [layer["mark"]["type"] for layer in c.to_dict()["layer"]]
+    ['rule', 'rule', 'point']
+    """
+    alt = _altair()
+    table = _collected(compare_rules.compare(frame, by, on, correct=correct, baseline=baseline))
+    label = pl.concat_str(
+        [pl.col("b").cast(pl.String), pl.lit(" − "), pl.col("a").cast(pl.String)]
+    ).alias("pair")
+    table = table.with_columns(label)
+    order = table.get_column("pair").to_list()
+    values = table.select(
+        "pair",
+        "a",
+        "b",
+        "n_items",
+        "accuracy_a",
+        "accuracy_b",
+        "difference",
+        "ci_low",
+        "ci_high",
+        "p_value",
+    ).to_dicts()
+    y = alt.Y("pair:N", sort=order, title=f"{by}: b − a")
+    base = alt.Chart(alt.Data(values=values)).encode(y=y)
+    axis_title = "difference in accuracy (b − a), 95% interval of paired differences"
+    interval = base.mark_rule().encode(x=alt.X("ci_low:Q", title=axis_title), x2="ci_high:Q")
+    zero = (
+        alt.Chart(alt.Data(values=[{"zero": 0.0}]))
+        .mark_rule(strokeDash=[4, 4], color="gray")
+        .encode(x="zero:Q")
+    )
+    dots = base.mark_point(filled=True, size=60).encode(
+        x="difference:Q",
+        tooltip=[
+            "a:N",
+            "b:N",
+            "n_items:Q",
+            alt.Tooltip("accuracy_a:Q", format=".3f"),
+            alt.Tooltip("accuracy_b:Q", format=".3f"),
+            alt.Tooltip("difference:Q", format=".3f"),
+            alt.Tooltip("ci_low:Q", format=".3f"),
+            alt.Tooltip("ci_high:Q", format=".3f"),
+            alt.Tooltip("p_value:Q", format=".4f"),
+        ],
+    )
+    out = alt.layer(zero, interval, dots).properties(width=360)
     if title is not None:
         out = out.properties(title=title)
     return out

@@ -768,15 +768,13 @@ def failures(
         kind_name, _ = _default_name(failure_kind, "failure_kind", prefix, "failure_kind")
         condition = condition & _kind_expr(kind_name, schema).is_in(wanted).fill_null(value=False)
     length = max_metadata_length()
-    added = []
-    for argument, name in _compared_columns(actual, expected, schema, prefix):
-        shown = _shown(pl.col(name), schema[name])
-        added.append(_cut(shown, length).alias(prefix + argument))
-    replaced = {
-        prefix + argument
-        for argument, name in _compared_columns(actual, expected, schema, prefix)
-        if name == prefix + argument
-    }
+    compared = _compared_columns(actual, expected, schema, prefix)
+    added = [
+        _cut(_shown(pl.col(name), schema[name]), length).alias(prefix + argument)
+        for argument, name in compared
+    ]
+    # A compared column that already has the output's name is replaced by its shown text.
+    replaced = {name for argument, name in compared if name == prefix + argument}
     check_output_names(
         {k: v for k, v in schema.items() if k not in replaced},
         [e.meta.output_name() for e in added],

@@ -52,9 +52,9 @@ __all__ = [
 #: The normal quantile of a two-sided 95 % interval (1.959964 to six places).
 Z_95: Final = 1.959963984540054
 
-_EPSILON: Final = 1e-16
+_EPSILON: Final = 4 * float(np.finfo(float).eps)
 _TINY: Final = 1e-300
-_MAX_ITERATIONS: Final = 100_000
+_MAX_ITERATIONS: Final = 20_000
 
 
 # --------------------------------------------------------------------------------------------
