@@ -8,6 +8,7 @@ Usage::
     python benchmarks/bench.py --profile       # stage timings on 1M rows (printed only)
     python benchmarks/bench.py --extract       # extract_number vs bare str.extract, 1M rows
     python benchmarks/bench.py --matchers      # choice and f1 on 1M rows (printed only)
+    python benchmarks/bench.py --distributed   # 10M rows on Polars streaming, Dask and Spark
 
 Every measurement runs in its own subprocess (``--worker``), so the peak RSS each one reports is
 its own (``resource.getrusage(RUSAGE_SELF).ru_maxrss`` at exit; ``base`` is the RSS after loading
@@ -22,7 +23,10 @@ reused by later runs; delete that directory to regenerate.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
+import importlib
+import io
 import json
 import os
 import platform
@@ -389,6 +393,8 @@ def worker(task: dict[str, Any]) -> dict[str, Any]:
     import gradeframe  # noqa: F401  (registers .grade)
 
     kind, path, repeats = task["kind"], task.get("path"), task.get("repeats", 3)
+    if kind.startswith("dist_"):
+        return distributed_worker(task)
     out: dict[str, Any] = {}
     if kind == "stream":
         base = _rss_mb()
@@ -610,6 +616,222 @@ def run_worker(task: dict[str, Any], timeout: float = 1800) -> dict[str, Any]:
     result = json.loads(proc.stdout.strip().splitlines()[-1])
     result["wall"] = time.perf_counter() - t0
     return result
+
+
+# --------------------------------------------------------------------------------------------
+# --distributed: one workload on Polars streaming, Dask and Spark
+# --------------------------------------------------------------------------------------------
+
+#: Rows per Parquet file of the distributed dataset: large enough that per-call and per-task
+#: costs stay small (Dask makes one partition per file; Spark one task per file).
+ROWS_PER_FILE = 500_000
+
+
+def dataset_path(rows: int) -> Path:
+    """Return a folder of Parquet files with ``frame_path(rows)``'s rows (written if needed)."""
+    folder = DATA / f"dataset_{rows}"
+    if folder.exists():
+        return folder
+    source = pl.scan_parquet(frame_path(rows))
+    tmp = DATA / f"dataset_{rows}.tmp"
+    tmp.mkdir(parents=True, exist_ok=True)
+    files = max(4, -(-rows // ROWS_PER_FILE))  # at least 2 partitions per worker
+    size = -(-rows // files)
+    for part in range(files):
+        chunk = source.slice(part * size, size).collect()
+        chunk.write_parquet(tmp / f"part.{part:03d}.parquet", row_group_size=100_000)
+    tmp.rename(folder)
+    return folder
+
+
+class _PeakRss:
+    """Sample the resident memory of this process and all its descendants (Dask and Spark
+    workers are child processes), keeping the peak."""
+
+    def __init__(self, every: float = 0.1) -> None:
+        import threading
+
+        import psutil
+
+        self._root = psutil.Process()
+        self._every = every
+        self.peak = 0.0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _sample(self) -> float:
+        import psutil
+
+        total = 0
+        for proc in [self._root, *self._root.children(recursive=True)]:
+            with contextlib.suppress(psutil.Error):
+                total += proc.memory_info().rss
+        return total / 2**20
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.peak = max(self.peak, self._sample())
+            self._stop.wait(self._every)
+
+    def __enter__(self) -> _PeakRss:
+        self.peak = self._sample()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.peak = max(self.peak, self._sample())
+
+
+def distributed_worker(task: dict[str, Any]) -> dict[str, Any]:
+    """Read the dataset, grade it with answer_contains and report by model, on one engine."""
+    import gradeframe as gf
+
+    kind, path, repeats = task["kind"], task["path"], task.get("repeats", 1)
+    t0 = time.perf_counter()
+    close: Callable[[], Any] = lambda: None  # noqa: E731
+    if kind == "dist_polars":
+
+        def run() -> Any:
+            lazy = pl.scan_parquet(Path(path) / "*.parquet").grade.answer_contains("answer", "refs")
+            # carried_kinds=[]: one pass (the input carries no failure kinds of its own)
+            report = gf.report(lazy, "model", carried_kinds=[])
+            return report.collect(engine="streaming").to_pandas()
+
+    elif kind == "dist_dask":
+        import dask.dataframe as dd
+        import distributed
+
+        import gradeframe.dask
+
+        cluster = distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
+        )
+        client = distributed.Client(cluster)
+        client.run(importlib.import_module, "gradeframe.dask")  # workers up and warm
+        close = lambda: (client.close(), cluster.close())  # noqa: E731
+
+        def run() -> Any:
+            ddf = dd.read_parquet(path, dtype_backend="pyarrow")  # lists stay Arrow lists
+            graded = ddf.grade.answer_contains("answer", "refs")
+            return graded.grade.report("model")
+
+    elif kind == "dist_spark":
+        import warnings
+
+        from pyspark.sql import SparkSession
+
+        from gradeframe import spark as gs
+
+        warnings.filterwarnings("ignore", "PySpark does not yet fully support pandas")
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+        session = (
+            SparkSession.builder.master("local[2]")
+            .config("spark.driver.memory", "2g")
+            .config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false")
+            .getOrCreate()
+        )
+        session.sparkContext.setLogLevel("ERROR")
+        close = session.stop
+        # Python workers up and warm: one small grading job before the timed ones.
+        gs.answer_contains(session.read.parquet(path).limit(100), "answer", "refs").collect()
+
+        def run() -> Any:
+            graded = gs.answer_contains(session.read.parquet(path), "answer", "refs")
+            return gs.report(graded, "model")
+
+    else:
+        raise ValueError(kind)
+    startup = time.perf_counter() - t0
+    with _PeakRss() as memory:
+        best, times, report = _best(run, repeats)
+    close()
+    return {
+        "best": best,
+        "times": times,
+        "startup": startup,
+        "peak_mb": memory.peak,
+        "report": report.to_json(orient="split", double_precision=15),
+    }
+
+
+def main_distributed(args: argparse.Namespace) -> None:
+    import pandas as pd
+
+    rows = args.rows or 10_000_000
+    _say(f"generating the {rows:,}-row dataset under {DATA} (cached)...")
+    path = dataset_path(rows)
+    files = len(list(path.glob("*.parquet")))
+    engines = [
+        ("Polars streaming (`scan_parquet`, one process)", "dist_polars"),
+        ("Dask `LocalCluster`, 2 worker processes, Arrow dtypes", "dist_dask"),
+        ("Spark `local[2]`, `mapInArrow` + Polars", "dist_spark"),
+    ]
+    results: dict[str, dict[str, Any]] = {}
+    for label, kind in engines:
+        _say(f"  {label}...")
+        r = run_worker({"kind": kind, "path": str(path), "repeats": args.repeats or 1})
+        results[kind] = r
+        _say(f"    -> {_fmt_s(r.get('best'))}  {r.get('peak_mb', 0):,.0f} MB  {r.get('error', '')}")
+    reports = {
+        k: pd.read_json(io.StringIO(r["report"]), orient="split")
+        for k, r in results.items()
+        if "report" in r
+    }
+    first = reports.get("dist_polars")
+    same = {k: first is not None and report.equals(first) for k, report in reports.items()}
+    polars_time = results["dist_polars"].get("best")
+    m = machine()
+    lines = [
+        f"## Distributed: {rows:,} rows on Polars streaming, Dask and Spark",
+        "",
+        f"`python benchmarks/bench.py --distributed{f' --rows {rows}' if args.rows else ''}`,"
+        f" {m['date']}; {m['nproc']} cores, {m['ram']} RAM, load average at the end"
+        f" {m['load']}. Workload: read a folder of {files} Parquet files, `answer_contains`"
+        " (list refs), report by model. Wall time of the workload once the cluster or session is"
+        f" up (best of {args.repeats or 1}; start-up shown apart); peak memory: resident memory"
+        " of the measuring process and every process it started (Dask workers, the JVM, Spark's"
+        ' Python workers), sampled every 0.1 s. Dask reads with `dtype_backend="pyarrow"`'
+        " (lists stay Arrow arrays); Spark with its defaults (`spark.driver.memory=2g`).",
+        "",
+        "| engine | wall | × Polars streaming | start-up | peak memory | report equals Polars |",
+        "|---|---:|---:|---:|---:|---|",
+    ]
+    for label, kind in engines:
+        r = results[kind]
+        if "error" in r:
+            lines.append(f"| {label} | error: {r['error']} | - | - | - | - |")
+            continue
+        ratio = r["best"] / polars_time if polars_time else None
+        lines.append(
+            f"| {label} | {_fmt_s(r['best'])} | {_fmt_x(ratio)} | {_fmt_s(r['startup'])} |"
+            f" {r['peak_mb']:,.0f} MB | {'yes' if same.get(kind) else 'NO'} |"
+        )
+    dask_time = results["dist_dask"].get("best")
+    if dask_time and polars_time:
+        met = "met" if dask_time <= 1.5 * polars_time else "NOT met"
+        lines += ["", f"Target: Dask within 1.5× of Polars streaming's wall time: {met}."]
+    lines.append("")
+    section = "\n".join(lines)
+    print(section)
+    _write_section(section, "## Distributed")
+
+
+def _write_section(section: str, heading: str) -> None:
+    """Put ``section`` into RESULTS.md in place of the one with ``heading`` (or before the
+    profile and history, which a full run keeps)."""
+    old = RESULTS.read_text() if RESULTS.exists() else ""
+    start = old.find("\n" + heading)
+    if start < 0:
+        following = [old.find("\n" + h) for h in KEPT_SECTIONS if "\n" + h in old]
+        start = end = min(following) if following else len(old)
+    else:
+        following = old.find("\n## ", start + 1)
+        end = following if following >= 0 else len(old)
+    RESULTS.write_text(old[:start] + "\n" + section + old[end:])
+    _say(f"wrote the {heading[3:]} section into {RESULTS}")
 
 
 # --------------------------------------------------------------------------------------------
@@ -915,7 +1137,7 @@ def write_results(
 
 #: Sections of RESULTS.md that a full run keeps: the profile (written by ``--profile``) and the
 #: history of earlier runs (kept by hand).
-KEPT_SECTIONS = ("## Profile", "## History")
+KEPT_SECTIONS = ("## Distributed", "## Profile", "## History")
 
 
 def _kept_sections() -> str:
@@ -1027,10 +1249,18 @@ def main() -> None:
         "--no-budget", action="store_true", help="run the 4M and 10M rows whatever they cost"
     )
     parser.add_argument("--matchers", action="store_true", help="time choice and f1 (printed only)")
+    parser.add_argument(
+        "--distributed",
+        action="store_true",
+        help="Polars streaming, Dask and Spark on one workload (10M rows; --rows to change)",
+    )
+    parser.add_argument("--repeats", type=int, help="runs per engine with --distributed (1)")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:
         print(json.dumps(worker(json.loads(args.worker)), default=str))
+    elif args.distributed:
+        main_distributed(args)
     elif args.profile:
         main_profile(args)
     elif args.extract:

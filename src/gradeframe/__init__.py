@@ -1,10 +1,13 @@
 """gradeframe: grade model answers held in Polars or pandas frames.
 
 ``import gradeframe`` registers the ``.grade`` namespace on Polars (DataFrame, LazyFrame, Series,
-Expr) and on pandas (DataFrame, Series).
+Expr) and on pandas (DataFrame, Series); on Dask too when ``dask.dataframe`` is already imported
+(else ``import gradeframe.dask``). Spark: ``gradeframe.spark``. Neither is imported otherwise.
 """
 
 from __future__ import annotations
+
+import sys
 
 from gradeframe import _pandas, _polars  # noqa: F401  (register .grade)
 from gradeframe._limits import MAX_METADATA_LENGTH
@@ -71,3 +74,6 @@ __all__ = [
     "with_within",
     "within",
 ]
+
+if "dask.dataframe" in sys.modules:  # Dask is in use already: register ddf.grade too
+    from gradeframe import dask as _dask  # noqa: F401

@@ -1,0 +1,361 @@
+"""gradeframe on Dask: ``ddf.grade`` on ``dask.dataframe.DataFrame`` (and ``Series``).
+
+``import gradeframe.dask`` registers the accessor (``import gradeframe`` does it for you when
+``dask.dataframe`` is already imported). Nothing here scores anything: every partition is a pandas
+frame, and each partition runs the pandas accessor (``partition.grade.<method>(...)``), which runs
+the same Polars expressions as everywhere else.
+
+- Grading methods (``answer_contains`` and the matchers) return a lazy Dask frame. Its ``meta``
+  is the pandas accessor's result on the empty frame ``ddf._meta``; that call also checks the
+  arguments and columns, so a mistake raises before any data is read.
+- ``report`` sums each partition's counts and builds the report once from the sums (the interval
+  of a sum, never an average of the partitions' intervals). It computes, and returns pandas.
+- Columns holding lists or records arrive intact. With ``dataframe.convert-string`` on (Dask's
+  default), ``dd.from_pandas`` and friends would turn an object column of lists or dicts into
+  their printed text ("['1987']"); the grading methods keep the columns they read as they were
+  in the source instead (see :func:`keep_objects`, which rewrites Dask's conversion steps in the
+  frame's expression: Dask 2025.1 or later). Printed text that is already in the data (saved
+  after the conversion) is refused, naming the column (:func:`refuse_printed_text`).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Iterable
+from typing import Any, Final
+
+import dask
+import dask.dataframe as dd
+import pandas as pd
+import polars as pl
+from dask.dataframe._pyarrow import to_pyarrow_string
+from dask.dataframe.dask_expr._collection import new_collection
+from dask.dataframe.dask_expr._expr import ArrowStringConversion, Elemwise
+from dask.dataframe.dask_expr.io.io import FromPandas
+from dask.dataframe.extensions import register_dataframe_accessor, register_series_accessor
+
+from gradeframe import _frames
+from gradeframe._counts import sum_counts
+from gradeframe._pandas import PandasFrameGrade, PandasSeriesGrade
+from gradeframe.report import _pandas_columns, report_counts, report_from_counts
+
+__all__ = [
+    "PRINTED_CONTAINER",
+    "DaskFrameGrade",
+    "DaskSeriesGrade",
+    "keep_objects",
+    "refuse_printed_text",
+    "report",
+]
+
+
+# --------------------------------------------------------------------------------------------
+# Dask's string conversion: keep lists and records as they are
+# --------------------------------------------------------------------------------------------
+
+
+def _strings_except(frame: Any, keep: tuple[str, ...]) -> Any:
+    """Dask's object-to-string conversion, except for the columns in ``keep``."""
+    if isinstance(frame, pd.Series):  # a projection to one column
+        return frame if frame.name in keep else to_pyarrow_string(frame)
+    kept = [c for c in keep if c in frame.columns]
+    converted = to_pyarrow_string(frame.drop(columns=kept))
+    for name in kept:
+        converted[name] = frame[name]
+    return converted[list(frame.columns)]
+
+
+class _StringsExcept(Elemwise):
+    """Dask's ``ArrowStringConversion``, leaving the named columns as they are."""
+
+    _projection_passthrough = True
+    _filter_passthrough = True
+    _parameters = ["frame", "keep"]  # noqa: RUF012  (Dask's own convention)
+    operation = staticmethod(_strings_except)
+    _preserves_partitioning_information = True
+
+
+def _holds_only_text(values: pd.Series) -> bool:
+    return pd.api.types.infer_dtype(values, skipna=True) in ("string", "empty")
+
+
+def keep_objects(frame: dd.DataFrame, columns: Iterable[str]) -> dd.DataFrame:
+    """Return ``frame`` with the named object columns kept out of Dask's string conversion.
+
+    With ``dataframe.convert-string`` on (the default), ``dd.from_pandas``, ``dd.from_delayed``,
+    ``dd.from_map`` and ``dd.from_array`` convert every object column to strings, so a column of
+    lists or dicts would hold their printed text. This rewrites those conversions in the frame's
+    expression so that the named columns keep their values: from a pandas frame, the columns
+    that hold anything but text; from other sources (whose data is not known before it is read),
+    every named object column. Other columns are converted as Dask would. The caller's frame is
+    not changed.
+
+    Parameters
+    ----------
+    frame
+        A Dask DataFrame.
+    columns
+        The column names to protect (the grading methods pass the columns they read).
+
+    Returns
+    -------
+    dask.dataframe.DataFrame
+        The same rows, with the named columns as they are in the source.
+    """
+    wanted = set(columns)
+    expr = frame.expr
+    for node in list(expr.walk()):
+        if isinstance(node, FromPandas) and node.pyarrow_strings_enabled:
+            data = node.frame._data
+            present = getattr(data, "columns", ())  # a Series has no columns to keep
+            keep = tuple(
+                sorted(
+                    name
+                    for name in wanted
+                    if name in present
+                    and data[name].dtype == object
+                    and not _holds_only_text(data[name])
+                )
+            )
+            if keep:
+                raw = node.substitute_parameters({"pyarrow_strings_enabled": False})
+                expr = expr.substitute(node, _StringsExcept(raw, keep))
+        elif isinstance(node, ArrowStringConversion):
+            meta = node.frame._meta
+            columns_of = getattr(meta, "columns", [])
+            keep = tuple(sorted(n for n in wanted if n in columns_of and meta[n].dtype == object))
+            if keep:
+                expr = expr.substitute(node, _StringsExcept(node.frame, keep))
+    if expr is frame.expr:
+        return frame
+    return new_collection(expr)
+
+
+# --------------------------------------------------------------------------------------------
+# Grading methods: the pandas accessor per partition
+# --------------------------------------------------------------------------------------------
+
+
+def _columns_named(frame: Any, values: Iterable[Any]) -> set[str]:
+    """Return the frame's columns that the arguments name (strings, or the roots of expressions)."""
+    present = {str(c) for c in frame.columns}
+    names: set[str] = set()
+    for value in values:
+        names.update(n for n in _frames.column_names(value) if n in present)
+    return names
+
+
+#: The printed text of a Python list or dict, as ``str()`` writes it: "['1987']", "[]",
+#: "['a' 'b']" (a NumPy array), "{'answer': 'It was 1987.', ...}".
+PRINTED_CONTAINER: Final = r"\[\]|\[(?:'.*'|\".*\")\]|\{(?:'[^']*'|\"[^\"]*\"): .*\}"
+
+
+def refuse_printed_text(partition: pd.DataFrame, columns: Iterable[str]) -> None:
+    """Raise when a text column holds the printed text of lists or dicts, not text.
+
+    Dask's string conversion writes an object column of lists as "['1987']" and of records as
+    "{'answer': ...}"; once such text has been saved (say, to Parquet), nothing can tell it from
+    text but its look. A column whose every value looks like that is refused, naming the column:
+    grading the printed text would be silently wrong. The first value decides whether the
+    column is looked at at all, so ordinary text costs nothing.
+    """
+    for name in columns:
+        values = partition[name]
+        if not pd.api.types.is_string_dtype(values.dtype):  # StringDtype or object
+            continue
+        present = values.dropna()
+        if present.empty or not isinstance(present.iloc[0], str):
+            continue
+        if not _looks_printed(present.iloc[:1]).all():
+            continue
+        if _looks_printed(present).all():
+            msg = (
+                f"column {name!r} holds the printed text of Python lists or dicts (such as "
+                f"{present.iloc[0][:60]!r}), not lists or records: Dask's string conversion "
+                "(`dataframe.convert-string`) turned them into text before gradeframe saw "
+                "them, for example when a frame made by dd.from_pandas was saved (or the column "
+                "holds JSON text). Grading that text would be wrong. Rebuild the column from the "
+                "source data, with dask.config.set({'dataframe.convert-string': False}) or Arrow "
+                "dtypes (or parse the JSON)."
+            )
+            raise ValueError(msg)
+
+
+def _looks_printed(values: pd.Series) -> pd.Series:
+    found = values.astype(object).str.fullmatch(PRINTED_CONTAINER, flags=re.DOTALL)
+    return found.fillna(value=False).astype(bool)  # a value that is not text is not printed text
+
+
+def _grade_partition(
+    partition: pd.DataFrame,
+    method: str,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    columns: tuple[str, ...] = (),
+) -> pd.DataFrame:
+    refuse_printed_text(partition, columns)
+    return getattr(partition.grade, method)(*args, **kwargs)
+
+
+def _grading(method: str) -> Callable[..., dd.DataFrame]:
+    """Make a Dask method that runs the pandas accessor's ``method`` on every partition."""
+
+    def run(self: DaskFrameGrade, *args: Any, **kwargs: Any) -> dd.DataFrame:
+        columns = _columns_named(self._frame, [*args, *kwargs.values()])
+        frame = keep_objects(self._frame, columns)
+        # The empty frame: checks every argument and gives the exact output dtypes.
+        meta = _grade_partition(frame._meta, method, args, kwargs)
+        grade = functools.partial(
+            _grade_partition, method=method, args=args, kwargs=kwargs, columns=tuple(columns)
+        )
+        return frame.map_partitions(grade, meta=meta, token=f"grade-{method}")
+
+    pandas_method = getattr(PandasFrameGrade, method, None)
+    if pandas_method is not None:  # the same signature and documentation
+        functools.update_wrapper(run, pandas_method)
+    run.__doc__ = (
+        f"Run ``{method}`` on every partition, lazily; see :func:`gradeframe.{method}`.\n\n"
+        "The arguments are checked on the empty frame before any data is read, and the result's "
+        "dtypes are known up front (its ``meta``)."
+    )
+    return run
+
+
+# --------------------------------------------------------------------------------------------
+# report
+# --------------------------------------------------------------------------------------------
+
+
+def _partition_counts(
+    partition: pd.DataFrame, columns: dict[str, None], options: dict[str, Any]
+) -> pl.DataFrame:
+    return report_counts(_frames.to_polars(partition, columns), **options)
+
+
+def report(
+    frame: dd.DataFrame,
+    by: Any = None,
+    *,
+    correct: str = "correct",
+    failure_kind: str | None = "failure_kind",
+    prefix: str = "",
+    cluster: str | None = None,
+    score: str | None = None,
+) -> pd.DataFrame:
+    """Summarise a graded Dask frame per group, from counts summed over the partitions.
+
+    The same columns and values as :func:`gradeframe.report` on the whole data. Each partition
+    gives its counts per group (and per cluster: :func:`gradeframe.report_counts`); they are
+    stacked and the report is built once from their sums
+    (:func:`gradeframe.report_from_counts`), never by averaging partitions' intervals.
+
+    Parameters
+    ----------
+    frame
+        A graded Dask DataFrame.
+    by, correct, failure_kind, prefix, cluster, score
+        As for :func:`gradeframe.report`. They are checked before any data is read.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The report (computed).
+    """
+    options = {
+        "by": by,
+        "correct": correct,
+        "failure_kind": failure_kind,
+        "prefix": prefix,
+        "cluster": cluster,
+        "score": score,
+    }
+    # Arguments and columns are checked on the empty frame, before any data is read.
+    meta = frame._meta
+    columns = _pandas_columns(meta, by, correct, failure_kind, prefix, cluster, score)
+    empty = report_counts(_frames.to_polars(meta, columns), **options)
+    parts = frame[list(columns)].to_delayed()
+    pieces = dask.compute(
+        *[dask.delayed(_partition_counts)(part, columns, options) for part in parts]
+    )
+    counts = sum_counts([empty, *pieces], by, cluster)
+    out = report_from_counts(counts, by, cluster=cluster, score=score)
+    return _frames.to_pandas_frame(out)
+
+
+# --------------------------------------------------------------------------------------------
+# The accessors
+# --------------------------------------------------------------------------------------------
+
+
+@register_dataframe_accessor("grade")
+class DaskFrameGrade:
+    """``ddf.grade``: gradeframe on a Dask DataFrame, one pandas partition at a time."""
+
+    def __init__(self, frame: dd.DataFrame) -> None:
+        self._frame = frame
+
+    answer_contains = _grading("answer_contains")
+    exact_match = _grading("exact_match")
+    includes = _grading("includes")
+    matches = _grading("matches")
+    within = _grading("within")
+    choice = _grading("choice")
+    f1 = _grading("f1")
+
+    def report(
+        self,
+        by: Any = None,
+        *,
+        correct: str = "correct",
+        failure_kind: str | None = "failure_kind",
+        prefix: str = "",
+        cluster: str | None = None,
+        score: str | None = None,
+    ) -> pd.DataFrame:
+        """Summarise accuracy and failures per group; see :func:`gradeframe.dask.report`."""
+        return report(
+            self._frame,
+            by,
+            correct=correct,
+            failure_kind=failure_kind,
+            prefix=prefix,
+            cluster=cluster,
+            score=score,
+        )
+
+
+def _series_partition(
+    series: pd.Series, method: str, args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> Any:
+    return getattr(series.grade, method)(*args, **kwargs)
+
+
+def _series_method(method: str) -> Callable[..., dd.Series]:
+    """Make a Dask Series method that runs the pandas Series accessor's ``method``."""
+
+    def run(self: DaskSeriesGrade, *args: Any, **kwargs: Any) -> dd.Series:
+        meta = _series_partition(self._series._meta, method, args, kwargs)
+        apply = functools.partial(_series_partition, method=method, args=args, kwargs=kwargs)
+        return self._series.map_partitions(apply, meta=meta, token=f"grade-{method}")
+
+    pandas_method = getattr(PandasSeriesGrade, method, None)
+    if pandas_method is not None:  # the same signature and documentation
+        functools.update_wrapper(run, pandas_method)
+    run.__doc__ = f"Run ``{method}`` on every partition, lazily; see :func:`gradeframe.{method}`."
+    return run
+
+
+@register_series_accessor("grade")
+class DaskSeriesGrade:
+    """``ds.grade``: the text rules on a Dask Series, one pandas partition at a time."""
+
+    def __init__(self, series: dd.Series) -> None:
+        self._series = series
+
+    fold = _series_method("fold")
+    is_not_found = _series_method("is_not_found")
+    extract_answer = _series_method("extract_answer")
+    extract = _series_method("extract")
+    extract_number = _series_method("extract_number")
+    extract_boxed = _series_method("extract_boxed")

@@ -1,0 +1,238 @@
+"""gradeframe on Spark: grading functions and ``report`` for ``pyspark.sql.DataFrame``.
+
+Nothing here scores anything. Each function runs Spark's ``mapInArrow``: the Arrow batches of a
+partition are regrouped into tables of about :data:`ROWS_PER_CALL` rows (gradeframe has a fixed
+cost of some milliseconds per call, and Spark's batches hold 10,000 rows), each table becomes a
+Polars frame, and the Polars ``.grade`` namespace grades it, with the same expressions as
+everywhere else. No pandas is involved.
+
+- Grading functions (:func:`answer_contains` and the matchers) return a Spark DataFrame: the
+  input columns and the added ones. The output schema comes from grading an empty frame of the
+  input's schema, which also checks the arguments before any data is read.
+- :func:`report` has every partition count its answers per group (and per cluster), sums the
+  counts on the driver and builds the report once from the sums (the interval of a sum, never
+  an average of intervals). It returns pandas, like :func:`gradeframe.report` on pandas.
+
+``pyspark`` is imported when a function is called, not when this module is imported.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+import pyarrow as pa
+
+from gradeframe._counts import sum_counts
+from gradeframe.report import _pandas_columns, report_counts, report_from_counts
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+    from pyspark.sql import DataFrame as SparkFrame
+
+__all__ = [
+    "ROWS_PER_CALL",
+    "answer_contains",
+    "choice",
+    "exact_match",
+    "f1",
+    "includes",
+    "matches",
+    "report",
+    "within",
+]
+
+#: Rows graded per call inside a Spark task (Spark's Arrow batches are regrouped to this size).
+ROWS_PER_CALL = 100_000
+
+
+def _arrow_schema(sdf: SparkFrame) -> pa.Schema:
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    return to_arrow_schema(sdf.schema, prefers_large_types=False)
+
+
+def _empty(schema: pa.Schema) -> pl.DataFrame:
+    return pl.from_arrow(schema.empty_table())  # type: ignore[return-value]
+
+
+def regrouped(batches: Iterable[pa.RecordBatch], rows: int = ROWS_PER_CALL) -> Iterator[pa.Table]:
+    """Collect consecutive Arrow batches into tables of at least ``rows`` rows (the last: less).
+
+    Parameters
+    ----------
+    batches
+        Record batches, as Spark hands them to a ``mapInArrow`` function.
+    rows
+        The number of rows to collect before a table is yielded.
+
+    Yields
+    ------
+    pyarrow.Table
+        The batches' rows in their order; together they hold every row once.
+
+    Examples
+    --------
+    >>> import pyarrow as pa
+    >>> batches = [pa.record_batch({"x": list(range(n))}) for n in (3, 3, 3, 1)]
+    >>> [t.num_rows for t in regrouped(batches, rows=5)]
+    [6, 4]
+    """
+    buffer: list[pa.RecordBatch] = []
+    count = 0
+    for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        buffer.append(batch)
+        count += batch.num_rows
+        if count >= rows:
+            yield pa.Table.from_batches(buffer)
+            buffer, count = [], 0
+    if buffer:
+        yield pa.Table.from_batches(buffer)
+
+
+# --------------------------------------------------------------------------------------------
+# Grading functions: the Polars namespace per regrouped table
+# --------------------------------------------------------------------------------------------
+
+
+def _grade_batches(
+    batches: Iterable[pa.RecordBatch],
+    *,
+    method: str,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    schema: pa.Schema,
+    rows: int,
+) -> Iterator[pa.RecordBatch]:
+    import gradeframe  # noqa: F401  (registers .grade in the Spark worker)
+
+    for table in regrouped(batches, rows):
+        frame: pl.DataFrame = pl.from_arrow(table, rechunk=False)  # type: ignore[assignment]
+        graded = getattr(frame.grade, method)(*args, **kwargs)
+        yield from graded.to_arrow().cast(schema).to_batches()
+
+
+def _grading(method: str) -> Callable[..., Any]:
+    """Make a Spark function that runs the Polars namespace's ``method`` on every partition."""
+
+    def run(sdf: SparkFrame, *args: Any, **kwargs: Any) -> SparkFrame:
+        from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
+
+        # The empty frame: checks every argument and gives the output schema.
+        meta = getattr(_empty(_arrow_schema(sdf)).grade, method)(*args, **kwargs)
+        spark_schema = from_arrow_schema(meta.to_arrow().schema)
+        arrow_schema = to_arrow_schema(spark_schema, prefers_large_types=False)
+        grade = functools.partial(
+            _grade_batches,
+            method=method,
+            args=args,
+            kwargs=kwargs,
+            schema=arrow_schema,
+            rows=ROWS_PER_CALL,
+        )
+        return sdf.mapInArrow(grade, spark_schema)
+
+    run.__name__ = run.__qualname__ = method
+    run.__doc__ = f"""Run ``{method}`` on every partition of a Spark DataFrame.
+
+    The arguments are those of :func:`gradeframe.{method}` (column names as strings); they are
+    checked on an empty frame before any data is read.
+
+    Parameters
+    ----------
+    sdf
+        A Spark DataFrame.
+    *args, **kwargs
+        As for ``{method}`` on a Polars DataFrame.
+
+    Returns
+    -------
+    pyspark.sql.DataFrame
+        The input columns and the added ones (lazy, like any Spark DataFrame).
+    """
+    return run
+
+
+answer_contains = _grading("answer_contains")
+exact_match = _grading("exact_match")
+includes = _grading("includes")
+matches = _grading("matches")
+within = _grading("within")
+choice = _grading("choice")
+f1 = _grading("f1")
+
+
+# --------------------------------------------------------------------------------------------
+# report
+# --------------------------------------------------------------------------------------------
+
+_COUNTS_SCHEMA = pa.schema([("counts", pa.binary())])
+
+
+def _count_batches(
+    batches: Iterable[pa.RecordBatch], *, options: dict[str, Any], rows: int
+) -> Iterator[pa.RecordBatch]:
+    for table in regrouped(batches, rows):
+        frame: pl.DataFrame = pl.from_arrow(table, rechunk=False)  # type: ignore[assignment]
+        buffer = io.BytesIO()
+        report_counts(frame, **options).write_ipc(buffer)
+        yield pa.record_batch([pa.array([buffer.getvalue()], pa.binary())], _COUNTS_SCHEMA)
+
+
+def report(
+    sdf: SparkFrame,
+    by: Any = None,
+    *,
+    correct: str = "correct",
+    failure_kind: str | None = "failure_kind",
+    prefix: str = "",
+    cluster: str | None = None,
+    score: str | None = None,
+) -> pd.DataFrame:
+    """Summarise a graded Spark DataFrame per group, from counts summed over the partitions.
+
+    The same columns and values as :func:`gradeframe.report` on the whole data. Each task
+    counts its rows per group (and per cluster: :func:`gradeframe.report_counts`); the counts
+    come to the driver (a few rows per task), and the report is built once from their sums
+    (:func:`gradeframe.report_from_counts`), never by averaging partitions' intervals.
+
+    Parameters
+    ----------
+    sdf
+        A graded Spark DataFrame.
+    by, correct, failure_kind, prefix, cluster, score
+        As for :func:`gradeframe.report`. They are checked before any data is read.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The report (computed).
+    """
+    from pyspark.sql.types import BinaryType, StructField, StructType
+
+    from gradeframe import _frames
+
+    options: dict[str, Any] = {
+        "by": by,
+        "correct": correct,
+        "failure_kind": failure_kind,
+        "prefix": prefix,
+        "cluster": cluster,
+        "score": score,
+    }
+    # Arguments and columns are checked on an empty frame, before any data is read.
+    empty_input = _empty(_arrow_schema(sdf))
+    empty = report_counts(empty_input, **options)
+    read = _pandas_columns(empty_input, by, correct, failure_kind, prefix, cluster, score)
+    count = functools.partial(_count_batches, options=options, rows=ROWS_PER_CALL)
+    schema = StructType([StructField("counts", BinaryType())])
+    blobs = sdf.select(*list(read)).mapInArrow(count, schema).collect()
+    pieces = [pl.read_ipc(io.BytesIO(row["counts"])) for row in blobs]
+    counts = sum_counts([empty, *pieces], by, cluster)
+    out = report_from_counts(counts, by, cluster=cluster, score=score)
+    return _frames.to_pandas_frame(out)

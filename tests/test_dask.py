@@ -1,0 +1,244 @@
+"""gradeframe on Dask: the same rows and the same report as Polars, on a 2-worker LocalCluster."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pandas as pd
+import polars as pl
+import pytest
+
+dd = pytest.importorskip("dask.dataframe")
+distributed = pytest.importorskip("distributed")
+
+import dask  # noqa: E402
+from dask.dataframe.utils import pyarrow_strings_enabled  # noqa: E402
+
+import gradeframe as gf  # noqa: E402
+import gradeframe.dask as gf_dask  # noqa: E402
+from tests.utils import to_data  # noqa: E402
+
+GRADED = ("correct", "failure_kind", "outcome")
+
+# Dask's fsspec Parquet reader calls reset_index(inplace=True), which pandas 3.1 deprecates.
+# That one warning, from Dask's own reader, is not gradeframe's to fix.
+DASK_READER_WARNING = pytest.mark.filterwarnings(
+    "ignore:The inplace keyword in DataFrame.reset_index is deprecated:pandas.errors.Pandas4Warning"
+)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def client():
+    """One in-process 2-worker cluster for the module (each xdist worker makes its own)."""
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
+    )
+    with distributed.Client(cluster) as client:
+        yield client
+    cluster.close()
+
+
+def generated(rows: int, seed: int) -> pl.DataFrame:
+    """The example's records (nested answers, list refs, carried kinds) resampled and shuffled."""
+    example = gf.example().with_row_index("source_row")
+    picks = pl.int_range(0, rows, eager=True).shuffle(seed=seed) % example.height
+    frame = example[picks.to_list()].with_row_index("row_id")
+    # Some partitions then lack the carried kind, and some models lack a kind altogether.
+    return frame.with_columns(pl.col("row_id").cast(pl.Int64))
+
+
+def same_rows(result, expected: pl.DataFrame, columns=GRADED) -> None:
+    got, want = to_data(result), to_data(expected)
+    for column in columns:
+        assert got[column] == want[column], column
+
+
+def same_report(result: pd.DataFrame, expected: pl.DataFrame) -> None:
+    assert isinstance(result, pd.DataFrame)
+    assert list(result.columns) == expected.columns
+    assert to_data(result) == to_data(expected)
+
+
+@pytest.mark.parametrize("npartitions", [1, 3, 7])
+def test_example_from_pandas_gives_polars_rows_and_report(npartitions: int) -> None:
+    frame = gf.example()
+    expected = frame.grade.answer_contains("answer", "refs")
+    ddf = dd.from_pandas(frame.to_pandas(), npartitions=npartitions)
+    graded = ddf.grade.answer_contains("answer", "refs")
+    assert graded.npartitions == npartitions
+    result = graded.compute()
+    same_rows(result, expected, [*GRADED, "question_id", "model", "refs", "answer"])
+    same_report(graded.grade.report("model"), gf.report(expected, "model"))
+
+
+@DASK_READER_WARNING
+@pytest.mark.parametrize("npartitions", [1, 3, 7])
+def test_generated_parquet_dataset_gives_polars_rows_and_report(tmp_path, npartitions: int) -> None:
+    frame = generated(900, seed=npartitions)
+    expected = frame.grade.answer_contains("answer", "refs", prefix="g_")
+    (tmp_path / "runs").mkdir()
+    size = -(-frame.height // npartitions)
+    for part in range(npartitions):  # a dataset of several files, as an evaluation sweep writes
+        frame.slice(part * size, size).write_parquet(tmp_path / "runs" / f"part.{part}.parquet")
+    # Dask's Parquet readers: fsspec (the default), Arrow's own file system, Arrow dtypes.
+    options = {1: {}, 3: {"filesystem": "arrow"}, 7: {"dtype_backend": "pyarrow"}}[npartitions]
+    ddf = dd.read_parquet(str(tmp_path / "runs"), **options)
+    assert ddf.npartitions == npartitions
+    graded = ddf.grade.answer_contains("answer", "refs", prefix="g_")
+    result = graded.compute().sort_values("row_id")
+    same_rows(result, expected, ["g_correct", "g_failure_kind", "g_outcome", "row_id"])
+    for by in (None, "model", ["model", "question_id"]):
+        report = graded.grade.report(by, prefix="g_")
+        same_report(
+            report, gf.report(expected, by, correct="g_correct", failure_kind="g_failure_kind")
+        )
+
+
+def test_string_conversion_would_print_lists_and_records_but_grading_reads_them() -> None:
+    # The trap: Dask's default conversion turns object columns into their printed text.
+    pdf = gf.example().to_pandas()
+    assert pyarrow_strings_enabled()
+    plain = dd.from_pandas(pdf, npartitions=3)
+    assert plain.compute()["refs"].iloc[0] == "['1987']"
+    graded = plain.grade.answer_contains("answer", "refs")
+    assert graded["refs"].dtype == object
+    assert graded["answer"].dtype == object
+    expected = gf.example().grade.answer_contains("answer", "refs")
+    same_rows(graded.compute(), expected, [*GRADED, "refs", "answer"])
+    # Columns gradeframe does not read are converted as Dask would.
+    assert graded["question"].dtype == plain["question"].dtype
+
+
+def test_string_conversion_from_delayed_partitions_keeps_records() -> None:
+    frame = gf.example()
+    pieces = [frame.slice(i, 40).to_pandas() for i in range(0, frame.height, 40)]
+    ddf = dd.from_delayed([dask.delayed(p) for p in pieces], meta=pieces[0].head(0))
+    graded = ddf.grade.answer_contains("answer", "refs")
+    same_rows(graded.compute(), frame.grade.answer_contains("answer", "refs"))
+
+
+@pytest.mark.parametrize("column", ["refs", "answer"])
+def test_printed_lists_saved_by_dask_are_refused_not_graded(tmp_path, column: str) -> None:
+    # A frame made by dd.from_pandas (default string conversion), computed and saved: its list
+    # and record columns now hold printed text in the file itself.
+    printed = dd.from_pandas(gf.example().to_pandas(), npartitions=2).compute()
+    assert printed["refs"].iloc[0] == "['1987']"
+    printed.to_parquet(tmp_path / "saved.parquet")
+    ddf = dd.read_parquet(str(tmp_path / "saved.parquet"), filesystem="arrow")
+    answer, refs = ("answer", "question") if column == "answer" else ("question", "refs")
+    graded = ddf.grade.answer_contains(answer, refs)
+    with pytest.raises(ValueError, match=f"column '{column}' holds the printed text"):
+        graded.compute()
+
+
+def test_arguments_are_checked_before_any_data_is_read() -> None:
+    meta = gf.example().to_pandas().head(0)
+
+    def load(_: int) -> pd.DataFrame:
+        raise AssertionError("a partition was read")
+
+    ddf = dd.from_map(load, [0, 1], meta=meta, enforce_metadata=False)
+    with pytest.raises(pl.exceptions.ColumnNotFoundError, match="nope"):
+        ddf.grade.answer_contains("nope", "refs")
+    with pytest.raises(ValueError, match="delta"):
+        ddf.grade.within("answer", "refs")
+    with pytest.raises(Exception, match="by"):
+        ddf.grade.report("no_such_column")
+    graded = ddf.grade.answer_contains("answer", "refs")  # lazy: nothing read yet
+    assert list(graded.columns[-3:]) == list(GRADED)
+
+
+def test_meta_is_exactly_the_partition_dtypes() -> None:
+    frame = pl.DataFrame(
+        {
+            "actual": ["12", "about 12.4", None, "thirteen"],
+            "expected": [12.0, 12.0, 1.0, 13.0],
+            "needles": [["12"], ["12", "4"], [], ["x"]],
+        }
+    )
+    ddf = dd.from_pandas(frame.to_pandas(), npartitions=2)
+    for graded in (
+        ddf.grade.within("actual", "expected", delta=0.5),
+        ddf.grade.includes("actual", "needles"),
+        ddf.grade.exact_match("actual", "actual", prefix="m_"),
+        ddf.grade.matches("actual", r"^\d+$"),
+    ):
+        result = graded.compute()
+        assert dict(result.dtypes) == dict(graded.dtypes)
+
+
+@pytest.mark.parametrize("npartitions", [1, 3])
+def test_matchers_give_polars_rows(npartitions: int) -> None:
+    frame = pl.DataFrame(
+        {
+            "actual": ["12", "1,204", "12.05", None, "x", "3000", "Paris"],
+            "expected": [12.0, 1204.0, 12.0, 5.0, 1.0, 3000.0, 0.0],
+            "text": ["12", "1204", "12.0", "a", "x", "3,000", "paris"],
+            "needles": [["12"], ["1204"], ["12"], [], ["x", "y"], ["3000"], ["Par"]],
+        }
+    )
+    ddf = dd.from_pandas(frame.to_pandas(), npartitions=npartitions)
+    cases = [
+        ("within", ("actual", "expected"), {"percent": 1}, ["correct", "tolerance", "difference"]),
+        ("includes", ("actual", "needles"), {"ignore_case": False}, ["correct", "missing"]),
+        ("exact_match", ("actual", "text"), {"strip": False}, ["correct", "expectation"]),
+        ("matches", ("actual",), {"pattern": r"^\d"}, ["correct", "expectation"]),
+    ]
+    for method, args, kwargs, columns in cases:
+        expected = getattr(frame.grade, method)(*args, **kwargs)
+        same_rows(getattr(ddf.grade, method)(*args, **kwargs).compute(), expected, columns)
+
+
+def test_report_sums_counts_not_intervals() -> None:
+    # Seven partitions of one model: averaging their intervals would give a wider interval.
+    frame = generated(700, seed=3).grade.answer_contains("answer", "refs")
+    ddf = dd.from_pandas(frame.to_pandas(), npartitions=7)
+    result = gf_dask.report(ddf)
+    same_report(result, gf.report(frame))
+
+
+@pytest.mark.parametrize("npartitions", [1, 3, 7])
+def test_report_cluster_and_score_from_summed_counts(npartitions: int) -> None:
+    # Scores in eighths add up exactly in any order, so the comparison can be exact.
+    frame = (
+        generated(840, seed=npartitions)
+        .grade.answer_contains("answer", "refs")
+        .with_columns(score=(pl.col("row_id") % 9).cast(pl.Float64) / 8)
+    )
+    ddf = dd.from_pandas(frame.to_pandas(), npartitions=npartitions)
+    for by in (None, "model"):
+        result = ddf.grade.report(by, cluster="question_id", score="score")
+        same_report(result, gf.report(frame, by, cluster="question_id", score="score"))
+
+
+def test_report_of_matcher_output_has_no_kind_columns() -> None:
+    frame = pl.DataFrame(
+        {"m": ["a", "b", "a", "b"], "x": ["1", "2", "3", "x"], "y": [1.0, 2.5, 3.0, 1.0]}
+    )
+    expected = frame.grade.within("x", "y", delta=0.5)
+    graded = dd.from_pandas(frame.to_pandas(), npartitions=2).grade.within("x", "y", delta=0.5)
+    same_report(graded.grade.report("m"), gf.report(expected, "m"))
+
+
+def test_series_text_rules() -> None:
+    texts = pl.Series("t", ["1,204 Apples", None, "Not in the document.", "  x  "])
+    ds = dd.from_pandas(texts.to_pandas(), npartitions=2)
+    assert ds.grade.fold().compute().tolist()[0] == "1204 apples"
+    assert to_data(ds.grade.is_not_found().compute().to_frame()) == {
+        "t": texts.grade.is_not_found().to_list()
+    }
+
+
+def test_import_gradeframe_does_not_import_dask_but_registers_when_dask_is_in_use() -> None:
+    code = (
+        "import importlib, sys\n"
+        "import gradeframe\n"
+        "heavy = [m for m in ('dask', 'distributed', 'pyspark') if m in sys.modules]\n"
+        "assert not heavy, heavy\n"
+        "import dask.dataframe as dd\n"
+        "assert not hasattr(dd.DataFrame, 'grade')\n"
+        "importlib.reload(gradeframe)  # as if gradeframe were imported after Dask\n"
+        "assert hasattr(dd.DataFrame, 'grade') and hasattr(dd.Series, 'grade')\n"
+    )
+    subprocess.run([sys.executable, "-W", "error", "-c", code], check=True)
