@@ -37,6 +37,7 @@ from dask.dataframe.extensions import register_dataframe_accessor, register_seri
 
 from gradeframe import _frames
 from gradeframe._counts import sum_counts
+from gradeframe._delegate import delegates
 from gradeframe._pandas import PandasFrameGrade, PandasSeriesGrade
 from gradeframe.report import _pandas_columns, report_counts, report_from_counts
 
@@ -215,9 +216,9 @@ def _grading(method: str) -> Callable[..., dd.DataFrame]:
     if pandas_method is not None:  # the same signature and documentation
         functools.update_wrapper(run, pandas_method)
     run.__doc__ = (
-        f"Run ``{method}`` on every partition, lazily; see :func:`gradeframe.{method}`.\n\n"
+        f"Run ``{method}`` on every partition, lazily.\n\n"
         "The arguments are checked on the empty frame before any data is read, and the result's "
-        "dtypes are known up front (its ``meta``)."
+        "dtypes are known up front (its ``meta``).\n\n" + (run.__doc__ or "")
     )
     return run
 
@@ -303,7 +304,8 @@ class DaskFrameGrade:
     choice = _grading("choice")
     f1 = _grading("f1")
 
-    def report(
+    @delegates(report)
+    def report(  # noqa: D102 (the docstring is the function's, set by @delegates)
         self,
         by: Any = None,
         *,
@@ -313,7 +315,6 @@ class DaskFrameGrade:
         cluster: str | None = None,
         score: str | None = None,
     ) -> pd.DataFrame:
-        """Summarise accuracy and failures per group; see :func:`gradeframe.dask.report`."""
         return report(
             self._frame,
             by,
@@ -342,7 +343,7 @@ def _series_method(method: str) -> Callable[..., dd.Series]:
     pandas_method = getattr(PandasSeriesGrade, method, None)
     if pandas_method is not None:  # the same signature and documentation
         functools.update_wrapper(run, pandas_method)
-    run.__doc__ = f"Run ``{method}`` on every partition, lazily; see :func:`gradeframe.{method}`."
+    run.__doc__ = f"Run ``{method}`` on every partition, lazily.\n\n" + (run.__doc__ or "")
     return run
 
 
