@@ -335,11 +335,81 @@ CHAIN_CASES = [
     ("blank_answer_is_parse_failure", {"answer": " \n "}, ["12"], False, "parse_failure"),
     ("text_used_when_answer_null", {"answer": None, "text": "It was 12."}, ["12"], True, None),
     (
-        "empty_answer_with_budget_note_is_parse_failure",
+        "empty_answer_from_a_stopped_run_is_budget_stop_not_parse_failure",
         {"answer": "", **BUDGET},
         ["12"],
         False,
-        "parse_failure",
+        "budget_stop",
+    ),
+    (
+        "null_answer_from_a_stopped_run_is_budget_stop_not_parse_failure",
+        {"answer": None, **BUDGET},
+        ["12"],
+        False,
+        "budget_stop",
+    ),
+    (
+        "empty_reply_from_a_content_filter_is_refusal_not_parse_failure",
+        {"answer": "", "trace": [{"finish_reason": "content_filter"}]},
+        ["12"],
+        False,
+        "refusal",
+    ),
+    (
+        "null_answer_with_refused_status_is_refusal_not_parse_failure",
+        {"answer": None, "status": "refused"},
+        ["12"],
+        False,
+        "refusal",
+    ),
+    (
+        "blank_answer_from_a_stopped_and_refused_run_is_budget_stop",
+        {"answer": "  ", **BUDGET, "status": "refused"},
+        ["12"],
+        False,
+        "budget_stop",
+    ),
+    (
+        "empty_answer_error_still_before_budget_stop",
+        {"answer": "", **BUDGET, "status": "error"},
+        ["12"],
+        False,
+        "error",
+    ),
+    (
+        "empty_answer_no_reference_still_first",
+        {"answer": "", **BUDGET},
+        [],
+        False,
+        "no_reference",
+    ),
+    (
+        "upper_case_budget_note_counts",
+        {"answer": "It was 13.", "partial": True, "notes": ["COST_CAP_REACHED"]},
+        ["12"],
+        False,
+        "budget_stop",
+    ),
+    (
+        "budget_note_inside_a_sentence_counts",
+        {"answer": "It was 13.", "partial": True, "notes": ["stopped: Call_Cap_Reached."]},
+        ["12"],
+        False,
+        "budget_stop",
+    ),
+    (
+        "budget_note_inside_a_longer_word_does_not_count",
+        {"answer": "It was 13.", "partial": True, "notes": ["no_cost_cap_reached"]},
+        ["12"],
+        False,
+        "wrong",
+    ),
+    (
+        "budget_note_with_a_suffix_does_not_count",
+        {"answer": "It was 13.", "partial": True, "notes": ["limit_refused_twice"]},
+        ["12"],
+        False,
+        "wrong",
     ),
     ("budget_stop", {"answer": "It was 13.", **BUDGET}, ["12"], False, "budget_stop"),
     (
@@ -569,9 +639,21 @@ def test_struct_answer_field_that_is_not_a_string_is_parse_failure() -> None:
     assert out["failure_kind"].to_list() == ["parse_failure", None]
 
 
-def test_struct_without_answer_or_text_is_parse_failure() -> None:
-    frame = pl.DataFrame({"output": [{"status": "ok"}], "refs": ["12"]})
-    assert frame.grade.answer_contains("output")["failure_kind"].to_list() == ["parse_failure"]
+def test_struct_without_answer_or_text_raises_naming_its_fields(constructor: Any) -> None:
+    frame = constructor({"output": [{"content": "It was 12", "role": "assistant"}], "refs": ["12"]})
+    with pytest.raises(ValueError, match=r"'content'.*'role'") as error:
+        to_data(frame.grade.answer_contains("output"))
+    message = str(error.value)
+    assert """pl.col('output').struct.field('content')""" in message
+    assert "--answer output.content" in message
+
+
+def test_struct_without_answer_or_text_raises_in_the_expression_form() -> None:
+    frame = pl.DataFrame({"output": [{"content": "It was 12"}], "refs": ["12"]})
+    with pytest.raises(ValueError, match=r"neither an 'answer' nor a 'text' field"):
+        frame.select(gf.answer_contains("output", "refs", schema=frame.schema))
+    picked = frame.select(gf.answer_contains(pl.col("output").struct.field("content"), "refs"))
+    assert picked.unnest("answer_contains")["correct"].to_list() == [True]
 
 
 # --------------------------------------------------------------------------------------------
