@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import regex
 
-from gradeframe.answer import DEFAULT_NOT_FOUND_PHRASES
+from gradeframe.not_found import ANSWER_ANYWAY, DEFAULT_NOT_FOUND_PHRASES, NEGATIVE_CLAUSE
 
 LABEL = "not_in_document"
 
@@ -62,12 +62,27 @@ def contains(folded_answer: str, folded_ref: str) -> bool:
     return regex.search(_ref_pattern(folded_ref), folded_answer) is not None
 
 
+_DEFAULT = regex.compile("|".join(f"(?:{p})" for p in DEFAULT_NOT_FOUND_PHRASES))
+
+
 def is_not_found(folded: str | None, phrases: Sequence[str] | None = None) -> bool | None:
+    """A not-found report: a phrase, unless the text after the last one gives the answer anyway.
+
+    The default phrases are the package's own (run here by the `regex` module, on every text:
+    the package's keyword gate must not change the answer); the rest is written out here.
+    """
     if folded is None:
         return None
-    if phrases is None:
-        return any(regex.search(p, folded) for p in DEFAULT_NOT_FOUND_PHRASES)
-    return any(regex.search(p, folded, flags=regex.IGNORECASE) for p in phrases)
+    if phrases is not None:
+        return any(regex.search(p, folded, flags=regex.IGNORECASE) for p in phrases)
+    starts = [m.start() for m in _DEFAULT.finditer(folded, overlapped=True)]
+    if not starts:
+        return False
+    last = _DEFAULT.match(folded, max(starts))
+    assert last is not None
+    rest = folded[last.end() :]
+    anyway = regex.search(ANSWER_ANYWAY, rest) and not regex.search(NEGATIVE_CLAUSE, rest)
+    return not anyway
 
 
 def number_text(value: Any) -> str | None:

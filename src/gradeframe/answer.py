@@ -365,6 +365,30 @@ _BAD_BEFORE_DOT: Final = r"\d$"
 _BAD_AFTER_DIGIT: Final = r"^\.?\d"
 
 
+#: Acceptable answers longer than this (in bytes) are searched by splitting the text at them:
+#: Polars' literal search compiles a regex when the pattern is one value for a whole column (a
+#: one-row frame or batch), and a pattern of a few hundred KB exceeds the regex size limit.
+LONG_PATTERN: Final = 4096
+
+
+def contains_literal(text: pl.Expr, pattern: pl.Expr) -> pl.Expr:
+    """Return whether ``text`` contains ``pattern`` (a column) as a literal, at any length."""
+    long = pattern.str.len_bytes() > LONG_PATTERN
+    split = pl.when(long).then(text).str.splitn(pattern, 2).struct.field("field_1")
+    short = text.str.contains(pl.when(~long).then(pattern), literal=True)
+    return pl.when(long).then(split.is_not_null()).otherwise(short)
+
+
+def find_literal(text: pl.Expr, pattern: pl.Expr) -> pl.Expr:
+    """Return the byte offset of the first literal ``pattern`` in ``text``, at any length."""
+    long = pattern.str.len_bytes() > LONG_PATTERN
+    split = pl.when(long).then(text).str.splitn(pattern, 2)
+    before = split.struct.field("field_0").str.len_bytes()
+    at = pl.when(split.struct.field("field_1").is_not_null()).then(before)
+    short = text.str.find(pl.when(~long).then(pattern), literal=True)
+    return pl.when(long).then(at).otherwise(short)
+
+
 def _ref_rules(ref: pl.Expr) -> pl.Expr:
     """Work out everything about acceptable answers that does not depend on the answer."""
     # The folded text is a struct field that the rules read, so it is folded once (Polars does
@@ -404,7 +428,7 @@ def _match_stages(base: pl.Expr) -> pl.Expr:
 
     searched = pl.when(rule("usable") & ~rule("label")).then(pl.field("outcome"))
     staged = base.struct.with_fields(
-        plain=searched.str.contains(info.struct.field("ref"), literal=True).fill_null(value=False),
+        plain=contains_literal(searched, info.struct.field("ref")).fill_null(value=False),
         usable=rule("usable"),
         label=rule("label"),
     )
@@ -432,7 +456,7 @@ def _check_occurrence() -> pl.Expr:
     position = pl.field("position")
     raw = pl.field("outcome").cast(pl.Binary)  # find gives bytes; cut at character boundaries
     staged = pl.struct("outcome", "ref", "first_bytes", *_RULES).struct.with_fields(
-        position=pl.field("outcome").str.find(pl.field("ref"), literal=True)
+        position=find_literal(pl.field("outcome"), pl.field("ref"))
     )
     after = raw.bin.slice(position + pl.field("ref").str.len_bytes())
     staged = staged.struct.with_fields(  # a field each: the four rules below read them
@@ -472,11 +496,9 @@ def _rescan() -> pl.Expr:
     later = pl.col("outcome").cast(pl.Binary).bin.slice(pl.col("after")).cast(pl.String)
     first, second = needles(pl.col("ref"))
     marked = mark(pl.col("outcome"))
-    hit = marked.str.contains(first, literal=True) | marked.str.contains(
-        second, literal=True
-    ).fill_null(value=False)
+    hit = contains_literal(marked, first) | contains_literal(marked, second).fill_null(value=False)
     return on_rows(
-        later.str.contains(pl.col("ref"), literal=True),
+        contains_literal(later, pl.col("ref")),
         {"outcome": pl.col("outcome"), "ref": pl.col("ref")},
         hit.fill_null(value=False),
         otherwise=_none_found,

@@ -157,12 +157,12 @@ _THING: Final = (
 LABEL: Final = NOT_IN_DOCUMENT_LABEL
 
 #: A whole answer that is only "not mentioned", "not stated", ..., "unknown from the text", "no
-#: answer" (maybe after "Answer:" or "It is"; final punctuation ignored).
+#: answer" (maybe after "Answer:" or "It is"; up to three final "." or "!" ignored).
 WHOLE_ANSWER: Final = (
     r"^(?:(?:final )?answer ?: ?)?"
     r"(?:(?:it|this|that|the answer|this information|the information) (?:is|was|'s|’s) )?"
     r"(?:not (?:explicitly |clearly )?(?:mentioned|stated|specified|given|provided|available)"
-    r"|unknown (?:from|in|based on) " + _DETERMINERS + _NOUN + r"|no answer)[.!]*$"
+    r"|unknown (?:from|in|based on) " + _DETERMINERS + _NOUN + r"|no answer)[.!]{0,3}$"
 )
 
 #: "the document does not mention ...", "the text doesn't explicitly state ...", "the passage
@@ -336,7 +336,9 @@ _KEYWORDS: Final = (
     "facts",
 )
 
-#: A whole-answer report is short: texts up to this many bytes are searched without a keyword.
+#: A whole-answer report without a keyword is at most 61 bytes long ("final answer: this
+#: information is not explicitly specified!!!"): texts up to this many bytes are searched
+#: without a keyword.
 _SHORT: Final = 64
 
 _DEFAULT_PATTERN: Final = "|".join(f"(?:{p})" for p in DEFAULT_NOT_FOUND_PHRASES)
