@@ -15,7 +15,12 @@ from typing import Any
 import numpy as np
 import regex
 
-from gradeframe.not_found import ANSWER_ANYWAY, DEFAULT_NOT_FOUND_PHRASES, NEGATIVE_CLAUSE
+from gradeframe.not_found import (
+    ANSWER_ANYWAY_CLAUSE,
+    DEFAULT_NOT_FOUND_PHRASES,
+    GIVES_ANSWER,
+    NEGATIVE_CLAUSE,
+)
 
 LABEL = "not_in_document"
 
@@ -62,7 +67,12 @@ def contains(folded_answer: str, folded_ref: str) -> bool:
     return regex.search(_ref_pattern(folded_ref), folded_answer) is not None
 
 
-_DEFAULT = regex.compile("|".join(f"(?:{p})" for p in DEFAULT_NOT_FOUND_PHRASES))
+# The ASCII word boundary the package's phrases use, written with lookarounds.
+_ASCII_WORD = "[A-Za-z0-9_]"
+_ASCII_BOUNDARY = f"(?:(?<!{_ASCII_WORD})(?={_ASCII_WORD})|(?<={_ASCII_WORD})(?!{_ASCII_WORD}))"
+_DEFAULT = regex.compile(
+    "|".join(f"(?:{p})" for p in DEFAULT_NOT_FOUND_PHRASES).replace(r"(?-u:\b)", _ASCII_BOUNDARY)
+)
 
 
 def is_not_found(folded: str | None, phrases: Sequence[str] | None = None) -> bool | None:
@@ -75,14 +85,17 @@ def is_not_found(folded: str | None, phrases: Sequence[str] | None = None) -> bo
         return None
     if phrases is not None:
         return any(regex.search(p, folded, flags=regex.IGNORECASE) for p in phrases)
-    starts = [m.start() for m in _DEFAULT.finditer(folded, overlapped=True)]
-    if not starts:
+    found = [m.group() for m in _DEFAULT.finditer(folded)]
+    if not found:
         return False
-    last = _DEFAULT.match(folded, max(starts))
-    assert last is not None
-    rest = folded[last.end() :]
-    anyway = regex.search(ANSWER_ANYWAY, rest) and not regex.search(NEGATIVE_CLAUSE, rest)
-    return not anyway
+    # after the last occurrence of the last phrase found, less a punctuation mark it ends with
+    last = regex.sub(r"[^\p{L}\p{N}\p{M} ]\Z", "", found[-1])
+    rest = folded.rsplit(last, 1)[1]
+    clause = regex.search(ANSWER_ANYWAY_CLAUSE, rest)
+    if clause is None:
+        return True
+    text = clause.group(1)
+    return not (regex.search(GIVES_ANSWER, text) and not regex.search(NEGATIVE_CLAUSE, text))
 
 
 def number_text(value: Any) -> str | None:

@@ -1125,6 +1125,11 @@ MUST_FIRE = [
     "Sorry, but the document does not mention his age.",
     "The text does not mention it; I cannot answer.",
     "The document does not mention the year, but it does not say anything else either.",
+    # a later clause that does not give the answer does not cancel the report
+    "NOT_IN_DOCUMENT The earlier draft gave a different number, but the final version is clear.",
+    "This is not stated in the passage. The draft differed, but the final version is clear.",
+    "The text does not mention it. It says a lot about 1921, though.",
+    "The passage does not state the year; sorry.",
 ]
 
 MUST_NOT_FIRE = [
@@ -1154,6 +1159,9 @@ MUST_NOT_FIRE = [
     "The treaty was never signed.",
     "The context window is 8,000 tokens.",
     "The documents were not signed until 1921.",
+    "The document does not mention the date. However, it says 1921.",
+    "The text doesn't give the name; however, the answer is Paris.",
+    "I could not find it in the document, but the report states 45 units.",
 ]
 
 
