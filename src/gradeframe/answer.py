@@ -373,20 +373,44 @@ LONG_PATTERN: Final = 4096
 
 def contains_literal(text: pl.Expr, pattern: pl.Expr) -> pl.Expr:
     """Return whether ``text`` contains ``pattern`` (a column) as a literal, at any length."""
-    long = pattern.str.len_bytes() > LONG_PATTERN
-    split = pl.when(long).then(text).str.splitn(pattern, 2).struct.field("field_1")
-    short = text.str.contains(pl.when(~long).then(pattern), literal=True)
-    return pl.when(long).then(split.is_not_null()).otherwise(short)
+    return _literal_search(text, pattern, find=False)
 
 
 def find_literal(text: pl.Expr, pattern: pl.Expr) -> pl.Expr:
     """Return the byte offset of the first literal ``pattern`` in ``text``, at any length."""
-    long = pattern.str.len_bytes() > LONG_PATTERN
-    split = pl.when(long).then(text).str.splitn(pattern, 2)
-    before = split.struct.field("field_0").str.len_bytes()
-    at = pl.when(split.struct.field("field_1").is_not_null()).then(before)
-    short = text.str.find(pl.when(~long).then(pattern), literal=True)
-    return pl.when(long).then(at).otherwise(short)
+    return _literal_search(text, pattern, find=True)
+
+
+def _literal_search(text: pl.Expr, pattern: pl.Expr, *, find: bool) -> pl.Expr:
+    # Polars' own literal search, batch by batch; only a batch holding a long pattern takes the
+    # slower split for those rows (one check per batch: the common case costs nothing more).
+    text_col, pattern_col = pl.col("text"), pl.col("pattern")
+    if find:
+        plain = text_col.str.find(pattern_col, literal=True)
+    else:
+        plain = text_col.str.contains(pattern_col, literal=True)
+    long = pattern_col.str.len_bytes() > LONG_PATTERN
+    split = pl.when(long).then(text_col).str.splitn(pattern_col, 2)
+    hit = split.struct.field("field_1").is_not_null()
+    by_split = (
+        pl.when(hit).then(split.struct.field("field_0").str.len_bytes().cast(pl.Int64))
+        if find
+        else hit
+    )
+    masked = text_col.str.find if find else text_col.str.contains
+    short = masked(pl.when(~long).then(pattern_col), literal=True)
+    safe = pl.when(long).then(by_split).otherwise(short)
+
+    def run(batch: pl.Series) -> pl.Series:
+        frame = batch.struct.unnest()
+        lengths = frame.get_column("pattern").str.len_bytes()
+        needs_split = bool((lengths > LONG_PATTERN).any())
+        return frame.select((safe if needs_split else plain).alias(batch.name)).to_series()
+
+    dtype = pl.UInt32() if find else pl.Boolean()
+    return pl.struct(text=text, pattern=pattern).map_batches(
+        run, return_dtype=dtype, is_elementwise=True
+    )
 
 
 def _ref_rules(ref: pl.Expr) -> pl.Expr:
