@@ -393,7 +393,7 @@ def _literal_search(text: pl.Expr, pattern: pl.Expr, *, find: bool) -> pl.Expr:
     split = pl.when(long).then(text_col).str.splitn(pattern_col, 2)
     hit = split.struct.field("field_1").is_not_null()
     by_split = (
-        pl.when(hit).then(split.struct.field("field_0").str.len_bytes().cast(pl.Int64))
+        pl.when(hit).then(split.struct.field("field_0").str.len_bytes().cast(pl.UInt32))
         if find
         else hit
     )
