@@ -108,12 +108,27 @@ def _read_text(expr: pl.Expr, dtype: pl.DataType | None, name: str) -> pl.Expr:
     return pl.when(not_a_string).then(_NULL_TEXT).otherwise(text)
 
 
+#: Field names that usually hold a model's reply, suggested first when a struct has no
+#: ``answer`` or ``text`` field.
+_LIKELY_TEXT_FIELDS: Final = (
+    "content",
+    "response",
+    "completion",
+    "output",
+    "reply",
+    "prediction",
+    "message",
+    "result",
+)
+
+
 def _no_text_field_error(name: str, fields: dict[str, pl.DataType]) -> ValueError:
     """Return the error for a struct answer column without an ``answer`` or ``text`` field."""
     what = "the expression" if name.startswith("__gradeframe_") else f"column {name!r}"
     shown = name if not name.startswith("__gradeframe_") else "output"
     texts = [f for f, dtype in fields.items() if is_text(dtype)]
-    pick = (texts or list(fields))[0]
+    likely = [f for f in _LIKELY_TEXT_FIELDS if f in texts]
+    pick = (likely or texts or list(fields))[0]
     listed = ", ".join(f"{f!r} ({dtype})" for f, dtype in fields.items())
     msg = (
         f"`answer`: {what} is a struct with the fields {listed}, and neither an 'answer' nor a "
