@@ -1125,6 +1125,15 @@ MUST_FIRE = [
     "Sorry, but the document does not mention his age.",
     "The text does not mention it; I cannot answer.",
     "The document does not mention the year, but it does not say anything else either.",
+    # framed by the source first
+    "Based on the given context, the answer cannot be determined.",
+    "Based on the provided text, it is not possible to determine the age.",
+    "According to the document, there is no information about X.",
+    "In the text, the year is not mentioned.",
+    "From the passage alone, it is unclear who won.",
+    "The document doesn't provide information about the author's age.",
+    "I don't see any mention of it in the passage.",
+    "No information is provided in the document about the date.",
     # a later clause that does not give the answer does not cancel the report
     "NOT_IN_DOCUMENT The earlier draft gave a different number, but the final version is clear.",
     "This is not stated in the passage. The draft differed, but the final version is clear.",
@@ -1160,6 +1169,9 @@ MUST_NOT_FIRE = [
     "The context window is 8,000 tokens.",
     "The documents were not signed until 1921.",
     "The document does not mention the date. However, it says 1921.",
+    "According to the report, the company said revenue was 12 million.",
+    "Based on the text, the answer is 12.",
+    "According to the document, the statue was not found until 1920.",
     "The text doesn't give the name; however, the answer is Paris.",
     "I could not find it in the document, but the report states 45 units.",
 ]

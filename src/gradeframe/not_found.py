@@ -293,6 +293,40 @@ MAKES_NO_MENTION: Final = _SUBJECT + _any(
 #: "nothing in the document says ...", "nothing in the text mentions ...".
 NOTHING_IN: Final = _B + r"nothing (?:in|within) " + _SOURCE
 
+#: Participles of reporting only ("not found until 1920" is not a report).
+_REPORTED: Final = (
+    r"(?:stated|mentioned|specified|provided|given|indicated|disclosed|reported|listed"
+    r"|included|available|documented|recorded|addressed|discussed)"
+)
+
+#: What a sentence framed by its source says when the answer is not there: "cannot be
+#: determined", "it is not possible to tell", "there is no information", "is not stated", "does
+#: not say", "unknown", "unclear".
+_NOT_THERE: Final = _any(
+    r"(?:cannot|can not|can" + _APOSTROPHE + r"t|could not|couldn" + _APOSTROPHE + r"t)"
+    r" (?:be )?" + _ADVERB + r"(?:determined|answered|found|inferred|established|known|said"
+    r"|told|determine|answer|find|say|tell|identify|know|infer|establish)",
+    r"(?:not possible|impossible|unable|not able) to (?:determine|tell|say|answer|find"
+    r"|identify|know|infer|establish)",
+    r"there(?: is|" + _APOSTROPHE + r"s| are| was| were) (?:no|not any|not enough) " + _THING,
+    r"no " + _THING + r" (?:is|are|was|were) " + _REPORTED,
+    _NOT + r"(?: be| been)? " + _ADVERB + _REPORTED,
+    r"(?:does|do|did)(?: not|n" + _APOSTROPHE + r"t) " + _ADVERB + _VERB,
+    r"(?:it|this|that|the answer) (?:is|was|remains) (?:unknown|unclear|not clear)",
+)
+
+#: "based on the document, this cannot be determined", "according to the text, there is no
+#: information about ...", "from the passage, it is not possible to tell ...".
+FRAMED_BY_SOURCE: Final = (
+    _B + r"(?:based (?:solely |only |entirely )?on|according to|judging (?:from|by)|going by"
+    r"|from|given|in|within) "
+    + _DETERMINERS
+    + _NOUN
+    + r"(?: (?:alone|provided|given|above|itself))?, "
+    + _GAP
+    + _NOT_THERE
+)
+
 _PHRASES: Final = (
     LABEL,
     WHOLE_ANSWER,
@@ -306,6 +340,7 @@ _PHRASES: Final = (
     UNABLE_TO,
     MAKES_NO_MENTION,
     NOTHING_IN,
+    FRAMED_BY_SOURCE,
 )
 
 #: The default phrases of :func:`is_not_found` (regular expressions on folded text).
@@ -452,8 +487,9 @@ def not_found_in_folded(folded: pl.Expr, pattern: str | None) -> pl.Expr:
     """Return whether folded text is a not-found report, by the phrases of ``pattern``.
 
     ``pattern`` comes from :func:`phrase_pattern`: None never finds; the user's phrases are
-    searched as they are; the default phrases run on the texts that hold a keyword or are short,
-    and a clause after the last phrase that gives the answer anyway cancels them.
+    searched as they are; the default phrases are searched quickly first (unbounded gaps), then
+    exactly on the texts found, and a clause after the last phrase that gives the answer anyway
+    cancels them.
     """
     if pattern is None:
         return pl.when(folded.is_not_null()).then(pl.lit(value=False))
