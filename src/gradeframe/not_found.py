@@ -394,9 +394,9 @@ def is_not_found(expr: IntoExpr, *, phrases: Sequence[str] | None = None) -> pl.
     "the information given", ...): "the document does not mention ...", "... is not stated in
     the text", "the answer is not in the passage", "I could not find this in the document",
     "there is no information about ... in the text", "this cannot be determined from the
-    context", "unable to determine ... from the report", "the text makes no mention of ...". A
-    report followed by a clause that gives the answer anyway ("; revenue was 12 million", ",
-    but it says 1921") does not count.
+    context", "unable to determine ... from the report", "the text makes no mention of ...",
+    "based on the text, this cannot be determined". A report followed by a clause that gives
+    the answer anyway ("; revenue was 12 million", ", but it says 1921") does not count.
 
     Parameters
     ----------
