@@ -296,7 +296,7 @@ NOTHING_IN: Final = _B + r"nothing (?:in|within) " + _SOURCE
 #: Participles of reporting only ("not found until 1920" is not a report).
 _REPORTED: Final = (
     r"(?:stated|mentioned|specified|provided|given|indicated|disclosed|reported|listed"
-    r"|included|available|documented|recorded|addressed|discussed)"
+    r"|available|documented|recorded|addressed|discussed)"
 )
 
 #: What a sentence framed by its source says when the answer is not there: "cannot be
@@ -310,10 +310,19 @@ _NOT_THERE: Final = _any(
     r"|identify|know|infer|establish)",
     r"there(?: is|" + _APOSTROPHE + r"s| are| was| were) (?:no|not any|not enough) " + _THING,
     r"no " + _THING + r" (?:is|are|was|were) " + _REPORTED,
-    _NOT + r"(?: be| been)? " + _ADVERB + _REPORTED,
+    r"(?:(?:is|are|was|were|has been|have been) not|(?:is|are|was|were|has|have)n"
+    + _APOSTROPHE
+    + r"t(?: been)?) "
+    + _ADVERB
+    + _REPORTED,
     r"(?:does|do|did)(?: not|n" + _APOSTROPHE + r"t) " + _ADVERB + _VERB,
     r"(?:it|this|that|the answer) (?:is|was|remains) (?:unknown|unclear|not clear)",
 )
+
+#: A short gap inside one clause (no sentence end, no ";"): the framed sentence says it soon.
+_CLAUSE_GAP: Final = "<CLAUSE_GAP>"
+_EXACT_CLAUSE_GAP: Final = r"[^.!?;]{0,80}?"
+_QUICK_CLAUSE_GAP: Final = r"[^.!?;]*?"
 
 #: "based on the document, this cannot be determined", "according to the text, there is no
 #: information about ...", "from the passage, it is not possible to tell ...".
@@ -323,7 +332,7 @@ FRAMED_BY_SOURCE: Final = (
     + _DETERMINERS
     + _NOUN
     + r"(?: (?:alone|provided|given|above|itself))?, "
-    + _GAP
+    + _CLAUSE_GAP
     + _NOT_THERE
 )
 
@@ -345,7 +354,7 @@ _PHRASES: Final = (
 
 #: The default phrases of :func:`is_not_found` (regular expressions on folded text).
 DEFAULT_NOT_FOUND_PHRASES: Final[tuple[str, ...]] = tuple(
-    p.replace(_GAP, _EXACT_GAP) for p in _PHRASES
+    p.replace(_GAP, _EXACT_GAP).replace(_CLAUSE_GAP, _EXACT_CLAUSE_GAP) for p in _PHRASES
 )
 
 #: The punctuation mark a phrase may end with (taken by what follows its noun).
@@ -380,7 +389,9 @@ NEGATIVE_CLAUSE: Final = (
 
 _DEFAULT_PATTERN: Final = "|".join(f"(?:{p})" for p in DEFAULT_NOT_FOUND_PHRASES)
 #: The same with unbounded gaps: a quick first search, whose hits the exact one confirms.
-_QUICK_PATTERN: Final = "|".join(f"(?:{p.replace(_GAP, _QUICK_GAP)})" for p in _PHRASES)
+_QUICK_PATTERN: Final = "|".join(
+    f"(?:{p.replace(_GAP, _QUICK_GAP).replace(_CLAUSE_GAP, _QUICK_CLAUSE_GAP)})" for p in _PHRASES
+)
 
 
 def is_not_found(expr: IntoExpr, *, phrases: Sequence[str] | None = None) -> pl.Expr:
