@@ -1134,6 +1134,10 @@ MUST_FIRE = [
     "The document doesn't provide information about the author's age.",
     "I don't see any mention of it in the passage.",
     "No information is provided in the document about the date.",
+    "No mention of the year in the text.",
+    "Not enough information in the document.",
+    "There isn't any information about X in the text.",
+    "There aren't enough details in the passage.",
     # a later clause that does not give the answer does not cancel the report
     "NOT_IN_DOCUMENT The earlier draft gave a different number, but the final version is clear.",
     "This is not stated in the passage. The draft differed, but the final version is clear.",
@@ -1172,6 +1176,9 @@ MUST_NOT_FIRE = [
     "According to the report, the company said revenue was 12 million.",
     "Based on the text, the answer is 12.",
     "According to the document, the statue was not found until 1920.",
+    "No information desk in the document centre.",
+    "No one in the report was named.",
+    "There was no rain in 1920 according to records.",
     "The text doesn't give the name; however, the answer is Paris.",
     "I could not find it in the document, but the report states 45 units.",
 ]

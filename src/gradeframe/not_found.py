@@ -52,6 +52,11 @@ _GAP: Final = "<GAP>"
 _EXACT_GAP: Final = r".{0,200}?"
 _QUICK_GAP: Final = r".*?"
 
+#: A short gap inside one clause (no sentence end, no ";"): the framed sentence says it soon.
+_CLAUSE_GAP: Final = "<CLAUSE_GAP>"
+_EXACT_CLAUSE_GAP: Final = r"[^.!?;]{0,80}?"
+_QUICK_CLAUSE_GAP: Final = r"[^.!?;]*?"
+
 #: A straight or curly apostrophe ("doesn't", "doesn’t").
 _APOSTROPHE: Final = "['\u2019\u02bc]"
 
@@ -219,10 +224,27 @@ COULD_NOT_FIND: Final = (
 
 #: "there is no information about ... in the document", "there's no mention of it in the text".
 THERE_IS_NO: Final = (
-    _B + r"there(?: is|" + _APOSTROPHE + r"s| are| was| were| seems to be| appears to be) "
-    r"(?:no|not any|not enough|insufficient|nothing like) " + _THING + r"(?: (?:about|on|of"
+    _B + r"there(?:(?: is|" + _APOSTROPHE + r"s| are| was| were| seems to be| appears to be) "
+    r"(?:no|not any|not enough|insufficient|nothing like)"
+    r"|(?: is| are| was| were)(?: not|n"
+    + _APOSTROPHE
+    + r"t) (?:any|enough)) "
+    + _THING
+    + r"(?: (?:about|on|of"
     r"|regarding|concerning|for|as to|related to|relating to|to|that|which)" + _B + _GAP + r")? "
     r"(?:in|within|inside|from|throughout) " + _SOURCE
+)
+
+#: An answer (or a sentence) that begins "no mention of ... in the text", "not enough
+#: information in the document".
+NO_THING_IN: Final = (
+    r"(?:^|[.!?] )(?:no|not enough|insufficient) "
+    + _THING
+    + r"(?: (?:about|on|of|regarding|concerning|for|as to|to)"
+    + _B
+    + _CLAUSE_GAP
+    + r")? (?:in|within|inside|from) "
+    + _SOURCE
 )
 
 #: "no information about ... is given in the text".
@@ -320,10 +342,6 @@ _NOT_THERE: Final = _any(
     r"(?:it|this|that|the answer) (?:is|was|remains) (?:unknown|unclear|not clear)",
 )
 
-#: A short gap inside one clause (no sentence end, no ";"): the framed sentence says it soon.
-_CLAUSE_GAP: Final = "<CLAUSE_GAP>"
-_EXACT_CLAUSE_GAP: Final = r"[^.!?;]{0,80}?"
-_QUICK_CLAUSE_GAP: Final = r"[^.!?;]*?"
 
 #: "based on the document, this cannot be determined", "according to the text, there is no
 #: information about ...", "from the passage, it is not possible to tell ...".
@@ -346,6 +364,7 @@ _PHRASES: Final = (
     COULD_NOT_FIND,
     THERE_IS_NO,
     NONE_IS_GIVEN,
+    NO_THING_IN,
     CANNOT_BE_DETERMINED,
     UNABLE_TO,
     MAKES_NO_MENTION,
