@@ -235,17 +235,9 @@ THERE_IS_NO: Final = (
     r"(?:in|within|inside|from|throughout) " + _SOURCE
 )
 
-#: An answer (or a sentence) that begins "no mention of ... in the text", "not enough
-#: information in the document".
-NO_THING_IN: Final = (
-    r"(?:^|[.!?] )(?:no|not enough|insufficient) "
-    + _THING
-    + r"(?: (?:about|on|of|regarding|concerning|for|as to|to)"
-    + _B
-    + _CLAUSE_GAP
-    + r")? (?:in|within|inside|from) "
-    + _SOURCE
-)
+# (Every phrase begins with a literal word: one that does not turns off the regex engine's
+# literal prefilter for all of them, which made the detector twice as slow. A phrase for answers
+# that begin "no mention of ... in the text" was tried and left out: it cost a third more time.)
 
 #: "no information about ... is given in the text".
 NONE_IS_GIVEN: Final = (
@@ -364,7 +356,6 @@ _PHRASES: Final = (
     COULD_NOT_FIND,
     THERE_IS_NO,
     NONE_IS_GIVEN,
-    NO_THING_IN,
     CANNOT_BE_DETERMINED,
     UNABLE_TO,
     MAKES_NO_MENTION,
