@@ -1,18 +1,26 @@
-"""A scalar reference of SPEC.md §1-2, written for obviousness, not speed.
+"""A scalar reference of the folding and answer_contains rules, written for obviousness, not speed.
 
 The vectorized code in gradeframe is held to this with hypothesis. It uses the `regex` module,
-whose lookarounds state each rule the way SPEC.md words it.
+whose lookarounds state each rule the way the rules are worded (docs/rules.md).
 """
 
 from __future__ import annotations
 
+import decimal
 import math
+import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import regex
 
-from gradeframe.answer import DEFAULT_NOT_FOUND_PHRASES
+from gradeframe.not_found import (
+    ANSWER_ANYWAY_CLAUSE,
+    DEFAULT_NOT_FOUND_PHRASES,
+    GIVES_ANSWER,
+    NEGATIVE_CLAUSE,
+)
 
 LABEL = "not_in_document"
 
@@ -24,15 +32,17 @@ _WS_RUN = regex.compile("[" + regex.escape(WHITE_SPACE) + "]+")
 _DASH = regex.compile("[\u2010\u2011\u2012\u2013\u2212]")
 _SEPARATOR = regex.compile(r"(?<=\d)[,\u00a0\u2007\u2009\u202f](?=\d{3}(?!\d))")
 
-# A "-" is a minus sign unless it directly follows a letter or a digit.
-_MINUS = r"(?<![\p{L}\d])-"
+# A word character: a letter, a number or a combining mark ("_" is not one).
+WORD = r"[\p{L}\p{N}\p{M}]"
+# A "-" is a minus sign unless it directly follows a word character.
+_MINUS = r"(?<!" + WORD + ")-"
 
 
 def fold(text: str | None) -> str | None:
-    """§1, step by step."""
+    """Fold, step by step."""
     if text is None:
         return None
-    text = text.lower()
+    text = unicodedata.normalize("NFC", text).lower()
     text = _DASH.sub("-", text)
     text = _SEPARATOR.sub("", text)
     return _WS_RUN.sub(" ", text).strip(" ")
@@ -43,8 +53,9 @@ def _ref_pattern(ref: str) -> str:
     if regex.match(r"\d", ref):
         # not after a digit, a ".", or a minus sign
         left = r"(?<![\d.])(?<!" + _MINUS + ")"
-    elif regex.match(r"-\d", ref):
-        left = r"(?<![\p{L}\d.])"
+    elif regex.match(r"-\.?\d", ref):
+        # the "-" must not follow a word character or "."
+        left = r"(?<![\p{L}\p{N}\p{M}.])"
     elif regex.match(r"\.\d", ref):
         left = r"(?<!\d)"
     right = r"(?!\d)(?!\.\d)" if regex.search(r"\d\Z", ref) else ""
@@ -52,33 +63,67 @@ def _ref_pattern(ref: str) -> str:
 
 
 def contains(folded_answer: str, folded_ref: str) -> bool:
-    """§2: containment on folded text with numbers matched whole."""
+    """Containment on folded text with numbers matched whole."""
     return regex.search(_ref_pattern(folded_ref), folded_answer) is not None
 
 
+# The ASCII word boundary the package's phrases use, written with lookarounds.
+_ASCII_WORD = "[A-Za-z0-9_]"
+_ASCII_BOUNDARY = f"(?:(?<!{_ASCII_WORD})(?={_ASCII_WORD})|(?<={_ASCII_WORD})(?!{_ASCII_WORD}))"
+_DEFAULT = regex.compile(
+    "|".join(f"(?:{p})" for p in DEFAULT_NOT_FOUND_PHRASES).replace(r"(?-u:\b)", _ASCII_BOUNDARY)
+)
+
+
 def is_not_found(folded: str | None, phrases: Sequence[str] | None = None) -> bool | None:
+    """A not-found report: a phrase, unless the text after the last one gives the answer anyway.
+
+    The default phrases are the package's own (run here by the `regex` module, on every text:
+    the package's keyword gate must not change the answer); the rest is written out here.
+    """
     if folded is None:
         return None
-    if phrases is None:
-        return any(regex.search(p, folded) for p in DEFAULT_NOT_FOUND_PHRASES)
-    return any(regex.search(p, folded, flags=regex.IGNORECASE) for p in phrases)
+    if phrases is not None:
+        return any(regex.search(p, folded, flags=regex.IGNORECASE) for p in phrases)
+    found = [m.group() for m in _DEFAULT.finditer(folded)]
+    if not found:
+        return False
+    # after the last occurrence of the last phrase found, less a punctuation mark it ends with
+    last = regex.sub(r"[^\p{L}\p{N}\p{M} ]\Z", "", found[-1])
+    rest = folded.rsplit(last, 1)[1]
+    clause = regex.search(ANSWER_ANYWAY_CLAUSE, rest)
+    if clause is None:
+        return True
+    text = clause.group(1)
+    return not (regex.search(GIVES_ANSWER, text) and not regex.search(NEGATIVE_CLAUSE, text))
+
+
+def number_text(value: Any) -> str | None:
+    """A number in plain positional digits: the shortest digits that read back in its width."""
+    if isinstance(value, bool | np.bool_):
+        raise TypeError(value)
+    if isinstance(value, int | np.integer):
+        return str(int(value))
+    if isinstance(value, decimal.Decimal):
+        digits = value
+    else:
+        number = float(value)
+        if math.isnan(number) or math.isinf(number):
+            return None
+        shortest = repr(np.float32(value)) if isinstance(value, np.float32) else repr(number)
+        shortest = shortest.removeprefix("np.float32(").removesuffix(")")
+        digits = decimal.Decimal(shortest)
+    text = format(digits, "f")
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
 
 
 def ref_text(value: Any) -> str | None:
     """An acceptable answer as text: numbers in plain digits."""
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        raise TypeError(value)
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if math.isnan(value):
-            return None
-        if value.is_integer() and abs(value) < 1e15:
-            return str(int(value))
-        return None  # not used by the property tests
-    return value
+    if value is None or isinstance(value, str):
+        return value
+    return number_text(value)
 
 
 def _refs_list(refs: Any) -> list[str]:
@@ -88,13 +133,15 @@ def _refs_list(refs: Any) -> list[str]:
 
 
 BUDGET = ("cost_cap_reached", "call_cap_reached", "limit_refused")
+# whole words, any case; "_" is a word character here ("no_cost_cap_reached" is another word)
+_BUDGET = regex.compile(r"(?i)(?<![\w])(?:" + "|".join(BUDGET) + r")(?![\w])")
 
 
 def _budget_notes(notes: Any) -> bool:
     if notes is None:
         return False
     items = notes if isinstance(notes, list | tuple) else [notes]
-    return any(n is not None and any(b in n for b in BUDGET) for n in items)
+    return any(n is not None and _BUDGET.search(n) for n in items)
 
 
 def _refusal_trace(trace: Any) -> bool:
@@ -120,7 +167,7 @@ def answer_contains(
     not_found: bool | None = None,
     phrases: Sequence[str] | None = None,
 ) -> dict[str, Any]:
-    """One row of §2: `answer` is a string, a non-string, or a dict output record."""
+    """One row of answer_contains: `answer` is a string, a non-string, or a dict output record."""
     record = answer if isinstance(answer, dict) else {}
     if isinstance(answer, dict):
         value = record.get("answer")
@@ -168,12 +215,12 @@ def answer_contains(
         kind = carried
     elif error:
         kind = "error"
-    elif no_text:
-        kind = "parse_failure"
     elif budget:
         kind = "budget_stop"
     elif refusal:
         kind = "refusal"
+    elif no_text:
+        kind = "parse_failure"
     elif not unanswerable and reported:
         kind = "not_in_document"
     else:

@@ -2,19 +2,23 @@
 
 Text is number-heavy and white-space-heavy Unicode: digits in several scripts, every separator
 and dash the rules name, the marker letters gradeframe uses inside (E, H, N, Q, S, Z), control
-and private-use characters. Each example is a small batch of rows, scored in one call.
+and private-use characters, combining marks and the other characters NFC changes, and word
+characters that are not letters or digits ("½", "²", "Ⅻ"). Each example is a small batch of rows,
+scored in one call. Numeric acceptable answers and the not-found detector have their own.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import polars as pl
 from hypothesis import given
 from hypothesis import strategies as st
 
 import gradeframe  # noqa: F401  (registers .grade)
+from gradeframe.answer import number_text
 from tests import reference
 from tests.utils import make_frame, to_data
 
@@ -53,6 +57,34 @@ SPECIAL = [
     "45.2",
     "-12",
     ".5",
+    "-.5",
+    "-.",
+    # NFC: combining marks, and characters NFC composes or replaces
+    "e\u0301",
+    "\u0308",
+    "\u0323",
+    "\u0302",
+    "A\u030a",
+    "\u1100",  # Hangul leading jamo
+    "\u1161",  # vowel jamo (composes with the one before)
+    "\u11a8",  # final jamo
+    "\uac00",  # Hangul syllable
+    "\u212b",  # Angstrom sign
+    "\u212a",  # Kelvin sign
+    "\u1f71",  # Greek alpha with oxia
+    "\u0958",  # Devanagari qa (composition exclusion)
+    "\uf900",  # CJK compatibility ideograph
+    # word characters that are not letters or decimal digits, and "_" (not one)
+    "\u00bd",  # ½
+    "\u00b2",  # ²
+    "\u216b",  # Ⅻ
+    "\u2153",  # ⅓
+    "_",
+    # Unicode decimal digits
+    "\u0663",  # Arabic-Indic three
+    "\u0969",  # Devanagari three
+    "\uff13",  # fullwidth three
+    "\U0001d7d1",  # mathematical bold three
 ]
 
 # Assigned characters only: the engines may know newer Unicode than Python 3.11 does.
@@ -214,3 +246,110 @@ def test_pandas_equals_polars(rows: list[tuple[dict[str, Any], list[str | None]]
         pd.testing.assert_frame_equal(result[list(frame.columns)], before)
         got = to_data(result[["id", "correct", "failure_kind", "outcome"]])
         assert got == expected, kind
+
+
+# --------------------------------------------------------------------------------------------
+# Numeric acceptable answers
+# --------------------------------------------------------------------------------------------
+
+FLOATS = st.one_of(
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from([1e15, 1e16, 1e-7, 12400.0, 2.5, -0.0, 0.1, 5e-324, 1.7976931348623157e308]),
+    st.integers(-(10**20), 10**20).map(float),
+    st.integers(-30, 30).map(lambda e: 10.0**e),
+)
+
+
+@given(st.lists(FLOATS, min_size=1, max_size=8))
+def test_float64_refs_are_written_as_the_reference_writes_them(values: list[float]) -> None:
+    expected = [reference.number_text(v) for v in values]
+    frame = pl.DataFrame({"x": values}, schema={"x": pl.Float64})
+    got = frame.select(number_text(pl.col("x"), pl.Float64)).to_series().to_list()
+    assert got == expected
+    # and the answer holding that text (or "nan") is right exactly when there is one
+    answers = [
+        f"it is {t} here" if t is not None else f"it is {v} here"
+        for t, v in zip(expected, values, strict=True)
+    ]
+    graded = pl.DataFrame({"answer": answers, "refs": values}).grade.answer_contains()
+    assert graded["correct"].to_list() == [t is not None for t in expected]
+
+
+@given(st.lists(st.floats(width=32), min_size=1, max_size=8))
+def test_float32_refs_are_written_as_the_reference_writes_them(values: list[float]) -> None:
+    expected = [reference.number_text(np.float32(v)) for v in values]
+    frame = pl.DataFrame({"x": values}, schema={"x": pl.Float32})
+    got = frame.select(number_text(pl.col("x"), pl.Float32)).to_series().to_list()
+    assert got == expected
+
+
+@given(st.lists(st.one_of(FLOATS, st.integers(-(10**12), 10**12), TEXT), min_size=1, max_size=6))
+def test_pandas_mixed_refs_equal_polars(values: list[Any]) -> None:
+    # a pandas object column mixing numbers and text: each number is written on its own
+    answers = ["it is " + (reference.ref_text(v) or "none") for v in values]
+    frame = pd.DataFrame({"answer": answers, "refs": pd.Series(values, dtype=object)})
+    got = frame.grade.answer_contains()
+    expected = [reference.answer_contains(a, [v]) for a, v in zip(answers, values, strict=True)]
+    assert got["correct"].tolist() == [e["correct"] for e in expected]
+    kinds = [None if isinstance(k, float) else k for k in got["failure_kind"].tolist()]
+    assert kinds == [e["failure_kind"] for e in expected]
+
+
+# --------------------------------------------------------------------------------------------
+# The not-found detector: the keyword gate and the answer-anyway rule change nothing
+# --------------------------------------------------------------------------------------------
+
+FRAGMENTS = st.sampled_from(
+    [
+        "the document",
+        "The text",
+        "does not",
+        "doesn\u2019t",
+        "mention",
+        "just",
+        "state",
+        "is not",
+        "stated",
+        "in the",
+        "passage",
+        "there is no",
+        "information",
+        "about",
+        "Mr. Smith",
+        "3.5",
+        "cannot be",
+        "determined",
+        "from",
+        "unable to",
+        "find",
+        "I couldn't",
+        "not mentioned",
+        "Not stated.",
+        "NOT_IN_DOCUMENT",
+        "centre",
+        "desk",
+        "; revenue was 12 million",
+        ", but it says 1921",
+        "but it does not",
+        "given",
+        "the information provided",
+        ".",
+        ",",
+        "!",
+        "answer:",
+        "it is",
+        "no answer",
+        "unknown from the text",
+        "silent on",
+        "makes no mention of",
+        "x" * 60,
+    ]
+)
+SENTENCE = st.lists(FRAGMENTS, min_size=1, max_size=10).map(" ".join)
+
+
+@given(st.lists(st.one_of(st.none(), SENTENCE), min_size=1, max_size=8))
+def test_not_found_agrees_with_reference(texts: list[str | None]) -> None:
+    got = pl.Series("a", texts, dtype=pl.String).grade.is_not_found().to_list()
+    expected = [reference.is_not_found(reference.fold(t)) for t in texts]
+    assert got == expected

@@ -10,7 +10,6 @@ what ``polars.Series.to_pandas`` gives.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping
 from numbers import Integral, Real
 from typing import Any, Final
@@ -20,6 +19,7 @@ import pandas as pd
 import polars as pl
 import pyarrow as pa
 
+from gradeframe import answer as answer_rules
 from gradeframe._inputs import check_column
 from gradeframe._mixed import split_mixed
 
@@ -33,27 +33,56 @@ Role = str
 _STRING_DTYPE: Final = pd.StringDtype(na_value=np.nan)
 
 
-def _plain_digits(value: Any) -> Any:
-    if value is None or isinstance(value, str):
-        return value
-    if isinstance(value, bool | np.bool_):
-        return value  # left for the dtype check to refuse
+def _number_kind(value: Any) -> type[pl.DataType] | None:
+    """Return the Polars dtype a number is written in (None: not a number)."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, Real):
+        return None  # a boolean is left for the dtype check to refuse
     if isinstance(value, Integral):
-        return str(int(value))
-    if isinstance(value, Real):
-        number = float(value)
-        if math.isnan(number):
-            return None
-        if number.is_integer() and abs(number) < 1e15:
-            return str(int(number))
-        return repr(number)
-    return value
+        return pl.Int64  # written by Python (any size); see _coerce_refs
+    return pl.Float32 if isinstance(value, np.float32) else pl.Float64
 
 
-def _coerce_refs(value: Any) -> Any:
-    if isinstance(value, list | tuple | np.ndarray | pd.Series):
-        return [_plain_digits(v) for v in value]
-    return _plain_digits(value)
+def _coerce_refs(values: list[Any]) -> list[Any]:
+    """Write the numbers of a mixed refs column (scalars and list items) as text.
+
+    The texts come from :func:`gradeframe.answer.number_text` over all the floats at once, so a
+    value is written exactly as in a numeric column, whatever the other values of the column.
+    """
+    floats: dict[type[pl.DataType], list[float]] = {pl.Float32: [], pl.Float64: []}
+
+    def items(value: Any) -> list[Any]:
+        return list(value) if isinstance(value, list | tuple | np.ndarray | pd.Series) else [value]
+
+    for value in values:
+        for item in items(value):
+            kind = _number_kind(item)
+            if kind in floats:
+                floats[kind].append(float(item))
+    texts = {
+        kind: iter(
+            pl.Series("n", numbers, dtype=kind)
+            .to_frame()
+            .select(answer_rules.number_text(pl.col("n"), kind()))
+            .to_series()
+            .to_list()
+        )
+        for kind, numbers in floats.items()
+    }
+
+    def write(item: Any) -> Any:
+        kind = _number_kind(item)
+        if kind is None:
+            return item
+        if kind in texts:
+            return next(texts[kind])
+        return str(int(item))
+
+    return [
+        [write(i) for i in items(v)]
+        if isinstance(v, list | tuple | np.ndarray | pd.Series)
+        else write(v)
+        for v in values
+    ]
 
 
 def _arrow_column(series: pd.Series, name: str, role: Role | None) -> pa.Array | pa.ChunkedArray:
@@ -72,7 +101,7 @@ def _arrow_column(series: pd.Series, name: str, role: Role | None) -> pa.Array |
     if role == "text":
         values = values.where(values.map(lambda v: isinstance(v, str)), None)
     elif role == "refs":
-        values = values.map(_coerce_refs)
+        values = pd.Series(_coerce_refs(values.tolist()), index=values.index, dtype=object)
         if values.map(lambda v: isinstance(v, list)).any():
             values = values.map(lambda v: v if isinstance(v, list) or v is None else [v])
     try:

@@ -1,7 +1,8 @@
-"""answer_contains and is_not_found: containment with whole numbers, and the unanswerable label.
+"""answer_contains: containment with whole numbers, the unanswerable label and the failure kinds.
 
-See SPEC.md §2. Everything is a Polars expression; :func:`answer_contains` returns one struct
-expression, and :func:`with_answer_contains` adds its three fields to a frame.
+Everything is a Polars expression; :func:`answer_contains` returns one struct expression, and
+:func:`with_answer_contains` adds its three fields to a frame. The not-found detector lives in
+:mod:`gradeframe.not_found`, the failure kinds and their chain in :mod:`gradeframe.kinds`.
 """
 
 from __future__ import annotations
@@ -31,6 +32,12 @@ from gradeframe._inputs import (
 )
 from gradeframe._subset import on_rows
 from gradeframe.fold import NOT_IN_DOCUMENT_LABEL, fold, mark, needles
+from gradeframe.not_found import (
+    DEFAULT_NOT_FOUND_PHRASES,
+    is_not_found,
+    not_found_in_folded,
+    phrase_pattern,
+)
 
 __all__ = [
     "DEFAULT_NOT_FOUND_PHRASES",
@@ -46,172 +53,11 @@ Frame: TypeAlias = pl.DataFrame | pl.LazyFrame
 #: The columns answer_contains adds, before ``prefix``.
 OUTPUT_COLUMNS: Final = ("correct", "failure_kind", "outcome")
 
-# Building blocks of the default not-found detector. They run on folded (lower-case) text, so
-# they are written in lower case; no lookaround, so Polars runs them.
-_NOUN: Final = r"(?:document|text|passage|context|source|article|report|excerpt|material)s?"
-_DET: Final = (
-    r"(?:(?:the|this|that|these|those|provided|given|supplied|above|attached|original|source)\s+)*"
-)
-_NEG: Final = (
-    r"(?:does not|do not|did not|doesn['’]t|don['’]t|didn['’]t|cannot|can not|can['’]t"
-    r"|could not|couldn['’]t|will not|won['’]t)"
-)
-_VERB: Final = r"(?:contain|include|mention|state|specify|say|provide|give|list|discuss|report)s?"
-_PARTICIPLE: Final = (
-    r"(?:stated|mentioned|specified|provided|given|found|present|available|included|listed"
-    r"|contained|disclosed|reported|discussed|addressed)"
-)
-
-#: The default phrases of :func:`is_not_found` (regular expressions on folded text).
-DEFAULT_NOT_FOUND_PHRASES: Final[tuple[str, ...]] = (
-    # the label itself: NOT_IN_DOCUMENT, "not in document", "not in the document"
-    r"\bnot[ _]in[ _](?:the[ _])?document\b",
-    # "the document does not mention ...", "the text doesn't explicitly state ..."
-    rf"\b{_DET}{_NOUN} {_NEG} (?:\w+ )?{_VERB}\b",
-    # "... is not stated in the document", "not mentioned anywhere in the passage"
-    rf"\bnot (?:\w+ )?{_PARTICIPLE} (?:anywhere )?(?:in|by|within) {_DET}{_NOUN}\b",
-    # "there is no information about ... in the document"
-    rf"\bthere (?:is|are|was|were) no (?:\w+ )?(?:information|data|mention|answer|details?"
-    rf"|reference|record)\b[^.]*?\b(?:in|from|within) {_DET}{_NOUN}\b",
-    # "cannot be determined from ...", "can't be answered based on ..."
-    r"\b(?:cannot|can not|can['’]t|could not|couldn['’]t) be (?:\w+ )?(?:determined|answered"
-    r"|found|inferred|established|derived|ascertained)\b",
-    # "unable to determine ... from the document"
-    rf"\bunable to (?:determine|find|answer|locate|identify|establish)\b[^.]*?\b(?:from|in|within)"
-    rf" {_DET}{_NOUN}\b",
-)
-
-_BUDGET_RE: Final = "|".join(kinds.BUDGET_NOTES)
+#: A budget note, as a whole word in any case ("_" is part of a word: "no_cost_cap_reached" is
+#: another word).
+_BUDGET_RE: Final = r"(?i)\b(?:" + "|".join(kinds.BUDGET_NOTES) + r")\b"
+#: A refusal finish reason, as a whole word in any case.
 _REFUSAL_RE: Final = r"(?i)\b(?:" + "|".join(kinds.REFUSAL_REASONS) + r")\b"
-
-
-# --------------------------------------------------------------------------------------------
-# is_not_found
-# --------------------------------------------------------------------------------------------
-
-
-def is_not_found(expr: IntoExpr, *, phrases: Sequence[str] | None = None) -> pl.Expr:
-    r"""Return whether text is, or reports, that the document does not hold the answer.
-
-    The text is folded first (see :func:`gradeframe.fold`). Null stays null.
-
-    Parameters
-    ----------
-    expr
-        A column name or a String expression.
-    phrases
-        Regular expressions that replace the default detector
-        (:data:`DEFAULT_NOT_FOUND_PHRASES`). They are matched case-insensitively, anywhere in the
-        folded text, with Polars' regex engine (no lookaround). An invalid one raises naming it.
-
-    Returns
-    -------
-    pl.Expr
-        A Boolean expression.
-
-    Examples
-    --------
-    >>> import polars as pl
-    >>> import gradeframe as gf
-    >>> df = pl.DataFrame(
-    ...     {
-    ...         "a": [
-    ...             "NOT_IN_DOCUMENT",
-    ...             "The passage does not mention a date.",
-    ...             "The statue was not found until 1920.",
-    ...             None,
-    ...         ]
-    ...     }
-    ... )
-    >>> df.select(gf.is_not_found("a"))
-    shape: (4, 1)
-    ┌───────┐
-    │ a     │
-    │ ---   │
-    │ bool  │
-    ╞═══════╡
-    │ true  │
-    │ true  │
-    │ false │
-    │ null  │
-    └───────┘
-    """
-    return _not_found_in_folded(fold(to_expr(expr, "expr")), _phrase_pattern(phrases))
-
-
-def _phrase_pattern(phrases: Sequence[str] | None) -> str | None:
-    """Return one regex for the phrases (None: never found), validated phrase by phrase."""
-    if phrases is None:
-        return "|".join(f"(?:{p})" for p in DEFAULT_NOT_FOUND_PHRASES)
-    if isinstance(phrases, str) or not isinstance(phrases, Sequence):
-        msg = (
-            "`phrases` must be a list of regular expressions (str), "
-            f"got {type(phrases).__name__}: {phrases!r}"
-        )
-        raise TypeError(msg)
-    for i, phrase in enumerate(phrases):
-        _check_phrase(phrase, f"phrases[{i}]")
-    if not phrases:
-        return None
-    return "(?i)" + "|".join(f"(?:{p})" for p in phrases)
-
-
-def _check_phrase(phrase: object, where: str) -> None:
-    if not isinstance(phrase, str):
-        kind = type(phrase).__name__
-        msg = f"`{where}` must be a regular expression (str), got {kind}: {phrase!r}"
-        raise TypeError(msg)
-    if not phrase.strip():
-        msg = f"`{where}` is blank; a blank phrase would match every answer."
-        raise ValueError(msg)
-    try:
-        pl.select(pl.lit("", dtype=pl.String).str.contains(phrase))
-    except pl.exceptions.PolarsError as exc:
-        lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
-        reason = [line for line in lines if line.startswith("error:")]
-        first = (reason or lines or [type(exc).__name__])[0]
-        msg = (
-            f"`{where}`: {phrase!r} is not a regular expression Polars can run ({first}). "
-            "Lookaround and backreferences are not supported here."
-        )
-        raise ValueError(msg) from None
-
-
-#: Every default phrase needs one of these words (a noun of _NOUN or a "cannot" of phrase 5), so
-#: the regex runs only on texts that hold one: a literal (Aho-Corasick) search is much cheaper.
-_DEFAULT_KEYWORDS: Final = (
-    "document",
-    "text",
-    "passage",
-    "source",
-    "article",
-    "report",
-    "excerpt",
-    "material",
-    "cannot",
-    "can not",
-    "can't",
-    "can’t",
-    "could not",
-    "couldn't",
-    "couldn’t",
-)
-
-
-def _not_found_in_folded(folded: pl.Expr, pattern: str | None) -> pl.Expr:
-    if pattern is None:
-        return pl.when(folded.is_not_null()).then(pl.lit(value=False))
-    if pattern != _phrase_pattern(None):
-        return folded.str.contains(pattern)
-    staged = pl.struct(text=folded).struct.with_fields(
-        worth=pl.field("text").str.contains_any(list(_DEFAULT_KEYWORDS))
-    )
-    text = pl.field("text")
-    candidates = pl.when(pl.field("worth")).then(text).otherwise(pl.lit(""))
-    found = staged.struct.with_fields(
-        found=pl.when(text.is_not_null()).then(candidates.str.contains(pattern))
-    ).struct.field("found")
-    return keep_name(found, folded)  # the caller's column name, not the struct field's
 
 
 # --------------------------------------------------------------------------------------------
@@ -237,13 +83,15 @@ _NULL_TEXT: Final = pl.lit(None, dtype=pl.String)
 _FALSE: Final = pl.lit(value=False)
 
 
-def _read_text(expr: pl.Expr, dtype: pl.DataType | None) -> pl.Expr:
+def _read_text(expr: pl.Expr, dtype: pl.DataType | None, name: str) -> pl.Expr:
     """Answer text: a text column, or the answer/text fields of a struct; else null."""
     if dtype is None or is_text(dtype):
         return expr if dtype is None else as_text(expr, dtype)
     fields = struct_fields(dtype)
     if not fields:
         return _NULL_TEXT  # numbers, lists, booleans: not a string, so no answer text
+    if "answer" not in fields and "text" not in fields:
+        raise _no_text_field_error(name, fields)
     answer_part, text_part, not_a_string = None, None, _FALSE
     if "answer" in fields:
         field = expr.struct.field("answer")
@@ -258,6 +106,37 @@ def _read_text(expr: pl.Expr, dtype: pl.DataType | None) -> pl.Expr:
         return _NULL_TEXT
     text = pl.coalesce(parts) if len(parts) > 1 else parts[0]  # `text` when `answer` is null
     return pl.when(not_a_string).then(_NULL_TEXT).otherwise(text)
+
+
+#: Field names that usually hold a model's reply, suggested first when a struct has no
+#: ``answer`` or ``text`` field.
+_LIKELY_TEXT_FIELDS: Final = (
+    "content",
+    "response",
+    "completion",
+    "output",
+    "reply",
+    "prediction",
+    "message",
+    "result",
+)
+
+
+def _no_text_field_error(name: str, fields: dict[str, pl.DataType]) -> ValueError:
+    """Return the error for a struct answer column without an ``answer`` or ``text`` field."""
+    what = "the expression" if name.startswith("__gradeframe_") else f"column {name!r}"
+    shown = name if not name.startswith("__gradeframe_") else "output"
+    texts = [f for f, dtype in fields.items() if is_text(dtype)]
+    likely = [f for f in _LIKELY_TEXT_FIELDS if f in texts]
+    pick = (likely or texts or list(fields))[0]
+    listed = ", ".join(f"{f!r} ({dtype})" for f, dtype in fields.items())
+    msg = (
+        f"`answer`: {what} is a struct with the fields {listed}, and neither an 'answer' nor a "
+        "'text' field to read the answer text from. Pick the field that holds it, for example "
+        f"answer=pl.col({shown!r}).struct.field({pick!r}) (on the command line: "
+        f"--answer {shown}.{pick})."
+    )
+    return ValueError(msg)
 
 
 def _read_partial(expr: pl.Expr, dtype: pl.DataType | None, argument: str, name: str) -> pl.Expr:
@@ -367,7 +246,7 @@ def _resolve_record(
         else:
             parts[role] = absent
     return _Record(
-        text=_read_text(answer_expr, answer_dtype),
+        text=_read_text(answer_expr, answer_dtype, answer if isinstance(answer, str) else "answer"),
         partial=parts["partial"],
         budget_notes=parts["notes"],
         trace_refusal=parts["trace"],
@@ -376,16 +255,69 @@ def _resolve_record(
     )
 
 
-def _number_text(expr: pl.Expr, dtype: pl.DataType) -> pl.Expr:
-    """Write a numeric acceptable answer in plain digits (100000.0 reads as "100000")."""
+#: A number as Polars writes it: sign, integer digits, fraction digits, exponent ("1e-7",
+#: "1.23e+22", "12400.0", "2.50" for a Decimal).
+_NUMBER_PARTS_RE: Final = (
+    r"^(?<sign>-?)(?<whole>\d+)(?:\.(?<fraction>\d*))?(?:e(?<exponent>[+-]?\d+))?$"
+)
+
+
+def number_text(expr: pl.Expr, dtype: pl.DataType) -> pl.Expr:
+    """Write numbers in plain positional digits: the text of a numeric acceptable answer.
+
+    ``12400.0`` is "12400", ``1e15`` "1000000000000000", ``1e-7`` "0.0000001", ``2.50`` "2.5";
+    a float has the shortest digits that read back as the same value in its own width (Float32
+    or Float64). NaN, infinities and null are null (no acceptable answer), and ``-0.0`` is "0".
+    """
+    if dtype.is_integer():
+        return expr.cast(pl.String)
     if dtype.is_float():
-        whole = expr.is_finite() & (expr == expr.round(0)) & (expr.abs() < 1e15)
-        return (
-            pl.when(whole)
-            .then(expr.cast(pl.Int64, strict=False).cast(pl.String))
-            .otherwise(expr.cast(pl.String))
-        )
-    return expr.cast(pl.String)
+        written = pl.when(expr.is_finite()).then(expr).cast(pl.String)
+    elif dtype.is_decimal():
+        written = expr.cast(pl.String)
+    else:
+        msg = f"not a numeric dtype: {dtype}"
+        raise TypeError(msg)
+    return _positional(written)
+
+
+def _positional(written: pl.Expr) -> pl.Expr:
+    """Rewrite a number written by Polars (maybe with an exponent) in positional digits."""
+    parts = pl.field("parts")
+    sign, whole = parts.struct.field("sign"), parts.struct.field("whole")
+    fraction = parts.struct.field("fraction").fill_null("")
+    exponent = parts.struct.field("exponent").cast(pl.Int64).fill_null(0)
+    staged = pl.struct(parts=written.str.extract_groups(_NUMBER_PARTS_RE)).struct.with_fields(
+        digits=whole + fraction,
+        point=whole.str.len_chars().cast(pl.Int64) + exponent,  # digits before the point
+    )
+    digits, point = pl.field("digits"), pl.field("point")
+    size = digits.str.len_chars().cast(pl.Int64)
+    # zeros on the right (a large exponent), on the left (a small one), or neither; every branch
+    # is evaluated, so the lengths are clipped to stay valid where the branch is not taken
+    padded = (
+        pl.when(point > size)
+        .then(digits.str.reverse().str.zfill(point.clip(lower_bound=0)).str.reverse())
+        .when(point < 1)
+        .then(digits.str.zfill((size - point + 1).clip(lower_bound=0)))
+        .otherwise(digits)
+    )
+    staged = staged.struct.with_fields(
+        digits=padded, point=pl.max_horizontal(point, pl.lit(1, dtype=pl.Int64))
+    )
+    head = digits.str.slice(0, point).str.strip_chars_start("0")
+    tail = digits.str.slice(point).str.strip_chars_end("0")
+    staged = staged.struct.with_fields(
+        head=pl.when(head == "").then(pl.lit("0")).otherwise(head), tail=tail
+    )
+    head, tail = pl.field("head"), pl.field("tail")
+    zero = (head == "0") & (tail == "")
+    text = (
+        pl.when(zero).then(pl.lit("")).otherwise(sign)
+        + head
+        + pl.when(tail == "").then(pl.lit("")).otherwise("." + tail)
+    )
+    return keep_name(staged.struct.with_fields(text=text).struct.field("text"), written)
 
 
 def _ref_text(expr: pl.Expr, dtype: pl.DataType) -> pl.Expr | None:
@@ -395,7 +327,7 @@ def _ref_text(expr: pl.Expr, dtype: pl.DataType) -> pl.Expr | None:
     if dtype == pl.Null:
         return expr.cast(pl.String)
     if dtype.is_integer() or dtype.is_float() or dtype.is_decimal():
-        return _number_text(expr, dtype)
+        return number_text(expr, dtype)
     return None
 
 
@@ -432,18 +364,68 @@ def _resolve_refs(refs: IntoExpr, schema: Schema | None) -> tuple[pl.Expr, bool]
 # intermediate value is computed once: Polars does not share common subexpressions inside a
 # struct on an eager frame, and the rules reuse the folded text many times.
 
-# The boundary rules of SPEC.md §2, checked on the (at most two) characters around one
-# occurrence. They run on tiny strings, so they are cheap; see _check_occurrence.
+# The boundary rules, checked on the (at most two) characters around one occurrence. They run on
+# tiny strings, so they are cheap; see _check_occurrence. A word character is a letter, a number
+# or a combining mark (fold.WORD); a digit is a Unicode decimal digit (\d).
 #: Before an occurrence that begins with a digit: a digit, ".", or a minus sign ("-" not after a
-#: letter or digit; the context is cut at two characters, and "^" is the text's start only when
+#: word character; the context is cut at two characters, and "^" is the text's start only when
 #: the occurrence is within two characters of it, which is exactly when the cut is shorter).
-_BAD_BEFORE_DIGIT: Final = r"[\d.]$|(?:^|[^\p{L}\d])-$"
-#: Before an occurrence that begins with "-" and a digit: a letter, digit or ".".
-_BAD_BEFORE_MINUS: Final = r"[\p{L}\d.]$"
+_BAD_BEFORE_DIGIT: Final = r"[\d.]$|(?:^|[^\p{L}\p{N}\p{M}])-$"
+#: Before an occurrence that begins with "-" and a digit (or "-", "." and a digit): a word
+#: character or ".".
+_BAD_BEFORE_MINUS: Final = r"[\p{L}\p{N}\p{M}.]$"
 #: Before an occurrence that begins with "." and a digit: a digit.
 _BAD_BEFORE_DOT: Final = r"\d$"
 #: After an occurrence that ends with a digit: a digit, or "." and a digit.
 _BAD_AFTER_DIGIT: Final = r"^\.?\d"
+
+
+#: Acceptable answers longer than this (in bytes) are searched by splitting the text at them:
+#: Polars' literal search compiles a regex when the pattern is one value for a whole column (a
+#: one-row frame or batch), and a pattern of a few hundred KB exceeds the regex size limit.
+LONG_PATTERN: Final = 4096
+
+
+def contains_literal(text: pl.Expr, pattern: pl.Expr) -> pl.Expr:
+    """Return whether ``text`` contains ``pattern`` (a column) as a literal, at any length."""
+    return _literal_search(text, pattern, find=False)
+
+
+def find_literal(text: pl.Expr, pattern: pl.Expr) -> pl.Expr:
+    """Return the byte offset of the first literal ``pattern`` in ``text``, at any length."""
+    return _literal_search(text, pattern, find=True)
+
+
+def _literal_search(text: pl.Expr, pattern: pl.Expr, *, find: bool) -> pl.Expr:
+    # Polars' own literal search, batch by batch; only a batch holding a long pattern takes the
+    # slower split for those rows (one check per batch: the common case costs nothing more).
+    text_col, pattern_col = pl.col("text"), pl.col("pattern")
+    if find:
+        plain = text_col.str.find(pattern_col, literal=True)
+    else:
+        plain = text_col.str.contains(pattern_col, literal=True)
+    long = pattern_col.str.len_bytes() > LONG_PATTERN
+    split = pl.when(long).then(text_col).str.splitn(pattern_col, 2)
+    hit = split.struct.field("field_1").is_not_null()
+    by_split = (
+        pl.when(hit).then(split.struct.field("field_0").str.len_bytes().cast(pl.UInt32))
+        if find
+        else hit
+    )
+    masked = text_col.str.find if find else text_col.str.contains
+    short = masked(pl.when(~long).then(pattern_col), literal=True)
+    safe = pl.when(long).then(by_split).otherwise(short)
+
+    def run(batch: pl.Series) -> pl.Series:
+        frame = batch.struct.unnest()
+        lengths = frame.get_column("pattern").str.len_bytes()
+        needs_split = bool((lengths > LONG_PATTERN).any())
+        return frame.select((safe if needs_split else plain).alias(batch.name)).to_series()
+
+    dtype = pl.UInt32() if find else pl.Boolean()
+    return pl.struct(text=text, pattern=pattern).map_batches(
+        run, return_dtype=dtype, is_elementwise=True
+    )
 
 
 def _ref_rules(ref: pl.Expr) -> pl.Expr:
@@ -455,7 +437,7 @@ def _ref_rules(ref: pl.Expr) -> pl.Expr:
         usable=(folded.is_not_null() & (folded != "")).fill_null(value=False),
         label=(folded == NOT_IN_DOCUMENT_LABEL).fill_null(value=False),
         digit_first=folded.str.contains(r"^\d").fill_null(value=False),
-        minus_first=folded.str.contains(r"^-\d").fill_null(value=False),
+        minus_first=folded.str.contains(r"^-\.?\d").fill_null(value=False),
         dot_first=folded.str.contains(r"^\.\d").fill_null(value=False),
         digit_last=folded.str.contains(r"\d$").fill_null(value=False),
         first_bytes=folded.str.head(1).str.len_bytes(),
@@ -485,7 +467,7 @@ def _match_stages(base: pl.Expr) -> pl.Expr:
 
     searched = pl.when(rule("usable") & ~rule("label")).then(pl.field("outcome"))
     staged = base.struct.with_fields(
-        plain=searched.str.contains(info.struct.field("ref"), literal=True).fill_null(value=False),
+        plain=contains_literal(searched, info.struct.field("ref")).fill_null(value=False),
         usable=rule("usable"),
         label=rule("label"),
     )
@@ -513,7 +495,7 @@ def _check_occurrence() -> pl.Expr:
     position = pl.field("position")
     raw = pl.field("outcome").cast(pl.Binary)  # find gives bytes; cut at character boundaries
     staged = pl.struct("outcome", "ref", "first_bytes", *_RULES).struct.with_fields(
-        position=pl.field("outcome").str.find(pl.field("ref"), literal=True)
+        position=find_literal(pl.field("outcome"), pl.field("ref"))
     )
     after = raw.bin.slice(position + pl.field("ref").str.len_bytes())
     staged = staged.struct.with_fields(  # a field each: the four rules below read them
@@ -553,11 +535,9 @@ def _rescan() -> pl.Expr:
     later = pl.col("outcome").cast(pl.Binary).bin.slice(pl.col("after")).cast(pl.String)
     first, second = needles(pl.col("ref"))
     marked = mark(pl.col("outcome"))
-    hit = marked.str.contains(first, literal=True) | marked.str.contains(
-        second, literal=True
-    ).fill_null(value=False)
+    hit = contains_literal(marked, first) | contains_literal(marked, second).fill_null(value=False)
     return on_rows(
-        later.str.contains(pl.col("ref"), literal=True),
+        contains_literal(later, pl.col("ref")),
         {"outcome": pl.col("outcome"), "ref": pl.col("ref")},
         hit.fill_null(value=False),
         otherwise=_none_found,
@@ -635,7 +615,7 @@ def _match_any(row: pl.Expr) -> pl.Expr:
 
 def _resolve_not_found(not_found: NotFound, outcome: pl.Expr, schema: Schema | None) -> pl.Expr:
     if not_found is None:
-        return _not_found_in_folded(outcome, _phrase_pattern(None))
+        return not_found_in_folded(outcome, phrase_pattern(None))
     if isinstance(not_found, str):
         if schema is not None:
             check_column(schema, not_found, "not_found")
@@ -651,7 +631,7 @@ def _resolve_not_found(not_found: NotFound, outcome: pl.Expr, schema: Schema | N
     if isinstance(not_found, pl.Expr):
         return not_found
     if isinstance(not_found, Sequence):
-        return _not_found_in_folded(outcome, _phrase_pattern(not_found))
+        return not_found_in_folded(outcome, phrase_pattern(not_found))
     msg = (
         "`not_found` must be a Boolean column name, a polars expression, or a list of regex "
         f"phrases; got {type(not_found).__name__}: {not_found!r}"
@@ -865,9 +845,9 @@ def _plan(
         no_reference=~pl.field("usable"),
         carried=pl.field("carried"),
         error=error,
-        parse_failure=parse_failure,
         budget_stop=budget_stop,
         refusal=refusal,
+        parse_failure=parse_failure,
         not_in_document=~pl.field("label") & pl.field("not_found"),
     )
     base = pl.struct(

@@ -1,4 +1,4 @@
-"""Folding, and the number marking that lets a literal search match numbers whole.
+r"""Folding, and the number marking that lets a literal search match numbers whole.
 
 Everything here is ``pl.Expr -> pl.Expr``. :func:`fold` is public; the marking is private and
 documented here because it is the one clever part of gradeframe.
@@ -6,7 +6,8 @@ documented here because it is the one clever part of gradeframe.
 Whole numbers without lookaround
 --------------------------------
 Polars' regex engine has no lookaround, and compiling one regex per row is far too slow (minutes
-for a million rows). So the rules of SPEC.md §2 are turned into a *literal* containment test:
+for a million rows). So the whole-number rules of :func:`gradeframe.answer_contains` are turned
+into a *literal* containment test:
 
 1. Folded text is lower case, so it never holds an ASCII capital letter. Capitals are free to
    use as markers that can never collide with anything a user wrote: control characters,
@@ -15,18 +16,22 @@ for a million rows). So the rules of SPEC.md §2 are turned into a *literal* con
    characters around its gap:
 
    ``S``  before a digit that starts a number: not after a digit, ".", or a minus sign ("-" that
-          does not follow a letter or digit);
+          does not follow a word character);
    ``E``  after a digit that ends a number: not before a digit, nor before "." and a digit;
-   ``N``  before a "-" that does not follow a letter, digit or ".";
-   ``H``  before a "-" that follows a letter or digit (a hyphen or range dash);
+   ``N``  before a "-" that does not follow a word character or ".";
+   ``H``  before a "-" that follows a word character (a hyphen or range dash);
    ``Q``  before a "." that does not follow a digit.
+
+   A *digit* is a Unicode decimal digit (``\d``, category Nd); a *word character* a letter, a
+   number or a combining mark (``\p{L}``, ``\p{N}``, ``\p{M}``: "½", "²", "Ⅻ" and the accent of a
+   decomposed "é" count, "_" does not).
 
    Where two markers share a gap the order is always ``E`` then ``H``; no other pair can meet.
 3. An acceptable answer becomes a *needle* (:func:`needles`): its own marking, less the markers
    at its two ends, with the boundary marker its rules demand put back: ``S`` before a leading
-   digit, ``N`` before a leading "-digit", ``Q`` before a leading ".digit", ``E`` after a trailing
-   digit. The needle occurs in the marked answer exactly where the acceptable answer occurs with
-   the required boundaries.
+   digit, ``N`` before a leading "-digit" or "-.digit", ``Q`` before a leading ".digit", ``E``
+   after a trailing digit. The needle occurs in the marked answer exactly where the acceptable
+   answer occurs with the required boundaries.
 
 One case needs a second needle: an acceptable answer ending in a digit and "." ("12.") has a gap
 whose ``E`` depends on the character after it in the answer, so both spellings are tried.
@@ -72,6 +77,26 @@ _OTHER_WHITE_SPACE: Final = (
 #: The white space an ASCII text can hold, less the plain space.
 _ASCII_WHITE_SPACE: Final = "[\t-\r]"
 
+#: A word character: a letter, a number or a combining mark (not "_", unlike ``\w``).
+WORD: Final = r"[\p{L}\p{N}\p{M}]"
+
+#: Every character that NFC normalization can change or that can change its neighbour: the
+#: combining marks, the Hangul vowel and final jamo (they compose with a syllable before them),
+#: and the characters NFC replaces (Greek oxia letters, the Ohm, Kelvin and Angstrom signs, CJK
+#: compatibility ideographs, Hebrew presentation forms, ...). A text without any is already NFC,
+#: so only texts with one are normalized (normalizing is slow: about 6 µs a text).
+_MAY_NEED_NFC: Final = (
+    "[\\p{M}"
+    "\u0374\u037e\u0387\u0958-\u095f\u09dc-\u09dd\u09df\u0a33\u0a36\u0a59-\u0a5b"
+    "\u0a5e\u0b5c-\u0b5d\u0f43\u0f4d\u0f52\u0f57\u0f5c\u0f69\u1161-\u1175"
+    "\u11a8-\u11c2\u1f71\u1f73\u1f75\u1f77\u1f79\u1f7b\u1f7d\u1fbb\u1fbe\u1fc9\u1fcb"
+    "\u1fd3\u1fdb\u1fe3\u1feb\u1fee-\u1fef\u1ff9\u1ffb\u1ffd\u2000-\u2001\u2126"
+    "\u212a-\u212b\u2329-\u232a\u2adc\uf900-\ufa0d\ufa10\ufa12\ufa15-\ufa1e\ufa20"
+    "\ufa22\ufa25-\ufa26\ufa2a-\ufa6d\ufa70-\ufad9\ufb1d\ufb1f\ufb2a-\ufb36"
+    "\ufb38-\ufb3c\ufb3e\ufb40-\ufb41\ufb43-\ufb44\ufb46-\ufb4e\U0001d15e-\U0001d164"
+    "\U0001d1bb-\U0001d1c0\U0002f800-\U0002fa1d]"
+)
+
 #: The folded label of an unanswerable item.
 NOT_IN_DOCUMENT_LABEL: Final = "not_in_document"
 
@@ -82,9 +107,13 @@ MARKERS: Final = "EHNQS"
 def fold(expr: IntoExpr) -> pl.Expr:
     r"""Fold text the way answers and acceptable answers are compared.
 
-    In order: lower case; the dashes U+2010 to U+2013 and U+2212 to "-"; thousands separators
-    (",", U+00A0, U+2007, U+2009, U+202F between a digit and exactly three digits) dropped; every
-    run of white space to one space, and the ends trimmed. Null stays null.
+    In order: null stays null; Unicode NFC normalization (a decomposed "é" equals the composed
+    one), then lower case (no case folding: "ß" stays "ß"; no NFKC: "x²" stays "x²"); the dashes
+    U+2010 to U+2013 and the minus sign U+2212 become "-"; a thousands separator (",", no-break
+    space U+00A0, figure space U+2007, thin space U+2009, narrow no-break space U+202F) between a
+    digit and a group of exactly three digits not followed by another digit is dropped (a plain
+    space is kept: "3 100" stays); every run of white space becomes one space, and the ends are
+    trimmed.
 
     Parameters
     ----------
@@ -100,9 +129,11 @@ def fold(expr: IntoExpr) -> pl.Expr:
     --------
     >>> import polars as pl
     >>> import gradeframe as gf
-    >>> df = pl.DataFrame({"a": ["  Sheffield made\n1,204 units", "1\u202f234\u2212567", None]})
+    >>> df = pl.DataFrame(
+    ...     {"a": ["  Sheffield made\n1,204 units", "1\u2009234\u2212567", "Cafe\u0301", None]}
+    ... )
     >>> df.select(gf.fold("a"))
-    shape: (3, 1)
+    shape: (4, 1)
     ┌───────────────────────────┐
     │ a                         │
     │ ---                       │
@@ -110,16 +141,18 @@ def fold(expr: IntoExpr) -> pl.Expr:
     ╞═══════════════════════════╡
     │ sheffield made 1204 units │
     │ 1234-567                  │
+    │ café                      │
     │ null                      │
     └───────────────────────────┘
     """
-    # Most texts are ASCII: then no dash and no white space but "\t" to "\r" can need folding,
-    # and a separator can only be "," between ASCII digits, which a simpler regex finds. The
-    # separator and white-space steps run only on the texts that need them (``on_rows``). The
-    # steps are struct fields, each computed once.
+    # Most texts are ASCII: then nothing needs NFC, no dash and no white space but "\t" to "\r"
+    # can need folding, and a separator can only be "," between ASCII digits, which a simpler
+    # regex finds. The separator, white-space and NFC steps run only on the texts that need them
+    # (``on_rows``; NFC with the white-space step, see ``_nfc``). The steps are struct fields,
+    # each computed once.
     text, wide = pl.field("text"), pl.field("wide")
-    lower = to_expr(expr, "expr").str.to_lowercase()
-    staged = pl.struct(text=lower).struct.with_fields(
+    given = to_expr(expr, "expr")
+    staged = pl.struct(text=given.str.to_lowercase()).struct.with_fields(
         wide=text.str.len_chars() != text.str.len_bytes()
     )
     staged = staged.struct.with_fields(text=text.str.replace_all(DASHES, "-"))
@@ -132,11 +165,11 @@ def fold(expr: IntoExpr) -> pl.Expr:
     staged = staged.struct.with_fields(
         text=_where(
             wide | text.str.contains(_ASCII_WHITE_SPACE),
-            lambda text: text.str.replace_all(_OTHER_WHITE_SPACE, " "),
+            lambda text: _nfc(text).str.replace_all(_OTHER_WHITE_SPACE, " "),
         )
     )
     folded = staged.struct.field("text").str.replace_all("  +", " ").str.strip_chars(" ")
-    return keep_name(folded, lower)  # the caller's column name, not the struct field's
+    return keep_name(folded, given)  # the caller's column name, not the struct field's
 
 
 def _where(needed: pl.Expr, step: Callable[[pl.Expr], pl.Expr]) -> pl.Expr:
@@ -145,6 +178,22 @@ def _where(needed: pl.Expr, step: Callable[[pl.Expr], pl.Expr]) -> pl.Expr:
         needed,
         {"text": pl.field("text")},
         step(pl.col("text")),
+        otherwise=lambda frame: frame.get_column("text"),
+        dtype=pl.String(),
+    )
+
+
+def _nfc(text: pl.Expr) -> pl.Expr:
+    """Normalize to NFC the texts that may need it (on those rows alone).
+
+    It runs after lower case, dashes and separators, on the texts that are not ASCII (one pass
+    with the white-space step): the result is the same as NFC first, since lower case maps no
+    text out of NFC that NFC would map differently, and NFC changes no dash, digit or separator.
+    """
+    return on_rows(
+        text.str.contains(_MAY_NEED_NFC),
+        {"text": text},
+        pl.col("text").str.normalize("NFC"),
         otherwise=lambda frame: frame.get_column("text"),
         dtype=pl.String(),
     )
@@ -177,7 +226,7 @@ def _drop(text: pl.Expr, pattern: str) -> pl.Expr:
 def mark(folded: pl.Expr) -> pl.Expr:
     """Insert the number markers into folded text (see the module docstring)."""
     text = folded.str.replace_all("-", "N-", literal=True)
-    text = text.str.replace_all(r"([\p{L}\d])N", "${1}H")  # a dash after a word is a hyphen
+    text = text.str.replace_all(f"({WORD})N", "${1}H")  # after a word character: a hyphen
     text = text.str.replace_all(".N", ".", literal=True)  # "-" after "." is neither
     text = text.str.replace_all(".", "Q.", literal=True)
     text = text.str.replace_all(r"\d+", "S${0}E")
@@ -195,7 +244,7 @@ def needles(folded_ref: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
     left = (
         pl.when(folded_ref.str.contains(r"^\d"))
         .then(pl.lit("S"))
-        .when(folded_ref.str.contains(r"^-\d"))
+        .when(folded_ref.str.contains(r"^-\.?\d"))
         .then(pl.lit("N"))
         .when(folded_ref.str.contains(r"^\.\d"))
         .then(pl.lit("Q"))

@@ -1,7 +1,25 @@
 """Failure kind names and the when/then chain that picks one per row.
 
-The chain is written once, in the order of the table in SPEC.md §2; every scorer that explains
-its failures goes through :func:`failure_chain`.
+The chain is written once, in table order; every scorer that explains its failures goes through
+:func:`failure_chain`.
+
+=====  ==================  ===============================================================
+order  kind                when
+=====  ==================  ===============================================================
+0      ``no_reference``    no usable acceptable answer
+1      the carried kind    the row carries its own non-blank ``failure_kind`` (never right)
+2      ``error``           ``status`` is ``"error"`` (never right)
+3      ``budget_stop``     ``partial`` is true and ``notes`` holds a budget note
+4      ``refusal``         a ``trace`` step finished with a refusal, or ``status`` is
+                           ``"refused"``
+5      ``parse_failure``   no answer text
+6      ``not_in_document`` an answer was expected and the answer is a not-found report
+7      ``wrong``           anything else
+=====  ==================  ===============================================================
+
+A stop and a refusal come before ``parse_failure``: the two orders differ only on rows without
+answer text, and there the stop or the refusal is the reason the text is missing (a content
+filter leaves an empty reply).
 """
 
 from __future__ import annotations
@@ -18,7 +36,7 @@ REFUSAL: Final = "refusal"
 NOT_IN_DOCUMENT: Final = "not_in_document"
 WRONG: Final = "wrong"
 
-#: The standard kinds in table order (the carried kind sits between no_reference and error).
+#: The standard kinds in the order reports list their counts (the order they have always had).
 KINDS: Final[tuple[str, ...]] = (
     NO_REFERENCE,
     ERROR,
@@ -29,10 +47,22 @@ KINDS: Final[tuple[str, ...]] = (
     WRONG,
 )
 
-#: The notes that say a limit stopped a partial run.
+#: The standard kinds in the order the chain tries them (the carried kind sits after
+#: ``no_reference``).
+CHAIN_ORDER: Final[tuple[str, ...]] = (
+    NO_REFERENCE,
+    ERROR,
+    BUDGET_STOP,
+    REFUSAL,
+    PARSE_FAILURE,
+    NOT_IN_DOCUMENT,
+    WRONG,
+)
+
+#: The notes that say a limit stopped a partial run (matched as whole words, in any case).
 BUDGET_NOTES: Final[tuple[str, ...]] = ("cost_cap_reached", "call_cap_reached", "limit_refused")
 
-#: The trace finish reasons that say a model refused.
+#: The trace finish reasons that say a model refused (matched as whole words, in any case).
 REFUSAL_REASONS: Final[tuple[str, ...]] = ("refusal", "content_filter")
 
 
@@ -42,9 +72,9 @@ def failure_chain(
     no_reference: pl.Expr,
     carried: pl.Expr,
     error: pl.Expr,
-    parse_failure: pl.Expr,
     budget_stop: pl.Expr,
     refusal: pl.Expr,
+    parse_failure: pl.Expr,
     not_in_document: pl.Expr,
 ) -> pl.Expr:
     """Return the failure kind of each row: null when correct, else the first that applies.
@@ -61,12 +91,12 @@ def failure_chain(
         .then(carried)
         .when(error)
         .then(pl.lit(ERROR))
-        .when(parse_failure)
-        .then(pl.lit(PARSE_FAILURE))
         .when(budget_stop)
         .then(pl.lit(BUDGET_STOP))
         .when(refusal)
         .then(pl.lit(REFUSAL))
+        .when(parse_failure)
+        .then(pl.lit(PARSE_FAILURE))
         .when(not_in_document)
         .then(pl.lit(NOT_IN_DOCUMENT))
         .otherwise(pl.lit(WRONG))
