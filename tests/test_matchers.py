@@ -906,3 +906,29 @@ def test_matchers_module_attributes_and_modules() -> None:
     assert sys.modules["gradeframe.matchers.matches"].matches is gf.matches
     assert set(gf.matchers.CHOICE_COLUMNS) == {"correct", "expectation", "chosen"}
     assert gf.matchers.F1_COLUMNS == ("correct", "expectation", "f1")
+
+
+EMPTY_CALLS = {
+    "exact_match": lambda f: f.grade.exact_match("a", "k"),
+    "includes": lambda f: f.grade.includes("a", "l"),
+    "includes_fold": lambda f: f.grade.includes("a", "l", fold=True),
+    "matches": lambda f: f.grade.matches("a", r"(?=x)x$"),
+    "matches_column": lambda f: f.grade.matches("a", pattern_column="k"),
+    "within": lambda f: f.grade.within("n", "n", delta=1),
+    "choice": lambda f: f.grade.choice("a", "k"),
+    "f1": lambda f: f.grade.f1("a", "l"),
+}
+
+
+@pytest.mark.parametrize("matcher", EMPTY_CALLS)
+def test_empty_frame_gives_the_output_schema(matcher) -> None:
+    # Dask and Spark build their metadata by grading an empty frame.
+    schema = {"a": pl.String, "k": pl.String, "n": pl.Float64, "l": pl.List(pl.String)}
+    empty = pl.DataFrame(schema=schema)
+    eager = EMPTY_CALLS[matcher](empty)
+    lazy = EMPTY_CALLS[matcher](empty.lazy()).collect()
+    pandas = EMPTY_CALLS[matcher](empty.to_pandas())
+    assert eager.height == 0
+    assert lazy.schema == eager.schema
+    assert list(pandas.columns) == eager.columns
+    assert eager.schema["correct"] == pl.Boolean
