@@ -365,23 +365,21 @@ def shown(value: Value) -> pl.Expr:
     return pl.coalesce([*parts, pl.lit("null")])
 
 
-def check_rows(
-    checked: pl.Expr, problem: pl.Expr, *, matcher: str, return_dtype: pl.DataType
-) -> pl.Expr:
-    """Pass ``checked`` through, raising naming the first row where ``problem`` is not null.
+def check_rows(checked: pl.Expr, *, matcher: str, return_dtype: pl.DataType) -> pl.Expr:
+    """Pass a value through, raising naming the first row where something is wrong with it.
 
-    ``problem`` is a String expression: null where the row is fine, else what is wrong with it
-    (for example "the expected value in row {row} is 'x'" is built from it as "{problem}").
-    The check runs over whole columns (one ``map_batches``), never row by row.
+    ``checked`` is a struct with the fields ``value`` (passed through) and ``problem`` (String:
+    null where the row is fine, else what is wrong with its expected value, as in "is null;
+    ..."). One ``map_batches`` over whole columns, never row by row.
     """
 
-    def run(series: Sequence[pl.Series]) -> pl.Series:
-        values, problems = series
+    def run(batch: pl.Series) -> pl.Series:
+        problems = batch.struct.field("problem")
         bad = problems.is_not_null()
         if bad.any():
             row = int(bad.arg_true()[0])
             msg = f"`{matcher}`: the expected value in row {row} {problems[row]}"
             raise ValueError(msg)
-        return values
+        return batch.struct.field("value")
 
-    return pl.map_batches([checked, problem], run, return_dtype=return_dtype)
+    return checked.map_batches(run, return_dtype=return_dtype)

@@ -69,6 +69,8 @@ class _Patterns:
         self.bare = rf"^{token}(?:{separator}{token})*[.!]?$"
         #: Capitals run together, the whole text ("AC", "(AC)").
         self.run = rf"^[(\[]?[{caps}]{{2,}}[)\]]?[.!]?$"
+        #: Either of the two.
+        self.bare_or_run = f"{self.bare}|{self.run}"
         #: A leading option label followed by its text ("B) Paris", "(B) Paris", "B. Paris",
         #: "[B] Paris", "B: Paris").
         self.label = rf"^[(\[]?([{both}])[)\].:][ \t]+\S"
@@ -111,9 +113,7 @@ def _read(
     Each value is a struct field, computed once.
     """
     field = pl.field("text")
-    staged = pl.struct(text=text).struct.with_fields(
-        bare=field.str.contains(patterns.bare) | field.str.contains(patterns.run)
-    )
+    staged = pl.struct(text=text).struct.with_fields(bare=field.str.contains(patterns.bare_or_run))
     # Only the (short) bare lists are taken apart: the other rows become "" first, since a
     # regex over masked rows would still read their text.
     only_bare = pl.when(pl.field("bare")).then(field).otherwise(pl.lit(""))
@@ -139,16 +139,22 @@ def chosen_text(text: pl.Expr, letters: str = DEFAULT_LETTERS) -> pl.Expr:
     patterns = _Patterns(letters)
     whole = pl.field("whole")
     staged = pl.struct(whole=_clean(text.fill_null("")))
-    staged = staged.struct.with_fields(
-        line=_clean(whole.str.extract(_ANSWER_LINE_RE, group_index=1)),
-        phrase=_clean(whole.str.extract(_ANSWER_IS_RE, group_index=1)),
+    # The marker sources, read on the rows that hold the word "answer" at all.
+    text_column = pl.col("text")
+    line = _clean(text_column.str.extract(_ANSWER_LINE_RE, group_index=1))
+    phrase = _clean(text_column.str.extract(_ANSWER_IS_RE, group_index=1))
+    by_marker = on_rows(
+        whole.str.contains(r"(?i)answer"),
+        {"text": whole},
+        pl.coalesce([_read(line, patterns), _read(phrase, patterns, after_phrase=True)]),
+        otherwise=_nulls,
+        dtype=pl.String(),
     )
     # The last line (a bare list: a reasoning that ends on its letter), then the first line
     # (a letter, then its reasons), read on the rows that have more than one line (the others
     # were read whole).
-    lines = pl.col("text")
-    last = _clean(lines.str.extract(_LAST_LINE_RE, group_index=1))
-    first = _clean(lines.str.extract(_FIRST_LINE_RE, group_index=1))
+    last = _clean(text_column.str.extract(_LAST_LINE_RE, group_index=1))
+    first = _clean(text_column.str.extract(_FIRST_LINE_RE, group_index=1))
     by_line = on_rows(
         whole.str.contains("\n", literal=True),
         {"text": whole},
@@ -156,15 +162,7 @@ def chosen_text(text: pl.Expr, letters: str = DEFAULT_LETTERS) -> pl.Expr:
         otherwise=_nulls,
         dtype=pl.String(),
     )
-    found = pl.coalesce(
-        [
-            _read(pl.field("line"), patterns, after_phrase=False),
-            _read(pl.field("phrase"), patterns, after_phrase=True),
-            _read(whole, patterns, after_phrase=False),
-            by_line,
-            pl.lit(""),
-        ]
-    )
+    found = pl.coalesce([by_marker, _read(whole, patterns), by_line, pl.lit("")])
     return staged.struct.with_fields(found=found).struct.field("found")
 
 
@@ -290,25 +288,33 @@ def _expected_letters(source: Input, letters: str) -> pl.Expr:
     else:
         raise source.error("String (letters) or List(String)")
     upper = letters.upper()
-    compact = text.str.to_uppercase().str.replace_all(r"[\s,;/&()\[\].]+|\bAND\b", "")
-    outside = compact.str.extract(f"([^{re.escape(upper)}])", group_index=1)
+    # One struct, each stage computed once: the text, its letters run together, the first
+    # character that is not an option letter, then the letters in order and the problem.
+    compact = (
+        text.str.to_uppercase()
+        .str.replace_all(" AND ", " ", literal=True)
+        .str.replace_all(r"[\s,;/&()\[\].]+", "")
+    )
+    staged = pl.struct(text=text, compact=compact)
+    staged = staged.struct.with_fields(
+        outside=pl.field("compact").str.extract(f"([^{re.escape(upper)}])", group_index=1)
+    )
     problem = (
-        pl.when(text.is_null())
+        pl.when(pl.field("text").is_null())
         .then(pl.lit("is null; every row needs its letters (an empty text means none)."))
-        .when(outside.is_not_null())
+        .when(pl.field("outside").is_not_null())
         .then(
             pl.lit("is '")
-            + text
+            + pl.field("text")
             + pl.lit("': '")
-            + outside
+            + pl.field("outside")
             + pl.lit(f"' is not one of the option letters '{letters}'.")
         )
     )
-    staged = pl.struct(compact=compact).struct.with_fields(
-        wanted=sorted_letters(pl.field("compact"), upper)
+    staged = staged.struct.with_fields(
+        value=sorted_letters(pl.field("compact"), upper), problem=problem
     )
-    wanted = staged.struct.field("wanted")
-    return _base.check_rows(wanted, problem, matcher="choice", return_dtype=pl.String)
+    return _base.check_rows(staged, matcher="choice", return_dtype=pl.String)
 
 
 def _rule(inputs: dict[str, Input], letters: str) -> pl.Expr:

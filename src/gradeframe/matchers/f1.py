@@ -261,7 +261,11 @@ def _expected_answers(source: Input) -> pl.Expr:
     problem = pl.when(answers.is_null() | (usable == 0)).then(
         pl.lit("has no answer (null, or an empty list); every row needs one.")
     )
-    return _base.check_rows(answers, problem, matcher="f1", return_dtype=pl.List(pl.String))
+    return _base.check_rows(
+        pl.struct(value=answers, problem=problem),
+        matcher="f1",
+        return_dtype=pl.List(pl.String),
+    )
 
 
 def _rule(inputs: dict[str, Input], threshold: float) -> pl.Expr:
