@@ -102,13 +102,22 @@ def _scores(batch: pl.Series) -> pl.Series:
     """
     frame = batch.struct.unnest().with_row_index("row")
     height = frame.height
-    spaced = pl.lit("  ") + pl.col("text").str.replace_all(" ", "  ", literal=True) + pl.lit("  ")
+    # Tokens one space apart: then a text has one token more than it has spaces.
+    single = pl.col("text").str.replace_all("  +", " ").str.strip_chars(" ")
+    spaced = pl.lit("  ") + pl.col("single").str.replace_all(" ", "  ", literal=True) + pl.lit("  ")
+    words = pl.col("single").str.count_matches(" ", literal=True) + 1
     answers = (
         _normal(frame.lazy(), "actual", ["row"])
-        .select("row", spaced=spaced)
-        .with_columns(
-            answer_tokens=pl.col("spaced").str.count_matches(r"[^ ]+")
-            - pl.col("spaced").str.count_matches(r" (?:a|an|the) ")
+        .select("row", single=single)
+        .select(
+            "row",
+            spaced=spaced,
+            words=pl.when(pl.col("single") == "").then(0).otherwise(words),
+        )
+        .select(
+            "row",
+            "spaced",
+            answer_tokens=pl.col("words") - pl.col("spaced").str.count_matches(r" (?:a|an|the) "),
         )
         .sort("row")  # one row per answer, in order: a row number is a position
         .collect()
