@@ -67,6 +67,10 @@ READING_CASES = [
         "so $\\langle H\\rangle \\ll \\Delta E$.\n**Answer: D**", "D", id="nemo_1526_bold_line"
     ),
     pytest.param("**Answer:** **B**", "B", id="markdown_bold_marker_and_value"),
+    pytest.param("ANSWER: Option B", "B", id="option_word_before_letter"),
+    pytest.param("The answer is option C because", "C", id="answer_is_option_letter"),
+    pytest.param("Options A and C", "AC", id="option_word_not_read_as_letters"),
+    pytest.param("I choose option B", "", id="option_mid_sentence_not_read"),
     pytest.param("B\nBecause Paris is the capital.", "B", id="letter_then_reasons"),
     pytest.param("bad", "", id="lower_case_word_is_not_a_list"),
     pytest.param("A dog barked.", "", id="article_a_is_not_a_choice"),

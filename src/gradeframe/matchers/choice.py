@@ -13,7 +13,8 @@ wins):
 The text a source gives is read as a *bare list* of letters ("B", "b", "(B)", "B.", "[B]",
 "A, C", "A and C", "A & C"; run together only in capitals: "AC", since "bad" and "cab" are
 words), else as a *leading option label* followed by its text ("B) Paris", "(B) Paris",
-"B. Paris", "B: Paris"). After ``answer is`` a capital letter followed by anything but a letter
+"B. Paris", "B: Paris"); either may start with the word "option" or "choice" ("Option B").
+After ``answer is`` a capital letter followed by anything but a letter
 also counts ("The answer is C because ..."), except the pronoun "I" followed by a word ("the
 answer is I think B" does not choose I). A letter inside a word never counts ("Don't know"
 chose nothing, "None of the above" chose nothing).
@@ -64,20 +65,22 @@ class _Patterns:
         both = re.escape(self.upper + letters.lower())
         caps = re.escape(self.upper)
         token = rf"[(\[]?[{both}][)\]]?"
+        #: "Option B", "choice (B)": the word before the letters is dropped.
+        word = r"(?:(?i:options?|choices?)[ \t]+)?"
         separator = r"(?:[ \t]*[,;/&][ \t]*|[ \t]+(?i:and)[ \t]+|[ \t]+)"
         #: A bare list of letters, the whole text ("B", "(B).", "A, C", "A and C").
-        self.bare = rf"^{token}(?:{separator}{token})*[.!]?$"
+        self.bare = rf"^{word}{token}(?:{separator}{token})*[.!]?$"
         #: Capitals run together, the whole text ("AC", "(AC)").
         self.run = rf"^[(\[]?[{caps}]{{2,}}[)\]]?[.!]?$"
         #: Either of the two.
         self.bare_or_run = f"{self.bare}|{self.run}"
         #: A leading option label followed by its text ("B) Paris", "(B) Paris", "B. Paris",
         #: "[B] Paris", "B: Paris").
-        self.label = rf"^[(\[]?([{both}])[)\].:][ \t]+\S"
+        self.label = rf"^{word}[(\[]?([{both}])[)\].:][ \t]+\S"
         #: A leading capital not followed by a letter, digit or apostrophe ("C because").
-        self.lead = rf"^\(?([{caps}])\)?(?:$|[^\p{{L}}\p{{N}}'’])"
+        self.lead = rf"^{word}\(?([{caps}])\)?(?:$|[^\p{{L}}\p{{N}}'’])"
         #: Anything in an upper-cased bare list that is not a letter ("AND", brackets, commas).
-        self.not_letter = rf"\bAND\b|[^{caps}]"
+        self.not_letter = rf"^(?:OPTIONS?|CHOICES?)[ \t]+|\bAND\b|[^{caps}]"
 
 
 def _clean(text: pl.Expr) -> pl.Expr:
