@@ -644,6 +644,14 @@ def test_expression_arguments_are_checked_now() -> None:
 def test_max_metadata_length_is_exported() -> None:
     assert gf.MAX_METADATA_LENGTH == 500
     assert matchers.MAX_METADATA_LENGTH == 500
+    from gradeframe.matchers import MAX_METADATA_LENGTH
+
+    assert MAX_METADATA_LENGTH == 500
+
+
+def test_max_metadata_length_set_at_run_time_shows_in_matchers(monkeypatch) -> None:
+    monkeypatch.setattr(gf, "MAX_METADATA_LENGTH", 80)
+    assert matchers.MAX_METADATA_LENGTH == 80
 
 
 # --------------------------------------------------------------------------------------------
