@@ -44,11 +44,14 @@ CHOICE_COLUMNS: Final = CHOICE.columns
 #: The option letters of up to ten options.
 DEFAULT_LETTERS: Final = "ABCDEFGHIJ"
 
-#: The last line that begins with an answer marker: its value, to the end of the line. The
-#: greedy ``.*`` (with ``s``) makes the match the last one; the marker may wear markdown.
-_ANSWER_LINE_RE: Final = r"(?ims)\A.*^[ \t>*#_]*(?:final[ \t]+)?answers?[ \t*_]*:[ \t*_]*([^\n]*)"
-#: The text after the last "answer is" / "answers are", to the end of the line.
-_ANSWER_IS_RE: Final = r"(?is)\A.*\banswers?[ \t]+(?:is|are)[ \t]*:?[ \t*_]*([^\n]*)"
+#: A line that begins with an answer marker (the marker may wear markdown), to its end.
+_ANSWER_LINE_RE: Final = r"(?im)^[ \t>*#_]*(?:final[ \t]+)?answers?[ \t*_]*:[^\n]*"
+#: The marker at the start of such a line, with what surrounds it.
+_ANSWER_MARKER_RE: Final = r"(?i)^[ \t>*#_]*(?:final[ \t]+)?answers?[ \t*_]*:[ \t*_]*"
+#: "answer is" / "answers are", to the end of its line.
+_ANSWER_IS_LINE_RE: Final = r"(?i)\banswers?[ \t]+(?:is|are)\b[^\n]*"
+#: The text after the last "answer is" of a line (the greedy ``.*`` makes it the last).
+_ANSWER_IS_RE: Final = r"(?i)\A.*\banswers?[ \t]+(?:is|are)[ \t]*:?[ \t*_]*(.*)"
 #: The first line of a text.
 _FIRST_LINE_RE: Final = r"\A([^\n]*)"
 #: The last line of a text.
@@ -144,8 +147,16 @@ def chosen_text(text: pl.Expr, letters: str = DEFAULT_LETTERS) -> pl.Expr:
     staged = pl.struct(whole=_clean(text.fill_null("")))
     # The marker sources, read on the rows that hold the word "answer" at all.
     text_column = pl.col("text")
-    line = _clean(text_column.str.extract(_ANSWER_LINE_RE, group_index=1))
-    phrase = _clean(text_column.str.extract(_ANSWER_IS_RE, group_index=1))
+    # Each marker line is found by a search without captures (fast); only the last one is
+    # taken apart, so the captures run on one short line, never on the whole reply.
+    line = _clean(
+        text_column.str.extract_all(_ANSWER_LINE_RE).list.last().str.replace(_ANSWER_MARKER_RE, "")
+    )
+    phrase = _clean(
+        text_column.str.extract_all(_ANSWER_IS_LINE_RE)
+        .list.last()
+        .str.extract(_ANSWER_IS_RE, group_index=1)
+    )
     by_marker = on_rows(
         whole.str.contains(r"(?i)answer"),
         {"text": whole},
