@@ -6,6 +6,7 @@ Usage::
     python benchmarks/bench.py --quick         # 200k-row smoke run, writes RESULTS.md
     python benchmarks/bench.py --rows 500000   # base size other than 1M
     python benchmarks/bench.py --profile       # stage timings on 1M rows (printed only)
+    python benchmarks/bench.py --extract       # extract_number vs bare str.extract, 1M rows
     python benchmarks/bench.py --matchers      # choice and f1 on 1M rows (printed only)
 
 Every measurement runs in its own subprocess (``--worker``), so the peak RSS each one reports is
@@ -965,12 +966,60 @@ def main_profile(args: argparse.Namespace) -> None:
     _say(f"wrote the profile into {RESULTS}")
 
 
+# --------------------------------------------------------------------------------------------
+# Extraction rows (--extract)
+# --------------------------------------------------------------------------------------------
+
+#: The bare-Polars floor for reading a number out of the answers: one regex extract.
+BARE_NUMBER = r"(-?[0-9]+(?:\.[0-9]+)?)"
+
+
+def main_extract(args: argparse.Namespace) -> None:
+    """Time the extraction functions against bare ``str.extract`` on the same column.
+
+    All run in this one process on the benchmark frame's ``answer`` column (1M rows; 200k with
+    ``--quick``), interleaved round by round (so that a change in machine load hits every row
+    alike), best of 5. Printed only: the ratio is the number to read, not the seconds.
+    """
+    import gradeframe as gf
+
+    n = args.rows or (200_000 if args.quick else 1_000_000)
+    frame = pl.read_parquet(frame_path(n), columns=["answer"])
+    bare_label = f"bare `str.extract({BARE_NUMBER!r})`"
+    rows = {
+        bare_label: pl.col("answer").str.extract(BARE_NUMBER, 1),
+        "extract_number (last)": gf.extract_number("answer"),
+        "extract_number (first)": gf.extract_number("answer", which="first"),
+        "extract (last match)": gf.extract("answer", r"([0-9]+)"),
+        "extract_answer": gf.extract_answer("answer"),
+        "extract_boxed": gf.extract_boxed("answer"),
+    }
+    best = dict.fromkeys(rows, float("inf"))
+    for _ in range(5):
+        for label, expr in rows.items():
+            start = time.perf_counter()
+            frame.select(expr)
+            best[label] = min(best[label], time.perf_counter() - start)
+    bare = best[bare_label]
+    lines = [
+        f"## Extraction: {n:,} rows, best of 5 (machine load {os.getloadavg()[0]:.2f})",
+        "",
+        "| function | time | × bare `str.extract` |",
+        "|---|---:|---:|",
+    ]
+    lines += [f"| {label} | {_fmt_s(t)} | {t / bare:.1f}× |" for label, t in best.items()]
+    print("\n".join(lines))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, help="base size (default 1M, 200k with --quick)")
     parser.add_argument("--refs-rows", type=int, help="rows for the 1/10/50 refs runs")
     parser.add_argument("--quick", action="store_true", help="200k-row smoke run")
     parser.add_argument("--profile", action="store_true", help="time the stages separately")
+    parser.add_argument(
+        "--extract", action="store_true", help="time extract_number etc. against str.extract"
+    )
     parser.add_argument(
         "--budget", type=float, help="minutes for the timed part (default 15, 6 with --quick)"
     )
@@ -984,6 +1033,8 @@ def main() -> None:
         print(json.dumps(worker(json.loads(args.worker)), default=str))
     elif args.profile:
         main_profile(args)
+    elif args.extract:
+        main_extract(args)
     elif args.matchers:
         main_matchers(args)
     else:

@@ -17,7 +17,12 @@ import pytest
 from nbclient import NotebookClient
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
-NAMES = ["quickstart_polars.ipynb", "quickstart_pandas.ipynb", "failure_analysis.ipynb"]
+NAMES = [
+    "quickstart_polars.ipynb",
+    "quickstart_pandas.ipynb",
+    "failure_analysis.ipynb",
+    "extraction_and_choice.ipynb",
+]
 
 
 @pytest.fixture

@@ -1,11 +1,13 @@
 """Write and execute the notebooks in notebooks/ (saved with their outputs).
 
 Run from the repository root with the development environment:
-``.venv/bin/python tools/make_notebooks.py``. tests/test_notebooks.py re-executes them.
+``.venv/bin/python tools/make_notebooks.py`` (or name the notebooks to make only those).
+tests/test_notebooks.py re-executes them.
 """
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import nbformat
@@ -196,13 +198,169 @@ FAILURE_ANALYSIS = [
 ]
 
 
+EXTRACTION_AND_CHOICE = [
+    new_markdown_cell(
+        "# Extraction and multiple choice\n\n"
+        "Models reason before they answer. To score them, pull the final answer out of the "
+        "reply first (`gf.extract_answer`, `gf.extract_number`, `gf.extract_boxed`, "
+        "`gf.extract`), then score it; multiple-choice replies are scored by the letters they "
+        "chose (`choice`). Every step is a Polars expression over the whole column.\n\n"
+        "This notebook scores two small made-up runs of two models: a multiple-choice set and a "
+        "GSM8K-style set of arithmetic word problems."
+    ),
+    new_code_cell(
+        "import polars as pl\n\nimport gradeframe as gf\n\n"
+        "pl.Config.set_fmt_str_lengths(60)\npl.Config.set_tbl_cols(-1)\n"
+        "pl.Config.set_tbl_width_chars(200)\npl.Config.set_tbl_rows(20)"
+    ),
+    new_markdown_cell(
+        "## Multiple choice\n\n"
+        "Each reply names its option in its own way: a bare letter, a letter with its option "
+        "text, an `ANSWER:` line after some reasoning, two letters for a two-answer item, or "
+        'no letter at all (the "D" of "Don\'t know" is not a choice).'
+    ),
+    new_code_cell(
+        "mc = pl.DataFrame(\n"
+        "    {\n"
+        '        "model": ["m1"] * 6 + ["m2"] * 6,\n'
+        '        "item": [1, 2, 3, 4, 5, 6] * 2,\n'
+        '        "key": ["B", "C", "A", "AC", "D", "B"] * 2,\n'
+        '        "reply": [\n'
+        '            "B",\n'
+        '            "(C) Paris",\n'
+        '            "Oxygen is the lightest of the three.\\nANSWER: A",\n'
+        '            "A and C",\n'
+        '            "D. 1969",\n'
+        '            "The answer is (B).",\n'
+        '            "A",\n'
+        '            "C) Paris",\n'
+        '            "ANSWER: B\\nOn reflection, no.\\nANSWER: A",\n'
+        '            "C",\n'
+        '            "Don\'t know",\n'
+        '            "b",\n'
+        "        ],\n"
+        "    }\n"
+        ")\n"
+        'mc_graded = mc.grade.choice("reply", "key")\n'
+        'mc_graded.select("model", "item", "reply", "key", "chosen", "correct")'
+    ),
+    new_code_cell(
+        'mc_graded.group_by("model").agg(pl.len().alias("n"), pl.col("correct").mean())'
+        '.sort("model")'
+    ),
+    new_markdown_cell(
+        "## A GSM8K-style set\n\n"
+        "The eight questions of the chain-of-thought prompt of lm-evaluation-harness's "
+        "`gsm8k_cot` task, with their answers written the GSM8K way (`#### 6`). The replies show "
+        'the forms models use: GSM8K\'s `####`, "The answer is ...", an `ANSWER:` line, a '
+        "LaTeX box, a self-correction, money and thousands separators, and a reply without any "
+        "final answer."
+    ),
+    new_code_cell(
+        "gsm = pl.DataFrame(\n"
+        "    {\n"
+        '        "item": list(range(1, 9)) * 2,\n'
+        '        "model": ["m1"] * 8 + ["m2"] * 8,\n'
+        '        "solution": [\n'
+        '            "21 - 15 = 6.\\n#### 6", "3 + 2 = 5.\\n#### 5", "74 - 35 = 39.\\n#### 39",\n'
+        '            "20 - 12 = 8.\\n#### 8", "5 + 4 = 9.\\n#### 9", "9 + 20 = 29.\\n#### 29",\n'
+        '            "35 - 2 = 33.\\n#### 33", "23 - 15 = 8.\\n#### 8",\n'
+        "        ] * 2,\n"
+        '        "reply": [\n'
+        '            "21 - 15 = 6 trees.\\n#### 6",\n'
+        '            "3 + 2 = 5. The answer is 5.",\n'
+        '            "They had 32 + 42 = 74 and ate 35.\\nANSWER: 39",\n'
+        '            "He gave Denny $\\\\boxed{8}$ lollipops.",\n'
+        '            "5 + 4 = 9. The answer is 9.",\n'
+        '            "9 + 20 = 29 computers.\\n#### 29",\n'
+        '            "58 - 23 = 35, 35 - 2 = 33.\\nANSWER: 33",\n'
+        '            "She has $8.00 left.",\n'
+        '            "21 - 15 = 6.\\n#### 6",\n'
+        '            "ANSWER: 6\\nWait: 3 + 2 = 5.\\nANSWER: 5",\n'
+        '            "74 - 35 = 39 pieces, the answer is 39.",\n'
+        '            "20 - 12 = 8.\\n#### 8",\n'
+        '            "I am not sure how many toys he has.",\n'
+        '            "4 days × 5 = 20 computers were added.\\n#### 20",\n'
+        '            "He has 33 golf balls.\\n**Answer:** **33**",\n'
+        '            "23 - 15 = 8.\\n#### 8",\n'
+        "        ],\n"
+        "    }\n"
+        ")\n"
+        "gsm = gsm.with_columns(\n"
+        '    truth=gf.extract_number(gf.extract_answer("solution", marker="####")),\n'
+        ")\n"
+        'gsm.select("item", "model", "truth", "reply")'
+    ),
+    new_markdown_cell(
+        "Three ways to read the replies. `extract_answer` takes the last `ANSWER:` (or `####`) "
+        "line, so a reply that corrects itself is read at its correction; `extract_number` takes "
+        "the last number of the whole reply; `extract_boxed` reads LaTeX boxes."
+    ),
+    new_code_cell(
+        "read = gsm.with_columns(\n"
+        '    answer_line=gf.extract_answer("reply"),\n'
+        '    hashes=gf.extract_answer("reply", marker="####"),\n'
+        '    boxed=gf.extract_boxed("reply"),\n'
+        '    last_number=gf.extract_number("reply"),\n'
+        ")\n"
+        'read.select("item", "model", "answer_line", "hashes", "boxed", "last_number")'
+    ),
+    new_markdown_cell(
+        "Scored strictly (the reply must give its answer in the `####` form the prompt asked "
+        "for), a reply without that line is a `parse_failure`, not a wrong answer:"
+    ),
+    new_code_cell(
+        'strict = read.with_columns(refs=pl.col("truth").cast(pl.Int64).cast(pl.String))\n'
+        'strict = strict.grade.answer_contains("hashes", "refs")\n'
+        'strict.select("item", "model", "hashes", "refs", "correct", "failure_kind")'
+    ),
+    new_code_cell('strict.grade.report("model")'),
+    new_markdown_cell(
+        "Accepting any of the three final-answer forms (the first one a reply has) is one "
+        "`pl.coalesce`; only the replies that never state a final answer are parse failures now:"
+    ),
+    new_code_cell(
+        'any_form = read.with_columns(final=pl.coalesce("answer_line", "hashes", "boxed"))\n'
+        'any_form = any_form.with_columns(refs=pl.col("truth").cast(pl.Int64).cast(pl.String))\n'
+        'any_form.grade.answer_contains("final", "refs").grade.report("model")'
+    ),
+    new_markdown_cell(
+        "Scored leniently (the last number of the reply, within 0.5 % of the truth), most "
+        "replies count, and so does the one that corrected itself. The reply that ends on an "
+        "intermediate number (`20` computers added) is still wrong:"
+    ),
+    new_code_cell(
+        'lenient = read.grade.within("last_number", "truth", percent=0.5)\n'
+        'lenient.select("item", "model", "last_number", "truth", "correct")'
+    ),
+    new_markdown_cell(
+        "The same accuracy straight from the expressions, in a `group_by` (every gradeframe "
+        "expression works inside `agg`, `over` and `when/then`):"
+    ),
+    new_code_cell(
+        'gsm.group_by("model").agg(\n'
+        "    strict=gf.answer_contains(\n"
+        '        gf.extract_answer("reply", marker="####"),\n'
+        '        pl.col("truth").cast(pl.Int64).cast(pl.String),\n'
+        '    ).struct.field("correct").mean(),\n'
+        '    lenient=gf.within(gf.extract_number("reply"), "truth", percent=0.5)\n'
+        '    .struct.field("correct")\n'
+        "    .mean(),\n"
+        ').sort("model")'
+    ),
+]
+
+
 def main() -> None:
     """Write each notebook and execute it in place."""
     for name, cells in (
         ("quickstart_polars.ipynb", QUICKSTART_POLARS),
         ("quickstart_pandas.ipynb", QUICKSTART_PANDAS),
         ("failure_analysis.ipynb", FAILURE_ANALYSIS),
+        ("extraction_and_choice.ipynb", EXTRACTION_AND_CHOICE),
     ):
+        if sys.argv[1:] and name not in sys.argv[1:]:
+            continue  # python tools/make_notebooks.py NAME.ipynb ... makes only those
         notebook = new_notebook(cells=cells)
         notebook.metadata["kernelspec"] = {
             "name": "python3",

@@ -15,6 +15,7 @@ from gradeframe.answer import (
     with_answer_contains,
 )
 from gradeframe.example import example, example_document
+from gradeframe.extract import extract, extract_answer, extract_boxed, extract_number
 from gradeframe.fold import fold
 from gradeframe.kinds import KINDS
 from gradeframe.matchers import (
@@ -43,6 +44,10 @@ __all__ = [
     "exact_match",
     "example",
     "example_document",
+    "extract",
+    "extract_answer",
+    "extract_boxed",
+    "extract_number",
     "f1",
     "failures",
     "fold",

@@ -23,6 +23,7 @@ import polars as pl
 import pyarrow as pa
 
 from gradeframe import answer as answer_rules
+from gradeframe import extract as extract_rules
 from gradeframe import fold
 from gradeframe import matchers as matcher_rules
 from gradeframe import report as report_rules
@@ -294,3 +295,19 @@ class PandasSeriesGrade:
     def is_not_found(self, *, phrases: Sequence[str] | None = None) -> pd.Series:
         """Detect not-found reports; see :func:`gradeframe.is_not_found`."""
         return self._run(lambda e: answer_rules.is_not_found(e, phrases=phrases))
+
+    def extract_answer(self, *, marker: str = "answer") -> pd.Series:
+        """Read the answer after the last marker line; see :func:`gradeframe.extract_answer`."""
+        return self._run(lambda e: extract_rules.extract_answer(e, marker=marker))
+
+    def extract(self, pattern: Any, *, group: int = 1, which: str = "last") -> pd.Series:
+        """Capture a group of a regex match; see :func:`gradeframe.extract`."""
+        return self._run(lambda e: extract_rules.extract(e, pattern, group=group, which=which))  # type: ignore[arg-type]
+
+    def extract_number(self, *, which: str = "last") -> pd.Series:
+        """Read a number; see :func:`gradeframe.extract_number`."""
+        return self._run(lambda e: extract_rules.extract_number(e, which=which))  # type: ignore[arg-type]
+
+    def extract_boxed(self) -> pd.Series:
+        r"""Read the last \boxed{...}; see :func:`gradeframe.extract_boxed`."""
+        return self._run(extract_rules.extract_boxed)

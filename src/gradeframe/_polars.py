@@ -11,6 +11,7 @@ from typing import Any
 import polars as pl
 
 from gradeframe import answer as answer_rules
+from gradeframe import extract as extract_rules
 from gradeframe import fold
 from gradeframe import matchers as matcher_rules
 from gradeframe import report as report_rules
@@ -88,6 +89,22 @@ class ExprGrade:
         """Detect not-found reports; see :func:`gradeframe.is_not_found`."""
         return answer_rules.is_not_found(self._expr, phrases=phrases)
 
+    def extract_answer(self, *, marker: str = "answer") -> pl.Expr:
+        """Read the answer after the last marker line; see :func:`gradeframe.extract_answer`."""
+        return extract_rules.extract_answer(self._expr, marker=marker)
+
+    def extract(self, pattern: Any, *, group: int = 1, which: str = "last") -> pl.Expr:
+        """Capture a group of a regex match; see :func:`gradeframe.extract`."""
+        return extract_rules.extract(self._expr, pattern, group=group, which=which)  # type: ignore[arg-type]
+
+    def extract_number(self, *, which: str = "last") -> pl.Expr:
+        """Read a number; see :func:`gradeframe.extract_number`."""
+        return extract_rules.extract_number(self._expr, which=which)  # type: ignore[arg-type]
+
+    def extract_boxed(self) -> pl.Expr:
+        r"""Read the last \boxed{...}; see :func:`gradeframe.extract_boxed`."""
+        return extract_rules.extract_boxed(self._expr)
+
 
 @pl.api.register_series_namespace("grade")
 class SeriesGrade:
@@ -107,3 +124,20 @@ class SeriesGrade:
     def is_not_found(self, *, phrases: Sequence[str] | None = None) -> pl.Series:
         """Detect not-found reports; see :func:`gradeframe.is_not_found`."""
         return self._run(answer_rules.is_not_found(pl.col(self._series.name), phrases=phrases))
+
+    def extract_answer(self, *, marker: str = "answer") -> pl.Series:
+        """Read the answer after the last marker line; see :func:`gradeframe.extract_answer`."""
+        return self._run(extract_rules.extract_answer(pl.col(self._series.name), marker=marker))
+
+    def extract(self, pattern: Any, *, group: int = 1, which: str = "last") -> pl.Series:
+        """Capture a group of a regex match; see :func:`gradeframe.extract`."""
+        column = pl.col(self._series.name)
+        return self._run(extract_rules.extract(column, pattern, group=group, which=which))  # type: ignore[arg-type]
+
+    def extract_number(self, *, which: str = "last") -> pl.Series:
+        """Read a number; see :func:`gradeframe.extract_number`."""
+        return self._run(extract_rules.extract_number(pl.col(self._series.name), which=which))  # type: ignore[arg-type]
+
+    def extract_boxed(self) -> pl.Series:
+        r"""Read the last \boxed{...}; see :func:`gradeframe.extract_boxed`."""
+        return self._run(extract_rules.extract_boxed(pl.col(self._series.name)))

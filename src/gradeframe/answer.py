@@ -774,7 +774,9 @@ def _deferred(answer: IntoExpr, refs: IntoExpr, *, prefix: str, **flat: object) 
     order = list(columns)
 
     def run(series: Sequence[pl.Series]) -> pl.Series:
-        frame = pl.DataFrame(series)
+        # Named by position: in group_by().agg() and over() Polars hands the batches over
+        # without their names (as column_0, column_1, ...).
+        frame = pl.DataFrame([s.alias(name) for s, name in zip(series, order, strict=True)])
         graded = with_answer_contains(
             frame,
             **{**flat, **names, "prefix": prefix},  # type: ignore[arg-type]
@@ -790,9 +792,9 @@ def _deferred(answer: IntoExpr, refs: IntoExpr, *, prefix: str, **flat: object) 
             prefix + "outcome": pl.String,
         }
     )
-    return pl.map_batches([columns[n] for n in order], run, return_dtype=dtype).alias(
-        prefix + "answer_contains"
-    )
+    return pl.map_batches(
+        [columns[n] for n in order], run, return_dtype=dtype, is_elementwise=True
+    ).alias(prefix + "answer_contains")
 
 
 @dataclass(frozen=True)
