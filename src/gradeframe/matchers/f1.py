@@ -35,7 +35,7 @@ F1: Final = _base.matcher("f1", {"actual": "text", "expected": "refs"}, f1=pl.Fl
 F1_COLUMNS: Final = F1.columns
 
 #: Python's ``string.punctuation``: the ASCII characters ``!"#$%&'()*+,-./:;<=>?@[\]^_`{|}~``.
-_PUNCTUATION_RE: Final = r"[!-/:-@\[-`{-~]"
+_PUNCTUATION_RE: Final = r"[!-/:-@\[-`{-~]+"
 #: The articles SQuAD removes, as whole words.
 _ARTICLES_RE: Final = r"\b(?:a|an|the)\b"
 _ARTICLES: Final = ("a", "an", "the")
@@ -102,17 +102,19 @@ def _scores(batch: pl.Series) -> pl.Series:
     """
     frame = batch.struct.unnest().with_row_index("row")
     height = frame.height
-    # Tokens one space apart: then a text has one token more than it has spaces.
+    # Tokens one space apart, then every space doubled: a text has one token more than it has
+    # spaces, and doubling adds one byte per space, so the byte lengths count the tokens.
     single = pl.col("text").str.replace_all("  +", " ").str.strip_chars(" ")
-    spaced = pl.lit("  ") + pl.col("single").str.replace_all(" ", "  ", literal=True) + pl.lit("  ")
-    words = pl.col("single").str.count_matches(" ", literal=True) + 1
+    doubled = pl.col("single").str.replace_all(" ", "  ", literal=True)
+    spaces = pl.col("doubled").str.len_bytes() - pl.col("single").str.len_bytes()
     answers = (
         _normal(frame.lazy(), "actual", ["row"])
         .select("row", single=single)
+        .with_columns(doubled=doubled)
         .select(
             "row",
-            spaced=spaced,
-            words=pl.when(pl.col("single") == "").then(0).otherwise(words),
+            spaced=pl.lit("  ") + pl.col("doubled") + pl.lit("  "),
+            words=pl.when(pl.col("single") == "").then(0).otherwise(spaces + 1),
         )
         .select(
             "row",
