@@ -233,16 +233,33 @@ def deferred(
     One call over whole columns: the inputs become a frame, and the same expression the frame
     functions use runs on it. Length-1 inputs (literals) are broadcast. Inputs are then
     expressions, so messages call them "the expression".
+
+    The call is elementwise, so that ``group_by().agg()`` and ``over()`` make one call over all
+    groups instead of one per group. Inside ``when/then`` Polars then hands over the rows the
+    condition leaves out as nulls (its rows are masked, not removed); a marker input, true on
+    every row, tells them apart: where the marker is null the row is not graded and its result
+    is null (Polars discards it), so a masked row never raises as a null expected value would.
     """
     names = list(arguments)
 
     def run(series: Sequence[pl.Series]) -> pl.Series:
+        *values, marker = series
         height = max(len(s) for s in series)
         columns = [
             (s if len(s) == height else s.new_from_index(0, height)).alias(f"_{i}")
-            for i, s in enumerate(series)
+            for i, s in enumerate(values)
         ]
         frame = pl.DataFrame(columns)
+        masked = marker.is_null() if len(marker) == height else None
+        if masked is not None and masked.any():
+            kept = ~masked
+            graded = _grade(frame.filter(kept))
+            # position of each kept row among the kept rows; null where the row is masked
+            index = pl.select(pl.when(kept).then(kept.cum_sum() - 1)).to_series()
+            return graded.gather(index)
+        return _grade(frame)
+
+    def _grade(frame: pl.DataFrame) -> pl.Series:
         inner = {a: (pl.col(f"_{i}"), pl.col(f"_{i}")) for i, a in enumerate(names)}
         built = expression(
             spec, inner, rule, expectation=expectation, prefix=prefix, schema=frame.schema
@@ -250,7 +267,10 @@ def deferred(
         return frame.select(built).to_series()
 
     inputs = [expr for _, expr in arguments.values()]
-    return pl.map_batches(inputs, run, return_dtype=spec.dtype(prefix)).alias(prefix + spec.name)
+    marker = pl.repeat(True, pl.len())
+    return pl.map_batches(
+        [*inputs, marker], run, return_dtype=spec.dtype(prefix), is_elementwise=True
+    ).alias(prefix + spec.name)
 
 
 def frame_result(
