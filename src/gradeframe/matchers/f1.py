@@ -59,33 +59,12 @@ def squad_tokens(text: pl.Expr) -> pl.Expr:
     return normal.str.split(" ").list.eval(pl.element().filter(pl.element() != ""))
 
 
-def _normal(frame: pl.LazyFrame, text: str, keys: Sequence[str]) -> pl.LazyFrame:
-    """Normalise a text column as SQuAD does, up to the split: tokens separated by spaces.
+def _normal(text: pl.Series) -> pl.Series:
+    """Normalise a text Series as SQuAD does, up to the split: tokens separated by spaces.
 
-    Most texts are plain lower-case ASCII words after the punctuation is gone: their tokens are
-    their words (an article is then a token to drop). The others get the article and
-    white-space regexes.
-    """
-    normal = pl.col(text).str.to_lowercase().str.replace_all(_PUNCTUATION_RE, "")
-    staged = frame.select(*keys, normal=normal).with_columns(
-        simple=pl.col("normal").str.contains(_SIMPLE_RE)
-    )
-    slow = pl.col("normal").str.replace_all(_ARTICLES_RE, " ")
-    return pl.concat(
-        [
-            staged.filter(pl.col("simple")).select(*keys, text=pl.col("normal")),
-            staged.filter(~pl.col("simple")).select(
-                *keys, text=slow.str.replace_all(_WHITE_SPACE_RE, " ")
-            ),
-        ]
-    )
-
-
-def _normal_answers(text: pl.Series) -> pl.Series:
-    """Normalise a text Series as :func:`_normal` does, in place: same rows, same order.
-
-    The article and white-space regexes run only on the rows that need them, which are then
-    put back at their positions.
+    Same rows, same order. Most texts are plain lower-case ASCII words after the punctuation is
+    gone: their tokens are their words (an article is then a token to drop). Only the others
+    get the article and white-space regexes, and are put back at their positions.
     """
     normal = text.str.to_lowercase().str.replace_all(_PUNCTUATION_RE, "")
     slow = ~normal.str.contains(_SIMPLE_RE)
@@ -100,11 +79,12 @@ def _normal_answers(text: pl.Series) -> pl.Series:
     return normal
 
 
-def _tokens(frame: pl.LazyFrame, text: str, keys: Sequence[str]) -> pl.LazyFrame:
+def _tokens(frame: pl.DataFrame, text: str, keys: Sequence[str]) -> pl.LazyFrame:
     """Explode a text column into its SQuAD tokens: one row per (keys..., token)."""
     return (
-        _normal(frame, text, keys)
-        .select(*keys, token=pl.col("text").str.split(" "))
+        frame.with_columns(_normal(frame.get_column(text)).alias(text))
+        .lazy()
+        .select(*keys, token=pl.col(text).str.split(" "))
         .explode("token")
         .filter(pl.col("token") != "", ~pl.col("token").is_in(_ARTICLES))
     )
@@ -127,7 +107,7 @@ def _scores(batch: pl.Series) -> pl.Series:
     doubled = pl.col("single").str.replace_all(" ", "  ", literal=True)
     spaces = pl.col("doubled").str.len_bytes() - pl.col("single").str.len_bytes()
     answers = (
-        pl.LazyFrame({"text": _normal_answers(frame.get_column("actual"))})
+        pl.LazyFrame({"text": _normal(frame.get_column("actual"))})
         .select(single=single)
         .with_columns(doubled=doubled)
         .select(
@@ -146,6 +126,7 @@ def _scores(batch: pl.Series) -> pl.Series:
         .explode("text")
         .filter(pl.col("text").is_not_null())
         .with_row_index("item")
+        .collect()
     )
     counts = (
         _tokens(items, "text", ["item", "row"])
