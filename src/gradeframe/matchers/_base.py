@@ -244,7 +244,7 @@ def deferred(
 
     def run(series: Sequence[pl.Series]) -> pl.Series:
         *values, marker = series
-        height = max(len(s) for s in series)
+        height = max(len(s) for s in values)
         columns = [
             (s if len(s) == height else s.new_from_index(0, height)).alias(f"_{i}")
             for i, s in enumerate(values)
