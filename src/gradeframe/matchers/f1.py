@@ -79,10 +79,18 @@ def _normal(text: pl.Series) -> pl.Series:
     return normal
 
 
+def _normal_distinct(text: pl.Series) -> pl.Series:
+    """Normalise as :func:`_normal` does, each distinct text once (expected answers repeat)."""
+    distinct = text.unique()
+    if 2 * distinct.len() > text.len():
+        return _normal(text)
+    return text.replace_strict(distinct, _normal(distinct), return_dtype=pl.String)
+
+
 def _tokens(frame: pl.DataFrame, text: str, keys: Sequence[str]) -> pl.LazyFrame:
     """Explode a text column into its SQuAD tokens: one row per (keys..., token)."""
     return (
-        frame.with_columns(_normal(frame.get_column(text)).alias(text))
+        frame.with_columns(_normal_distinct(frame.get_column(text)).alias(text))
         .lazy()
         .select(*keys, token=pl.col(text).str.split(" "))
         .explode("token")
