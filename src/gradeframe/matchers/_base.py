@@ -385,6 +385,24 @@ def shown(value: Value) -> pl.Expr:
     return pl.coalesce([*parts, pl.lit("null")])
 
 
+def on_distinct(expr: pl.Expr, build: Callable[[pl.Expr], pl.Expr]) -> pl.Expr:
+    """Compute ``build(expr)`` once per distinct value of ``expr`` and give each row its result.
+
+    For columns whose values repeat (expected letters, keys): the work runs on the distinct
+    values and the rows take theirs by a join (null is a value like any other).
+    """
+
+    def run(batch: pl.Series) -> pl.Series:
+        rows = batch.alias("v").to_frame()
+        distinct = rows.unique(maintain_order=False)
+        table = distinct.select("v", out=build(pl.col("v")))
+        joined = rows.join(table, on="v", how="left", nulls_equal=True, maintain_order="left")
+        return joined.get_column("out").alias(batch.name)
+
+    dtype = pl.select(build(pl.lit(None, pl.String)).alias("_")).to_series().dtype
+    return expr.map_batches(run, return_dtype=dtype)
+
+
 def check_rows(checked: pl.Expr, *, matcher: str, return_dtype: pl.DataType) -> pl.Expr:
     """Pass a value through, raising naming the first row where something is wrong with it.
 

@@ -301,6 +301,17 @@ def _expected_letters(source: Input, letters: str) -> pl.Expr:
         text = source.expr.cast(pl.List(pl.String)).list.join("")
     else:
         raise source.error("String (letters) or List(String)")
+    # Expected letters repeat (a handful of keys over many rows): each distinct text is read
+    # once, and the rows take its value and problem by a join.
+    return _base.check_rows(
+        _base.on_distinct(text, lambda t: _letters_and_problem(t, letters)),
+        matcher="choice",
+        return_dtype=pl.String,
+    )
+
+
+def _letters_and_problem(text: pl.Expr, letters: str) -> pl.Expr:
+    """Return the struct (value: the letters in order, problem: what is wrong, or null)."""
     upper = letters.upper()
     # One struct, each stage computed once: the text, its letters run together, the first
     # character that is not an option letter, then the letters in order and the problem.
@@ -328,7 +339,7 @@ def _expected_letters(source: Input, letters: str) -> pl.Expr:
     staged = staged.struct.with_fields(
         value=sorted_letters(pl.field("compact"), upper), problem=problem
     )
-    return _base.check_rows(staged, matcher="choice", return_dtype=pl.String)
+    return pl.struct(value=staged.struct.field("value"), problem=staged.struct.field("problem"))
 
 
 def _rule(inputs: dict[str, Input], letters: str) -> pl.Expr:
