@@ -66,7 +66,23 @@ READING_CASES = [
     pytest.param(
         "so $\\langle H\\rangle \\ll \\Delta E$.\n**Answer: D**", "D", id="nemo_1526_bold_line"
     ),
+    # EleutherAI/lm-evaluation-harness PR #2502 (bbh few-shot), issue #2905 (a final period)
+    # and PR #4188 (generative MMLU): the forms its filters missed.
+    pytest.param("Correct answer is (B)", "B", id="lm_eval_2502_correct_answer_is"),
+    pytest.param(" (B)\n", "B", id="lm_eval_2502_spaces_and_newline"),
+    pytest.param("(C).", "C", id="lm_eval_2905_final_period"),
+    pytest.param("B. 4", "B", id="lm_eval_4188_label_then_value"),
+    pytest.param("Let me think about this.\nANSWER: B", "B", id="lm_eval_4188_answer_line"),
+    # lm-evaluation-harness PR #3879: the last parenthesised letter is a rejected option, not
+    # the answer; without a marker nothing is guessed.
+    pytest.param(
+        "Conclusion: (B). Eliminated: (A), (C), (D).", "", id="lm_eval_3879_no_positional_guess"
+    ),
     pytest.param("**Answer:** **B**", "B", id="markdown_bold_marker_and_value"),
+    pytest.param("ANSWER: Option B", "B", id="option_word_before_letter"),
+    pytest.param("The answer is option C because", "C", id="answer_is_option_letter"),
+    pytest.param("Options A and C", "AC", id="option_word_not_read_as_letters"),
+    pytest.param("I choose option B", "", id="option_mid_sentence_not_read"),
     pytest.param("B\nBecause Paris is the capital.", "B", id="letter_then_reasons"),
     pytest.param("bad", "", id="lower_case_word_is_not_a_list"),
     pytest.param("A dog barked.", "", id="article_a_is_not_a_choice"),

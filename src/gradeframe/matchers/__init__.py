@@ -37,10 +37,10 @@ Reading values
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import Any
 
-from gradeframe._limits import MAX_METADATA_LENGTH
 from gradeframe.matchers._base import Matcher
 from gradeframe.matchers.choice import CHOICE, CHOICE_COLUMNS, choice, with_choice
 from gradeframe.matchers.exact import (
@@ -97,3 +97,14 @@ _SPECS: dict[Callable[..., Any], Matcher] = {
 def spec_of(function: Callable[..., Any]) -> Matcher:
     """Return the description of a matcher's ``with_*`` frame function."""
     return _SPECS[function]
+
+
+def __getattr__(name: str) -> Any:
+    """``MAX_METADATA_LENGTH`` is ``gradeframe.MAX_METADATA_LENGTH``, read when asked for.
+
+    So setting ``gradeframe.MAX_METADATA_LENGTH`` at run time shows here too.
+    """
+    if name == "MAX_METADATA_LENGTH":
+        return sys.modules["gradeframe"].MAX_METADATA_LENGTH
+    msg = f"module {__name__!r} has no attribute {name!r}"
+    raise AttributeError(msg)

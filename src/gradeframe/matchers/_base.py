@@ -233,16 +233,33 @@ def deferred(
     One call over whole columns: the inputs become a frame, and the same expression the frame
     functions use runs on it. Length-1 inputs (literals) are broadcast. Inputs are then
     expressions, so messages call them "the expression".
+
+    The call is elementwise, so that ``group_by().agg()`` and ``over()`` make one call over all
+    groups instead of one per group. Inside ``when/then`` Polars then hands over the rows the
+    condition leaves out as nulls (its rows are masked, not removed); a marker input, true on
+    every row, tells them apart: where the marker is null the row is not graded and its result
+    is null (Polars discards it), so a masked row never raises as a null expected value would.
     """
     names = list(arguments)
 
     def run(series: Sequence[pl.Series]) -> pl.Series:
-        height = max(len(s) for s in series)
+        *values, marker = series
+        height = max(len(s) for s in values)
         columns = [
             (s if len(s) == height else s.new_from_index(0, height)).alias(f"_{i}")
-            for i, s in enumerate(series)
+            for i, s in enumerate(values)
         ]
         frame = pl.DataFrame(columns)
+        masked = marker.is_null() if len(marker) == height else None
+        if masked is not None and masked.any():
+            kept = ~masked
+            graded = _grade(frame.filter(kept))
+            # position of each kept row among the kept rows; null where the row is masked
+            index = pl.select(pl.when(kept).then(kept.cum_sum() - 1)).to_series()
+            return graded.gather(index)
+        return _grade(frame)
+
+    def _grade(frame: pl.DataFrame) -> pl.Series:
         inner = {a: (pl.col(f"_{i}"), pl.col(f"_{i}")) for i, a in enumerate(names)}
         built = expression(
             spec, inner, rule, expectation=expectation, prefix=prefix, schema=frame.schema
@@ -250,7 +267,10 @@ def deferred(
         return frame.select(built).to_series()
 
     inputs = [expr for _, expr in arguments.values()]
-    return pl.map_batches(inputs, run, return_dtype=spec.dtype(prefix)).alias(prefix + spec.name)
+    marker = pl.repeat(True, pl.len())
+    return pl.map_batches(
+        [*inputs, marker], run, return_dtype=spec.dtype(prefix), is_elementwise=True
+    ).alias(prefix + spec.name)
 
 
 def frame_result(
@@ -365,23 +385,39 @@ def shown(value: Value) -> pl.Expr:
     return pl.coalesce([*parts, pl.lit("null")])
 
 
-def check_rows(
-    checked: pl.Expr, problem: pl.Expr, *, matcher: str, return_dtype: pl.DataType
-) -> pl.Expr:
-    """Pass ``checked`` through, raising naming the first row where ``problem`` is not null.
+def on_distinct(expr: pl.Expr, build: Callable[[pl.Expr], pl.Expr]) -> pl.Expr:
+    """Compute ``build(expr)`` once per distinct value of ``expr`` and give each row its result.
 
-    ``problem`` is a String expression: null where the row is fine, else what is wrong with it
-    (for example "the expected value in row {row} is 'x'" is built from it as "{problem}").
-    The check runs over whole columns (one ``map_batches``), never row by row.
+    For columns whose values repeat (expected letters, keys): the work runs on the distinct
+    values and the rows take theirs by a join (null is a value like any other).
     """
 
-    def run(series: Sequence[pl.Series]) -> pl.Series:
-        values, problems = series
+    def run(batch: pl.Series) -> pl.Series:
+        rows = batch.alias("v").to_frame()
+        distinct = rows.unique(maintain_order=False)
+        table = distinct.select("v", out=build(pl.col("v")))
+        joined = rows.join(table, on="v", how="left", nulls_equal=True, maintain_order="left")
+        return joined.get_column("out").alias(batch.name)
+
+    dtype = pl.select(build(pl.lit(None, pl.String)).alias("_")).to_series().dtype
+    return expr.map_batches(run, return_dtype=dtype)
+
+
+def check_rows(checked: pl.Expr, *, matcher: str, return_dtype: pl.DataType) -> pl.Expr:
+    """Pass a value through, raising naming the first row where something is wrong with it.
+
+    ``checked`` is a struct with the fields ``value`` (passed through) and ``problem`` (String:
+    null where the row is fine, else what is wrong with its expected value, as in "is null;
+    ..."). One ``map_batches`` over whole columns, never row by row.
+    """
+
+    def run(batch: pl.Series) -> pl.Series:
+        problems = batch.struct.field("problem")
         bad = problems.is_not_null()
         if bad.any():
             row = int(bad.arg_true()[0])
             msg = f"`{matcher}`: the expected value in row {row} {problems[row]}"
             raise ValueError(msg)
-        return values
+        return batch.struct.field("value")
 
-    return pl.map_batches([checked, problem], run, return_dtype=return_dtype)
+    return checked.map_batches(run, return_dtype=return_dtype)

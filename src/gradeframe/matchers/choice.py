@@ -13,7 +13,8 @@ wins):
 The text a source gives is read as a *bare list* of letters ("B", "b", "(B)", "B.", "[B]",
 "A, C", "A and C", "A & C"; run together only in capitals: "AC", since "bad" and "cab" are
 words), else as a *leading option label* followed by its text ("B) Paris", "(B) Paris",
-"B. Paris", "B: Paris"). After ``answer is`` a capital letter followed by anything but a letter
+"B. Paris", "B: Paris"); either may start with the word "option" or "choice" ("Option B").
+After ``answer is`` a capital letter followed by anything but a letter
 also counts ("The answer is C because ..."), except the pronoun "I" followed by a word ("the
 answer is I think B" does not choose I). A letter inside a word never counts ("Don't know"
 chose nothing, "None of the above" chose nothing).
@@ -43,11 +44,14 @@ CHOICE_COLUMNS: Final = CHOICE.columns
 #: The option letters of up to ten options.
 DEFAULT_LETTERS: Final = "ABCDEFGHIJ"
 
-#: The last line that begins with an answer marker: its value, to the end of the line. The
-#: greedy ``.*`` (with ``s``) makes the match the last one; the marker may wear markdown.
-_ANSWER_LINE_RE: Final = r"(?ims)\A.*^[ \t>*#_]*(?:final[ \t]+)?answers?[ \t*_]*:[ \t*_]*([^\n]*)"
-#: The text after the last "answer is" / "answers are", to the end of the line.
-_ANSWER_IS_RE: Final = r"(?is)\A.*\banswers?[ \t]+(?:is|are)[ \t]*:?[ \t*_]*([^\n]*)"
+#: A line that begins with an answer marker (the marker may wear markdown), to its end.
+_ANSWER_LINE_RE: Final = r"(?im)^[ \t>*#_]*(?:final[ \t]+)?answers?[ \t*_]*:[^\n]*"
+#: The marker at the start of such a line, with what surrounds it.
+_ANSWER_MARKER_RE: Final = r"(?i)^[ \t>*#_]*(?:final[ \t]+)?answers?[ \t*_]*:[ \t*_]*"
+#: "answer is" / "answers are", to the end of its line.
+_ANSWER_IS_LINE_RE: Final = r"(?i)\banswers?[ \t]+(?:is|are)\b[^\n]*"
+#: The text after the last "answer is" of a line (the greedy ``.*`` makes it the last).
+_ANSWER_IS_RE: Final = r"(?i)\A.*\banswers?[ \t]+(?:is|are)[ \t]*:?[ \t*_]*(.*)"
 #: The first line of a text.
 _FIRST_LINE_RE: Final = r"\A([^\n]*)"
 #: The last line of a text.
@@ -64,18 +68,22 @@ class _Patterns:
         both = re.escape(self.upper + letters.lower())
         caps = re.escape(self.upper)
         token = rf"[(\[]?[{both}][)\]]?"
+        #: "Option B", "choice (B)": the word before the letters is dropped.
+        word = r"(?:(?i:options?|choices?)[ \t]+)?"
         separator = r"(?:[ \t]*[,;/&][ \t]*|[ \t]+(?i:and)[ \t]+|[ \t]+)"
         #: A bare list of letters, the whole text ("B", "(B).", "A, C", "A and C").
-        self.bare = rf"^{token}(?:{separator}{token})*[.!]?$"
+        self.bare = rf"^{word}{token}(?:{separator}{token})*[.!]?$"
         #: Capitals run together, the whole text ("AC", "(AC)").
         self.run = rf"^[(\[]?[{caps}]{{2,}}[)\]]?[.!]?$"
+        #: Either of the two.
+        self.bare_or_run = f"{self.bare}|{self.run}"
         #: A leading option label followed by its text ("B) Paris", "(B) Paris", "B. Paris",
         #: "[B] Paris", "B: Paris").
-        self.label = rf"^[(\[]?([{both}])[)\].:][ \t]+\S"
+        self.label = rf"^{word}[(\[]?([{both}])[)\].:][ \t]+\S"
         #: A leading capital not followed by a letter, digit or apostrophe ("C because").
-        self.lead = rf"^\(?([{caps}])\)?(?:$|[^\p{{L}}\p{{N}}'’])"
+        self.lead = rf"^{word}\(?([{caps}])\)?(?:$|[^\p{{L}}\p{{N}}'’])"
         #: Anything in an upper-cased bare list that is not a letter ("AND", brackets, commas).
-        self.not_letter = rf"\bAND\b|[^{caps}]"
+        self.not_letter = rf"^(?:OPTIONS?|CHOICES?)[ \t]+|\bAND\b|[^{caps}]"
 
 
 def _clean(text: pl.Expr) -> pl.Expr:
@@ -111,9 +119,7 @@ def _read(
     Each value is a struct field, computed once.
     """
     field = pl.field("text")
-    staged = pl.struct(text=text).struct.with_fields(
-        bare=field.str.contains(patterns.bare) | field.str.contains(patterns.run)
-    )
+    staged = pl.struct(text=text).struct.with_fields(bare=field.str.contains(patterns.bare_or_run))
     # Only the (short) bare lists are taken apart: the other rows become "" first, since a
     # regex over masked rows would still read their text.
     only_bare = pl.when(pl.field("bare")).then(field).otherwise(pl.lit(""))
@@ -139,16 +145,30 @@ def chosen_text(text: pl.Expr, letters: str = DEFAULT_LETTERS) -> pl.Expr:
     patterns = _Patterns(letters)
     whole = pl.field("whole")
     staged = pl.struct(whole=_clean(text.fill_null("")))
-    staged = staged.struct.with_fields(
-        line=_clean(whole.str.extract(_ANSWER_LINE_RE, group_index=1)),
-        phrase=_clean(whole.str.extract(_ANSWER_IS_RE, group_index=1)),
+    # The marker sources, read on the rows that hold the word "answer" at all.
+    text_column = pl.col("text")
+    # Each marker line is found by a search without captures (fast); only the last one is
+    # taken apart, so the captures run on one short line, never on the whole reply.
+    line = _clean(
+        text_column.str.extract_all(_ANSWER_LINE_RE).list.last().str.replace(_ANSWER_MARKER_RE, "")
+    )
+    phrase = _clean(
+        text_column.str.extract_all(_ANSWER_IS_LINE_RE)
+        .list.last()
+        .str.extract(_ANSWER_IS_RE, group_index=1)
+    )
+    by_marker = on_rows(
+        whole.str.contains(r"(?i)answer"),
+        {"text": whole},
+        pl.coalesce([_read(line, patterns), _read(phrase, patterns, after_phrase=True)]),
+        otherwise=_nulls,
+        dtype=pl.String(),
     )
     # The last line (a bare list: a reasoning that ends on its letter), then the first line
     # (a letter, then its reasons), read on the rows that have more than one line (the others
     # were read whole).
-    lines = pl.col("text")
-    last = _clean(lines.str.extract(_LAST_LINE_RE, group_index=1))
-    first = _clean(lines.str.extract(_FIRST_LINE_RE, group_index=1))
+    last = _clean(text_column.str.extract(_LAST_LINE_RE, group_index=1))
+    first = _clean(text_column.str.extract(_FIRST_LINE_RE, group_index=1))
     by_line = on_rows(
         whole.str.contains("\n", literal=True),
         {"text": whole},
@@ -156,15 +176,7 @@ def chosen_text(text: pl.Expr, letters: str = DEFAULT_LETTERS) -> pl.Expr:
         otherwise=_nulls,
         dtype=pl.String(),
     )
-    found = pl.coalesce(
-        [
-            _read(pl.field("line"), patterns, after_phrase=False),
-            _read(pl.field("phrase"), patterns, after_phrase=True),
-            _read(whole, patterns, after_phrase=False),
-            by_line,
-            pl.lit(""),
-        ]
-    )
+    found = pl.coalesce([by_marker, _read(whole, patterns), by_line, pl.lit("")])
     return staged.struct.with_fields(found=found).struct.field("found")
 
 
@@ -289,26 +301,45 @@ def _expected_letters(source: Input, letters: str) -> pl.Expr:
         text = source.expr.cast(pl.List(pl.String)).list.join("")
     else:
         raise source.error("String (letters) or List(String)")
+    # Expected letters repeat (a handful of keys over many rows): each distinct text is read
+    # once, and the rows take its value and problem by a join.
+    return _base.check_rows(
+        _base.on_distinct(text, lambda t: _letters_and_problem(t, letters)),
+        matcher="choice",
+        return_dtype=pl.String,
+    )
+
+
+def _letters_and_problem(text: pl.Expr, letters: str) -> pl.Expr:
+    """Return the struct (value: the letters in order, problem: what is wrong, or null)."""
     upper = letters.upper()
-    compact = text.str.to_uppercase().str.replace_all(r"[\s,;/&()\[\].]+|\bAND\b", "")
-    outside = compact.str.extract(f"([^{re.escape(upper)}])", group_index=1)
+    # One struct, each stage computed once: the text, its letters run together, the first
+    # character that is not an option letter, then the letters in order and the problem.
+    compact = (
+        text.str.to_uppercase()
+        .str.replace_all(" AND ", " ", literal=True)
+        .str.replace_all(r"[\s,;/&()\[\].]+", "")
+    )
+    staged = pl.struct(text=text, compact=compact)
+    staged = staged.struct.with_fields(
+        outside=pl.field("compact").str.extract(f"([^{re.escape(upper)}])", group_index=1)
+    )
     problem = (
-        pl.when(text.is_null())
+        pl.when(pl.field("text").is_null())
         .then(pl.lit("is null; every row needs its letters (an empty text means none)."))
-        .when(outside.is_not_null())
+        .when(pl.field("outside").is_not_null())
         .then(
             pl.lit("is '")
-            + text
+            + pl.field("text")
             + pl.lit("': '")
-            + outside
+            + pl.field("outside")
             + pl.lit(f"' is not one of the option letters '{letters}'.")
         )
     )
-    staged = pl.struct(compact=compact).struct.with_fields(
-        wanted=sorted_letters(pl.field("compact"), upper)
+    staged = staged.struct.with_fields(
+        value=sorted_letters(pl.field("compact"), upper), problem=problem
     )
-    wanted = staged.struct.field("wanted")
-    return _base.check_rows(wanted, problem, matcher="choice", return_dtype=pl.String)
+    return pl.struct(value=staged.struct.field("value"), problem=staged.struct.field("problem"))
 
 
 def _rule(inputs: dict[str, Input], letters: str) -> pl.Expr:

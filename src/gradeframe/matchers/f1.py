@@ -35,7 +35,7 @@ F1: Final = _base.matcher("f1", {"actual": "text", "expected": "refs"}, f1=pl.Fl
 F1_COLUMNS: Final = F1.columns
 
 #: Python's ``string.punctuation``: the ASCII characters ``!"#$%&'()*+,-./:;<=>?@[\]^_`{|}~``.
-_PUNCTUATION_RE: Final = r"[!-/:-@\[-`{-~]"
+_PUNCTUATION_RE: Final = r"[!-/:-@\[-`{-~]+"
 #: The articles SQuAD removes, as whole words.
 _ARTICLES_RE: Final = r"\b(?:a|an|the)\b"
 _ARTICLES: Final = ("a", "an", "the")
@@ -59,33 +59,40 @@ def squad_tokens(text: pl.Expr) -> pl.Expr:
     return normal.str.split(" ").list.eval(pl.element().filter(pl.element() != ""))
 
 
-def _normal(frame: pl.LazyFrame, text: str, keys: Sequence[str]) -> pl.LazyFrame:
-    """Normalise a text column as SQuAD does, up to the split: tokens separated by spaces.
+def _normal(text: pl.Series) -> pl.Series:
+    """Normalise a text Series as SQuAD does, up to the split: tokens separated by spaces.
 
-    Most texts are plain lower-case ASCII words after the punctuation is gone: their tokens are
-    their words (an article is then a token to drop). The others get the article and
-    white-space regexes.
+    Same rows, same order. Most texts are plain lower-case ASCII words after the punctuation is
+    gone: their tokens are their words (an article is then a token to drop). Only the others
+    get the article and white-space regexes, and are put back at their positions.
     """
-    normal = pl.col(text).str.to_lowercase().str.replace_all(_PUNCTUATION_RE, "")
-    staged = frame.select(*keys, normal=normal).with_columns(
-        simple=pl.col("normal").str.contains(_SIMPLE_RE)
-    )
-    slow = pl.col("normal").str.replace_all(_ARTICLES_RE, " ")
-    return pl.concat(
-        [
-            staged.filter(pl.col("simple")).select(*keys, text=pl.col("normal")),
-            staged.filter(~pl.col("simple")).select(
-                *keys, text=slow.str.replace_all(_WHITE_SPACE_RE, " ")
-            ),
-        ]
-    )
+    normal = text.str.to_lowercase().str.replace_all(_PUNCTUATION_RE, "")
+    slow = ~normal.str.contains(_SIMPLE_RE)
+    if slow.any():
+        where = slow.arg_true()
+        fixed = (
+            normal.gather(where)
+            .str.replace_all(_ARTICLES_RE, " ")
+            .str.replace_all(_WHITE_SPACE_RE, " ")
+        )
+        normal = normal.scatter(where, fixed)
+    return normal
 
 
-def _tokens(frame: pl.LazyFrame, text: str, keys: Sequence[str]) -> pl.LazyFrame:
+def _normal_distinct(text: pl.Series) -> pl.Series:
+    """Normalise as :func:`_normal` does, each distinct text once (expected answers repeat)."""
+    distinct = text.unique()
+    if 2 * distinct.len() > text.len():
+        return _normal(text)
+    return text.replace_strict(distinct, _normal(distinct), return_dtype=pl.String)
+
+
+def _tokens(frame: pl.DataFrame, text: str, keys: Sequence[str]) -> pl.LazyFrame:
     """Explode a text column into its SQuAD tokens: one row per (keys..., token)."""
     return (
-        _normal(frame, text, keys)
-        .select(*keys, token=pl.col("text").str.split(" "))
+        frame.with_columns(_normal_distinct(frame.get_column(text)).alias(text))
+        .lazy()
+        .select(*keys, token=pl.col(text).str.split(" "))
         .explode("token")
         .filter(pl.col("token") != "", ~pl.col("token").is_in(_ARTICLES))
     )
@@ -102,16 +109,24 @@ def _scores(batch: pl.Series) -> pl.Series:
     """
     frame = batch.struct.unnest().with_row_index("row")
     height = frame.height
-    spaced = pl.lit("  ") + pl.col("text").str.replace_all(" ", "  ", literal=True) + pl.lit("  ")
+    # Tokens one space apart, then every space doubled: a text has one token more than it has
+    # spaces, and doubling adds one byte per space, so the byte lengths count the tokens.
+    single = pl.col("text").str.replace_all("  +", " ").str.strip_chars(" ")
+    doubled = pl.col("single").str.replace_all(" ", "  ", literal=True)
+    spaces = pl.col("doubled").str.len_bytes() - pl.col("single").str.len_bytes()
     answers = (
-        _normal(frame.lazy(), "actual", ["row"])
-        .select("row", spaced=spaced)
-        .with_columns(
-            answer_tokens=pl.col("spaced").str.count_matches(r"[^ ]+")
-            - pl.col("spaced").str.count_matches(r" (?:a|an|the) ")
+        pl.LazyFrame({"text": _normal(frame.get_column("actual"))})
+        .select(single=single)
+        .with_columns(doubled=doubled)
+        .select(
+            spaced=pl.lit("  ") + pl.col("doubled") + pl.lit("  "),
+            words=pl.when(pl.col("single") == "").then(0).otherwise(spaces + 1),
         )
-        .sort("row")  # one row per answer, in order: a row number is a position
-        .collect()
+        .select(
+            "spaced",
+            answer_tokens=pl.col("words") - pl.col("spaced").str.count_matches(r" (?:a|an|the) "),
+        )
+        .collect()  # one row per answer, in order: a row number is a position
     )
     items = (
         frame.lazy()
@@ -119,11 +134,16 @@ def _scores(batch: pl.Series) -> pl.Series:
         .explode("text")
         .filter(pl.col("text").is_not_null())
         .with_row_index("item")
+        .collect()
     )
+    # Expected answers repeat (across models and runs): each distinct one is tokenised and
+    # counted once, and the items take their counts by a join.
+    distinct = items.select(pl.col("text").unique()).with_columns(normal=pl.col("text"))
+    table = _tokens(distinct, "normal", ["text"]).group_by("text", "token").agg(n_truth=pl.len())
     counts = (
-        _tokens(items, "text", ["item", "row"])
-        .group_by("item", "row", "token")
-        .agg(n_truth=pl.len())
+        items.lazy()
+        .join(table, on="text", how="inner")
+        .select("item", "row", "token", "n_truth")
         .collect()
     )
     rows = counts.get_column("row")
@@ -257,11 +277,15 @@ def _expected_answers(source: Input) -> pl.Expr:
         answers = source.expr.list.eval(pl.element().cast(pl.String))
     else:
         raise source.error("String or List(String)")
-    usable = answers.list.drop_nulls().list.len()
-    problem = pl.when(answers.is_null() | (usable == 0)).then(
+    usable = answers.list.agg(pl.element().is_not_null().any())
+    problem = pl.when(answers.is_null() | ~usable).then(
         pl.lit("has no answer (null, or an empty list); every row needs one.")
     )
-    return _base.check_rows(answers, problem, matcher="f1", return_dtype=pl.List(pl.String))
+    return _base.check_rows(
+        pl.struct(value=answers, problem=problem),
+        matcher="f1",
+        return_dtype=pl.List(pl.String),
+    )
 
 
 def _rule(inputs: dict[str, Input], threshold: float) -> pl.Expr:

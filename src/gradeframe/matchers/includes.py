@@ -170,23 +170,57 @@ def _rule(
             correct=(needles.is_not_null() & found).fill_null(value=False), missing=missing
         )
 
-    # One item per (row, needle): the haystack is gathered to its needles, each needle is
-    # searched for, and the missing ones are put back together per row (the items of a row are
-    # contiguous, so each row's list is a slice of the imploded results).
     e = pl.element()
     stages = pl.struct(
         haystack=haystack, needles=needles.list.eval(e.fill_null("")).fill_null(_EMPTY_LIST)
     )
-    counts = pl.field("needles").list.len()
-    rows = pl.int_range(pl.len(), dtype=pl.Int64).repeat_by(counts).explode()
-    items = pl.field("needles").explode(empty_as_null=False)
-    item_found = _found(pl.field("haystack").gather(rows), lower(items), fold=fold)
-    not_found = pl.when(~item_found).then(items).implode()
-    starts = counts.cum_sum() - counts
-    stages = stages.struct.with_fields(
-        missing=not_found.list.slice(starts, counts).list.drop_nulls()
+    listed_needles = pl.field("needles")
+    if fold:
+        missing = pl.struct(haystack=pl.field("haystack"), needles=listed_needles).map_batches(
+            _missing_folded, return_dtype=pl.List(pl.String), is_elementwise=True
+        )
+    else:
+        # Each row's needles travel with its haystack in one list [haystack, needles...,
+        # lowered...], so one list.eval sees both: the haystack is its first element.
+        lowered = listed_needles.list.eval(lower(e)) if ignore_case else listed_needles
+        count = (e.len() - 1) // 2
+        missing = pl.concat_list(pl.field("haystack"), listed_needles, lowered).list.eval(
+            e.slice(1, count).filter(
+                ~e.first().str.contains(e.slice(1 + count, count), literal=True)
+            )
+        )
+    stages = stages.struct.with_fields(missing=missing)
+    return stages.struct.with_fields(
+        correct=(listed_needles.list.len() > 0) & (pl.field("missing").list.len() == 0)
     )
-    return stages.struct.with_fields(correct=(counts > 0) & (pl.field("missing").list.len() == 0))
+
+
+def _missing_folded(batch: pl.Series) -> pl.Series:
+    """Return the needles each row misses, with ``fold=True``, over a batch of rows.
+
+    ``batch`` holds ``haystack`` (the marked folded answer) and ``needles`` (a list). One item
+    per (row, needle) is searched for, and the missing needles are gathered back per row (a
+    group-by over the batch, never a loop over rows).
+    """
+    frame = batch.struct.unnest().with_row_index("row")
+    items = (
+        frame.lazy()
+        .explode("needles", empty_as_null=False)
+        .filter(pl.col("needles").is_not_null())
+        .select(
+            "row", needle="needles", found=_found(pl.col("haystack"), pl.col("needles"), fold=True)
+        )
+    )
+    missing = items.filter(~pl.col("found")).group_by("row").agg(pl.col("needle"))
+    return (
+        frame.lazy()
+        .select("row")
+        .join(missing, on="row", how="left", maintain_order="left")
+        .select(pl.col("needle").fill_null(_EMPTY_LIST))
+        .collect()
+        .to_series()
+        .alias(batch.name)
+    )
 
 
 def _needle_list(source: Input) -> tuple[pl.Expr, bool]:

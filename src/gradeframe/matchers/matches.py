@@ -162,6 +162,8 @@ def _search_distinct(
     compiled: regex.Pattern[str], shown: str, where: str, text: pl.Series
 ) -> pl.Series:
     """Run a ``regex`` pattern once per distinct text and spread the answers back."""
+    if text.is_empty():
+        return pl.Series(text.name, [], dtype=pl.Boolean)
     distinct = text.unique()
     found = []
     timeout = _timeout()

@@ -182,7 +182,9 @@ def _rule(inputs: dict[str, Input], *, delta: float | None, percent: float | Non
             "; it must be a finite number (only the eval's author can fix the expected column)."
         )
     )
-    checked = _base.check_rows(number, problem, matcher="within", return_dtype=pl.Float64)
+    checked = _base.check_rows(
+        pl.struct(value=number, problem=problem), matcher="within", return_dtype=pl.Float64
+    )
 
     # Staged in one struct so that each value is computed once: Polars does not share common
     # subexpressions inside a struct on an eager frame (the check would run three times).
