@@ -17,6 +17,14 @@ from gradeframe.answer import (
 from gradeframe.example import example, example_document
 from gradeframe.fold import fold
 from gradeframe.kinds import KINDS
+from gradeframe.logs import (
+    read_helm,
+    read_inspect,
+    read_lm_eval,
+    read_log,
+    read_openai_evals,
+    read_promptfoo,
+)
 from gradeframe.matchers import (
     exact_match,
     includes,
@@ -43,6 +51,12 @@ __all__ = [
     "includes",
     "is_not_found",
     "matches",
+    "read_helm",
+    "read_inspect",
+    "read_lm_eval",
+    "read_log",
+    "read_openai_evals",
+    "read_promptfoo",
     "report",
     "with_answer_contains",
     "with_exact_match",
