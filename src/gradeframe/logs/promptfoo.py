@@ -185,7 +185,7 @@ def _row(result: dict[str, Any], context: dict[str, Any], refs_key: str) -> dict
     trace = [("response", finish)] if finish else []
     if refused:
         trace.append(("refusal", "refusal"))
-    if flagged:
+    if flagged and finish != "content_filter":
         trace.append(("guardrails", "content_filter"))
     status = "error" if failure == _ERROR or error else ("refused" if refused else "ok")
     usage = response.get("tokenUsage") or result.get("tokenUsage") or {}
