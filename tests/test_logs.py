@@ -1268,11 +1268,17 @@ def test_tool_argument_and_its_aliases():
 
 
 def test_options_go_to_the_reader_that_takes_them():
-    frame = gf.read_log(LOGS, refs="refs", scorer="match")
+    with pytest.raises(
+        ValueError, match=r"gf-mcq.*has no such scorer; its scorers are \['choice'\]"
+    ):
+        gf.read_log(LOGS, scorer="match")
+    frame = gf.read_log(LOGS, refs="refs", scorer=["match", "choice"])
     promptfoo = frame.filter(tool="promptfoo", sample_id="2")
     assert promptfoo["refs"][0].to_list() == ["45.2"]
     inspect = frame.filter(tool="inspect", sample_id="units", epoch=1)
     assert inspect["tool_score"].to_list() == ["C", "C"]
+    mcq = frame.filter(tool="inspect", task="gf_mcq")
+    assert mcq["inspect_scorer"].unique().to_list() == ["choice"]
     with pytest.raises(TypeError, match=r"unknown option\(s\) 'scorer' for promptfoo"):
         gf.read_log(PROMPTFOO_JSON, scorer="match")
 

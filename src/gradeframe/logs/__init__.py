@@ -13,6 +13,7 @@ tool records them; then columns prefixed with the tool's name. So
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -212,7 +213,7 @@ def _drop_duplicates(frame: pl.DataFrame) -> pl.DataFrame:
     return frame.filter(first)
 
 
-def read_inspect(path: PathLike, *, scorer: str | None = None) -> pl.DataFrame:
+def read_inspect(path: PathLike, *, scorer: str | Sequence[str] | None = None) -> pl.DataFrame:
     """Read inspect_ai logs (``.eval`` or ``.json``; a file or a folder) into one frame.
 
     One row per sample and epoch. inspect's message and turn limits become the note
@@ -226,7 +227,8 @@ def read_inspect(path: PathLike, *, scorer: str | None = None) -> pl.DataFrame:
     path
         An inspect log file or a folder of them.
     scorer
-        The scorer whose value becomes ``tool_score``/``tool_correct`` (default: the first).
+        The scorer whose value becomes ``tool_score``/``tool_correct`` (default: each task's
+        first), or a list of them in order of preference.
 
     Returns
     -------

@@ -237,6 +237,12 @@ def build_frame(rows: list[dict[str, Any]], extras: Mapping[str, pl.DataType]) -
     return pl.DataFrame(rows, schema=schema, orient="row" if not rows else None, strict=False)
 
 
+def conform(frame: pl.DataFrame, extras: Mapping[str, pl.DataType]) -> pl.DataFrame:
+    """Cast a reader's frame built with Polars to the common dtypes (the same as build_frame's)."""
+    schema = {**IDENTITY, **MEASURES, **extras}
+    return frame.cast({name: schema[name] for name in frame.columns if name in schema})
+
+
 def concat(frames: Iterable[pl.DataFrame]) -> pl.DataFrame:
     """Stack frames of several logs or tools into one (columns missing in a frame are null)."""
     frames = list(frames)
