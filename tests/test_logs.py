@@ -1416,3 +1416,62 @@ def test_reading_imports_no_evaluation_tool():
     gf.read_log(LOGS)
     for tool in ("inspect_ai", "lm_eval", "evals", "helm"):
         assert tool not in sys.modules
+
+
+def _rewrite_eval(target: Path, change) -> None:
+    """Copy the real gf-qa .eval, passing each sample through ``change`` (members deflated)."""
+    from gradeframe.logs._common import read_zip_member
+
+    with zipfile.ZipFile(INSPECT_QA_EVAL) as source, zipfile.ZipFile(target, "w") as copy:
+        for info in source.infolist():
+            data = read_zip_member(INSPECT_QA_EVAL, source, info)
+            if info.filename.startswith("samples/"):
+                data = json.dumps(change(json.loads(data))).encode()
+            copy.writestr(info.filename, data, compress_type=zipfile.ZIP_DEFLATED)
+
+
+TRICKY = {
+    "units": ["\\frac{1}{2}", 'say "1/2"'],  # a list target with a backslash and a quote
+    "height": '["45.2"]',  # a string target that reads as a JSON list
+    "temp": "[-12, 12]",  # a string target that starts with "["
+    "unanswerable": "C:\\new\tfolder",  # backslash, tab
+}
+
+
+def _tricky(sample: dict) -> dict:
+    key = sample["id"]
+    if key in TRICKY:
+        sample["target"] = TRICKY[key]
+    if key == "multi_ref":  # a chat input, with a backslash in the question
+        sample["input"] = [
+            {"role": "system", "content": "Answer briefly."},
+            {"role": "user", "content": [{"type": "text", "text": "Path C:\\temp?"}]},
+        ]
+    if key == "refusal_text":  # an answer kept as an attachment, and an integer id
+        sample["attachments"] = {"abc": "I'm sorry."}
+        sample["output"]["completion"] = "attachment://abc"
+        sample["id"] = 7
+    return sample
+
+
+def test_inspect_targets_inputs_and_attachments_that_json_text_would_garble(tmp_path):
+    """Built at run time from the real gf-qa log: values that trip a columnar JSON reader."""
+    target = tmp_path / "tricky.eval"
+    _rewrite_eval(target, _tricky)
+    frame = gf.read_inspect(target).filter(epoch=1)
+    refs = dict(zip(frame["sample_id"], frame["refs"].to_list(), strict=True))
+    assert refs["units"] == ["\\frac{1}{2}", 'say "1/2"']
+    assert refs["height"] == ['["45.2"]']
+    assert refs["temp"] == ["[-12, 12]"]
+    assert refs["unanswerable"] == ["C:\\new\tfolder"]
+    row = frame.filter(sample_id="multi_ref").row(0, named=True)
+    assert row["input"] == "Path C:\\temp?"
+    row = frame.filter(sample_id="7").row(0, named=True)
+    assert row["output"]["answer"] == "I'm sorry."
+    # the same samples read one by one with Python's json give the same frame
+    log = json.loads(INSPECT_QA_JSON.read_text())
+    log["samples"] = [_tricky(s) for s in log["samples"]]
+    as_json = tmp_path / "tricky.json"
+    as_json.write_text(json.dumps(log))
+    columns = ["sample_id", "epoch", "input", "output", "refs", "tool_score", "tool_correct"]
+    assert gf.read_inspect(as_json).filter(epoch=1).select(columns).equals(frame.select(columns))
