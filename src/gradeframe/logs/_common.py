@@ -75,7 +75,7 @@ def log_error(path: PathLike, problem: str, *, line: int | None = None) -> LogFo
 
 def _json_problem(error: json.JSONDecodeError) -> str:
     return (
-        f"not valid JSON ({error.msg} at line {error.lineno}, column {error.colno}); "
+        f"not valid JSON ({error.msg}: line {error.lineno}, column {error.colno}); "
         "the log is truncated or corrupt"
     )
 
@@ -103,7 +103,7 @@ def iter_json_lines(path: PathLike) -> Iterator[tuple[int, Any]]:
                 yield number, json.loads(raw)
             except json.JSONDecodeError as error:
                 problem = (
-                    f"not valid JSON ({error.msg} at column {error.colno}); "
+                    f"not valid JSON ({error.msg}: column {error.colno}); "
                     "the log is truncated or corrupt"
                 )
                 raise log_error(path, problem, line=number) from None
