@@ -1475,3 +1475,28 @@ def test_inspect_targets_inputs_and_attachments_that_json_text_would_garble(tmp_
     as_json.write_text(json.dumps(log))
     columns = ["sample_id", "epoch", "input", "output", "refs", "tool_score", "tool_correct"]
     assert gf.read_inspect(as_json).filter(epoch=1).select(columns).equals(frame.select(columns))
+
+
+@pytest.mark.parametrize(
+    ("target", "refs"),
+    [
+        ("['12400', '12,400']", ["12400", "12,400"]),  # a list target, as str() writes it
+        ("['Paris', 'paris, france']", ["Paris", "paris, france"]),
+        ("1,204", ["1,204"]),  # one answer, not the tuple (1, 204) Python would read
+        ("45.20", ["45.20"]),  # as written, not 45.2
+        ("Paris", ["Paris"]),
+        ("42", ["42"]),
+    ],
+)
+def test_lm_eval_target_written_as_python_text(target, refs):
+    from gradeframe.logs.lm_eval import _target_refs
+
+    assert _target_refs(target) == refs
+
+
+def test_eval_without_zstandard_says_which_extra_to_install(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "zstandard", None)
+    with pytest.raises(ImportError, match=r"pip install 'gradeframe\[logs\]'"):
+        gf.read_inspect(INSPECT_QA_EVAL)

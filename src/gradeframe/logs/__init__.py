@@ -167,9 +167,24 @@ def read_log(path: PathLike, *, tool: str | None = None, **options: Any) -> pl.D
 
     Examples
     --------
+    The lm-eval logs kept with gradeframe's tests: lm-eval's ``exact_match`` fails "The answer
+    is 12,400 units." (``tool_correct``); gradeframe finds 12400 in it.
+
+    >>> from pathlib import Path
     >>> import gradeframe as gf
-    >>> frame = gf.read_log("tests/fixtures/logs/lm_eval")  # doctest: +SKIP
-    >>> frame.grade.answer_contains("output", "refs")  # doctest: +SKIP
+    >>> logs = Path(gf.__file__).parents[2] / "tests" / "fixtures" / "logs"
+    >>> graded = gf.read_log(logs / "lm_eval").grade.answer_contains("output", "refs")
+    >>> graded.select("sample_id", "lm_eval_filter", "refs", "tool_correct", "correct").head(3)
+    shape: (3, 5)
+    ┌───────────┬────────────────┬─────────────────────┬──────────────┬─────────┐
+    │ sample_id ┆ lm_eval_filter ┆ refs                ┆ tool_correct ┆ correct │
+    │ ---       ┆ ---            ┆ ---                 ┆ ---          ┆ ---     │
+    │ str       ┆ str            ┆ list[str]           ┆ bool         ┆ bool    │
+    ╞═══════════╪════════════════╪═════════════════════╪══════════════╪═════════╡
+    │ units     ┆ raw            ┆ ["12400", "12,400"] ┆ false        ┆ true    │
+    │ height    ┆ raw            ┆ ["45.2"]            ┆ false        ┆ false   │
+    │ temp      ┆ raw            ┆ ["12"]              ┆ false        ┆ false   │
+    └───────────┴────────────────┴─────────────────────┴──────────────┴─────────┘
     """
     path = Path(path)
     name = _tool_name(tool) if tool is not None else None

@@ -36,6 +36,7 @@ STATS = "per_instance_stats.json"
 EXTRAS: dict[str, pl.DataType] = {
     "helm_run": pl.String(),
     "helm_perturbation": pl.String(),
+    "helm_reference_index": pl.Int64(),
     "helm_split": pl.String(),
     "helm_completion": pl.String(),
     "helm_completions": pl.List(pl.String),
@@ -201,6 +202,7 @@ def _row(request_state: dict[str, Any], context: dict[str, Any]) -> dict[str, An
         "seconds": result.get("request_time"),
         "helm_perturbation": perturbation.get("name") if isinstance(perturbation, dict) else None,
         "helm_split": instance.get("split"),
+        "helm_reference_index": request_state.get("reference_index"),
         "helm_completion": first,
         "helm_completions": texts,
         "helm_output_mapping": json_text(mapping),

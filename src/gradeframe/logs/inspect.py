@@ -53,6 +53,7 @@ EXTRAS: dict[str, pl.DataType] = {
 _CUT_SHORT = ("max_tokens", "model_length")
 _SAMPLE_MEMBER = re.compile(r"^samples/.+\.json$")
 _ATTACHMENT = "attachment://"
+_LOG_START = re.compile(r'\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:')
 # inspect's verdict letters (CORRECT, INCORRECT, PARTIAL, NOANSWER) and other values as Polars
 # writes them as text: their meaning as a Boolean (other numbers are scores, not verdicts).
 _VERDICT_TEXT = {
@@ -80,8 +81,17 @@ def detect(path: PathLike) -> bool:
         return True
     if path.suffix != ".json":
         return False
+    # An EvalLog starts with its format version and status (inspect writes its fields in
+    # order); a log folder's logs.json index, keyed by file name, does not.
     text = head(path)
-    return bool(re.search(r'"eval"\s*:\s*\{', text)) and '"task"' in text and '"eval_id"' in text
+    if _LOG_START.match(text):
+        return True
+    return (
+        path.name != "logs.json"
+        and bool(re.search(r'"eval"\s*:\s*\{', text))
+        and '"eval_id"' in text
+        and '"task"' in text
+    )
 
 
 def read(path: PathLike, *, scorer: str | Sequence[str] | None = None) -> pl.DataFrame:
@@ -104,15 +114,15 @@ def read(path: PathLike, *, scorer: str | Sequence[str] | None = None) -> pl.Dat
     """
     path = Path(path)
     if path.suffix == ".eval":
-        header, members = _read_eval(path)
-        scorers = _scorers(header) or _member_scorers(path, members)
+        header, members, summaries = _read_eval(path)
+        scorers = _scorers(header, summaries) or _member_scorers(path, members)
         parts = _fast_parts(path, members, scorers)
     else:
         log = load_json(path)
         if not isinstance(log, dict) or not isinstance(log.get("eval"), dict):
             raise log_error(path, "not an inspect log (no 'eval' header)")
         header, samples = log, [s for s in log.get("samples") or [] if isinstance(s, dict)]
-        scorers = _scorers(header) or list(next((s.get("scores") or {} for s in samples), {}))
+        scorers = _scorers(header, samples)
         parts = _exact_parts(samples, scorers)
     if scorer is not None:
         wanted = [scorer] if isinstance(scorer, str) else list(scorer)
@@ -133,9 +143,15 @@ def read(path: PathLike, *, scorer: str | Sequence[str] | None = None) -> pl.Dat
     return conform(_frame(parts, context, chosen, index, scorers), EXTRAS)
 
 
-def _scorers(header: dict[str, Any]) -> list[str]:
-    scorers = (header.get("eval") or {}).get("scorers") or []
-    return [s["name"] for s in scorers if isinstance(s, dict) and isinstance(s.get("name"), str)]
+def _scorers(header: dict[str, Any], samples: list[Any]) -> list[str]:
+    """Return the scorer names: the header's, then any other a sample's scores are keyed by."""
+    listed = (header.get("eval") or {}).get("scorers") or []
+    names = [s["name"] for s in listed if isinstance(s, dict) and isinstance(s.get("name"), str)]
+    for sample in samples:
+        scores = sample.get("scores") if isinstance(sample, dict) else None
+        if isinstance(scores, dict):
+            names.extend(name for name in scores if isinstance(name, str))
+    return list(dict.fromkeys(names))
 
 
 def _member_scorers(path: Path, members: list[tuple[str, bytes]]) -> list[str]:
@@ -147,8 +163,8 @@ def _member_scorers(path: Path, members: list[tuple[str, bytes]]) -> list[str]:
     return []
 
 
-def _read_eval(path: Path) -> tuple[dict[str, Any], list[tuple[str, bytes]]]:
-    """Return the header and the sample members of an ``.eval`` archive, in archive order."""
+def _read_eval(path: Path) -> tuple[dict[str, Any], list[tuple[str, bytes]], list[Any]]:
+    """Return the header, the sample members (in archive order) and the sample summaries."""
     with open_zip(path) as archive:
         infos = {info.filename: info for info in archive.infolist()}
         # header.json is written when the run ends; a run still going has only its journal.
@@ -161,11 +177,18 @@ def _read_eval(path: Path) -> tuple[dict[str, Any], list[tuple[str, bytes]]]:
             for member, info in infos.items()
             if _SAMPLE_MEMBER.match(member)
         ]
+        # compact summaries (no output): they name every scorer a sample was scored by
+        summaries: list[Any] = []
+        for member in [m for m in infos if m == "summaries.json"] or sorted(
+            m for m in infos if m.startswith("_journal/summaries/")
+        ):
+            found = load_json(path, read_zip_member(path, archive, infos[member]), member=member)
+            summaries.extend(found if isinstance(found, list) else [])
     if not isinstance(header, dict):
         raise log_error(path, f"{name} is not a JSON object")
     if "eval" not in header and isinstance(header.get("eval_spec"), dict):
         header = {**header, "eval": header["eval_spec"]}
-    return header, members
+    return header, members, summaries
 
 
 # The columns both ways of reading produce, before they become the common columns.

@@ -148,6 +148,20 @@ def _literal(text: Any) -> Any:
         return text  # a plain string target is written as it is
 
 
+def _target_refs(target: Any) -> list[str] | None:
+    """Return a generation target's acceptable answers.
+
+    lm-eval writes ``str(target)``: a list target is the Python text of a list. Any other text
+    is the answer as written ("1,204" is one answer, not the tuple Python would read).
+    """
+    if isinstance(target, list):
+        return as_text_list(target)
+    value = _literal(target)
+    if isinstance(value, list):
+        return as_text_list(value)
+    return as_text_list(target)
+
+
 def _arguments(record: dict[str, Any]) -> list[list[Any]]:
     """Return the request arguments as lists (both layouts lm-eval has written)."""
     arguments = record.get("arguments")
@@ -248,7 +262,7 @@ def _row(record: dict[str, Any], context: dict[str, Any]) -> dict[str, Any]:
     else:
         answer = filtered[0] if filtered else None
         answer = None if answer == INVALID else as_text(answer)
-        refs = as_text_list(_literal(record.get("target")))
+        refs = _target_refs(record.get("target"))
     name, value = _metric(record)
     return {
         **_common(record, context),
@@ -268,7 +282,7 @@ def _raw_rows(record: dict[str, Any], context: dict[str, Any]) -> list[dict[str,
     generations = _generations(record)
     if generations is None:  # log-likelihood requests have no repeats: the filtered row
         return [{**_row(record, context), "lm_eval_filter": None}]
-    refs = as_text_list(_literal(record.get("target")))
+    refs = _target_refs(record.get("target"))
     common = _common(record, context)
     return [
         {**common, "epoch": i, "output": output_record(text), "refs": refs, "lm_eval_resps": None}

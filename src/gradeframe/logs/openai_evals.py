@@ -97,7 +97,7 @@ def read(path: PathLike) -> pl.DataFrame:
         kind = record["type"]
         if kind == "sampling":
             events["sampling"].append(data)
-        elif kind in ("match", "error"):
+        elif kind in ("match", "error", "metrics"):
             events[kind] = data
     if spec is None:
         raise log_error(path, "not an OpenAI evals record file (no 'spec' line)")
@@ -135,6 +135,11 @@ def _row(sample_id: str, events: dict[str, Any], context: dict[str, Any]) -> dic
         return sum(values) if values else None
 
     correct = match.get("correct") if match else None
+    # model-graded evals record their verdict in a per-sample metrics event instead
+    metrics = events.get("metrics") if isinstance(events.get("metrics"), dict) else {}
+    score = correct if match else metrics.get("score", metrics.get("choice"))
+    if not match and isinstance(metrics.get("correct"), bool):
+        correct = score = metrics["correct"]
     return {
         "tool": "openai_evals",
         **context,
@@ -143,7 +148,7 @@ def _row(sample_id: str, events: dict[str, Any], context: dict[str, Any]) -> dic
         "input": _prompt_text(samplings[0].get("prompt")) if samplings else None,
         "output": output_record(answer, status="error" if error is not None else None),
         "refs": as_text_list(match.get("expected")) if match else None,
-        "tool_score": as_text(correct),
+        "tool_score": as_text(score),
         "tool_correct": correct if isinstance(correct, bool) else None,
         "input_tokens": total("prompt_tokens"),
         "output_tokens": total("completion_tokens"),
