@@ -1500,3 +1500,15 @@ def test_eval_without_zstandard_says_which_extra_to_install(monkeypatch):
     monkeypatch.setitem(sys.modules, "zstandard", None)
     with pytest.raises(ImportError, match=r"pip install 'gradeframe\[logs\]'"):
         gf.read_inspect(INSPECT_QA_EVAL)
+
+
+@pytest.mark.parametrize("arrow", [False, True], ids=["pandas_object", "pandas_arrow"])
+def test_read_frame_grades_the_same_in_pandas(arrow):
+    frame = gf.read_log(LOGS / "helm")
+    expected = frame.grade.answer_contains("output", "refs")
+    graded = frame.to_pandas(use_pyarrow_extension_array=arrow).grade.answer_contains(
+        "output", "refs"
+    )
+    assert graded["correct"].tolist() == expected["correct"].to_list()
+    kinds = [None if k is None or k != k else k for k in graded["failure_kind"].tolist()]
+    assert kinds == expected["failure_kind"].to_list()
