@@ -1,8 +1,10 @@
 """What every log reader shares: the column schema, the output record, errors and file access.
 
-A reader parses its tool's JSON into one Python dict per graded attempt (the tools write nested,
-variably typed JSON that no columnar reader takes as it is), then :func:`build_frame` turns the
-rows into one Polars frame with the common dtypes, so frames of different tools concatenate.
+Most readers parse their tool's JSON into one Python dict per graded attempt (the tools write
+nested, variably typed JSON that no columnar reader takes as it is) and :func:`build_frame` turns
+the rows into one Polars frame; the inspect reader, whose logs grow largest, parses with Polars
+and casts with :func:`conform`. Either way every frame has the common dtypes, so frames of
+different tools concatenate.
 """
 
 from __future__ import annotations
@@ -249,12 +251,3 @@ def concat(frames: Iterable[pl.DataFrame]) -> pl.DataFrame:
     if len(frames) == 1:
         return frames[0]
     return pl.concat(frames, how="diagonal_relaxed")
-
-
-def cap_note(limit_type: str | None) -> str | None:
-    """Return the budget note of an inspect limit type, or None when it is no run budget."""
-    if limit_type in ("message", "turn"):
-        return CALL_CAP
-    if limit_type in ("token", "cost"):
-        return COST_CAP
-    return None
