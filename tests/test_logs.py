@@ -317,20 +317,27 @@ def test_inspect_scorer_option_picks_the_verdict():
 
 
 @pytest.mark.parametrize("path", [INSPECT_MCQ_EVAL, INSPECT_MCQ_JSON], ids=["eval", "json"])
-def test_inspect_multiple_choice_keeps_letters_and_options(path):
+def test_inspect_multiple_choice_answers_with_the_options_the_letters_name(path):
     frame = gf.read_inspect(path)
     assert frame["task"].unique().to_list() == ["gf_mcq"]
-    assert frame["sample_id"].to_list() == ["mc1", "mc2", "mc3"]
-    assert frame["output"].struct.field("answer").to_list() == ["B", "ANSWER: C", "ANSWER: C"]
-    assert frame["refs"].to_list() == [["B"], ["C"], ["A"]]
     assert frame["inspect_choices"].to_list() == [
         ["Berlin", "Paris", "Rome"],
         ["4", "6", "7"],
         ["Red", "Dog", "Car"],
     ]
-    # inspect's choice() scorer: mc1 answered without "ANSWER:", mc3 chose the wrong letter
-    assert frame["tool_correct"].to_list() == [False, True, False]
+    # the model's own text and inspect's target letters are kept
+    assert frame["inspect_completion"].to_list() == ["B", "ANSWER: C", "ANSWER: C"]
+    assert frame["inspect_target"].to_list() == [["B"], ["C"], ["A"]]
     assert frame["inspect_score_answer"].to_list() == ["", "C", "C"]
+    # the answer is the option choice() read (none from a bare "B"), refs the target's option
+    assert_rows(
+        frame,
+        [
+            ("mc1", 1, None, ["Paris"], False, [], ["stop"], "ok", False, False, "parse_failure"),
+            ("mc2", 1, "7", ["7"], False, [], ["stop"], "ok", True, True, None),
+            ("mc3", 1, "Car", ["Red"], False, [], ["stop"], "ok", False, False, "wrong"),
+        ],
+    )
 
 
 LM_EVAL_ROWS = [
@@ -1228,6 +1235,11 @@ def test_folder_of_every_tool_reads_as_one_frame():
     counts = dict(frame.group_by("tool").len().rows())
     # promptfoo's run was exported as both .json and .jsonl: read once; its .csv is skipped
     assert counts == {"inspect": 50, "lm_eval": 17, "promptfoo": 40, "openai_evals": 19, "helm": 48}
+    assert frame.filter(tool="inspect", task="gf_mcq")["refs"].to_list()[:3] == [
+        ["Paris"],
+        ["7"],
+        ["Red"],
+    ]
     schema = frame.schema
     assert schema["output"] == gf.read_inspect(INSPECT_QA_EVAL).schema["output"]
     assert schema["refs"] == pl.List(pl.String)

@@ -44,6 +44,8 @@ EXTRAS: dict[str, pl.DataType] = {
     "inspect_limit": pl.String(),
     "inspect_error": pl.String(),
     "inspect_choices": pl.List(pl.String),
+    "inspect_completion": pl.String(),
+    "inspect_target": pl.List(pl.String),
     "inspect_metadata": pl.String(),
     "inspect_working_time": pl.Float64(),
     "inspect_uuid": pl.String(),
@@ -493,6 +495,17 @@ def _input_text(messages: list[dict[str, Any]], attachments: dict[str, Any]) -> 
 # ---- the common columns ----------------------------------------------------------------------
 
 
+def _letter_index(letter: pl.Expr) -> pl.Expr:
+    """Return the option index an option letter names ("A" is 0), null for anything else."""
+    return (
+        letter.str.strip_chars()
+        .str.to_uppercase()
+        .replace_strict(
+            {chr(ord("A") + i): i for i in range(26)}, default=None, return_dtype=pl.Int64
+        )
+    )
+
+
 def _frame(
     parts: pl.DataFrame,
     context: dict[str, pl.Expr],
@@ -516,6 +529,27 @@ def _frame(
             return pl.lit(None, dtype=pl.String)
         return pl.col(column).list.get(index, null_on_oob=True)
 
+    # Multiple choice: the options are the answers. The acceptable answers are the options the
+    # target letters name; the answer is the option(s) inspect's choice() scorer read from the
+    # reply (null when it read none), as lm-eval's and HELM's choice answers are option texts.
+    options = pl.col("choices")
+    is_choice = options.list.len().fill_null(0) > 0
+    target_options = options.list.gather(
+        pl.col("refs").list.eval(_letter_index(pl.element())).list.drop_nulls(),
+        null_on_oob=True,
+    ).list.drop_nulls()
+    answer = pl.col("answer")
+    if "choice" in scorers:
+        picked = pl.col("score_answer").list.get(scorers.index("choice"), null_on_oob=True)
+        letters = picked.str.to_uppercase().str.extract_all(r"\b[A-Z]\b")
+        picked_options = options.list.gather(
+            letters.list.eval(_letter_index(pl.element())), null_on_oob=True
+        ).list.drop_nulls()
+        answer = (
+            pl.when(is_choice)
+            .then(pl.when(picked_options.list.len() > 0).then(picked_options.list.join(", ")))
+            .otherwise(answer)
+        )
     value = chosen("scores")
     named = pl.struct(
         *(pl.col("scores").list.get(i, null_on_oob=True).alias(n) for i, n in enumerate(scorers))
@@ -527,7 +561,7 @@ def _frame(
         epoch="epoch",
         input="input",
         output=pl.struct(
-            answer="answer",
+            answer=answer,
             partial=limit.is_not_null() | cut,
             notes=notes,
             trace=pl.col("trace").list.eval(
@@ -537,7 +571,7 @@ def _frame(
             .then(pl.lit("error"))
             .otherwise(pl.lit("ok")),
         ),
-        refs="refs",
+        refs=pl.when(is_choice).then(target_options).otherwise("refs"),
         tool_score=value,
         tool_correct=value.replace_strict(_VERDICT_TEXT, default=None, return_dtype=pl.Boolean),
         input_tokens=pl.col("usage").list.get(0, null_on_oob=True),
@@ -554,6 +588,8 @@ def _frame(
         inspect_limit="limit",
         inspect_error="error",
         inspect_choices="choices",
+        inspect_completion=pl.when(is_choice).then("answer"),
+        inspect_target=pl.when(is_choice).then("refs"),
         inspect_metadata="metadata",
         inspect_working_time="working_time",
         inspect_uuid="uuid",
