@@ -190,6 +190,19 @@ def _loglikelihoods(responses: list[Any]) -> list[tuple[float, bool]] | None:
     return pairs
 
 
+def _scores_continuations(record: dict[str, Any]) -> bool:
+    """Whether the requests score given continuations (log-likelihoods), not generate text.
+
+    A generation request's second argument is its generation settings (an object); a
+    log-likelihood request's is the continuation text.
+    """
+    arguments = _arguments(record)
+    if arguments and len(arguments[0]) > 1:
+        return isinstance(arguments[0][1], str)
+    filtered = record.get("filtered_resps") or []
+    return bool(filtered) and not isinstance(filtered[0], str)
+
+
 def _metric(record: dict[str, Any]) -> tuple[str | None, Any]:
     names = record.get("metrics") or [k for k in ("exact_match", "acc") if k in record]
     for name in names:
@@ -256,11 +269,13 @@ def _generations(record: dict[str, Any]) -> list[str] | None:
 
 def _row(record: dict[str, Any], context: dict[str, Any]) -> dict[str, Any]:
     filtered = record.get("filtered_resps") or []
-    pairs = _loglikelihoods(filtered) if filtered and not isinstance(filtered[0], str) else None
+    pairs = _loglikelihoods(filtered) if _scores_continuations(record) else None
     if pairs is not None:
         answer, refs = _choice_answer(record, pairs)
     else:
         answer = filtered[0] if filtered else None
+        while isinstance(answer, list):  # no take_first filter: the repeats, first one graded
+            answer = answer[0] if answer else None
         answer = None if answer == INVALID else as_text(answer)
         refs = _target_refs(record.get("target"))
     name, value = _metric(record)
