@@ -1524,3 +1524,23 @@ def test_read_frame_grades_the_same_in_pandas(arrow):
     assert graded["correct"].tolist() == expected["correct"].to_list()
     kinds = [None if k is None or k != k else k for k in graded["failure_kind"].tolist()]
     assert kinds == expected["failure_kind"].to_list()
+
+
+def test_newer_openai_evals_and_helm_with_extra_fields_still_read(tmp_path):
+    lines = [json.loads(line) for line in OPENAI_MATCH.read_text().splitlines()]
+    for line in lines:
+        line["future"] = {"field": [1, 2]}
+        if "data" in line:
+            line["data"]["future"] = "x"
+    record = tmp_path / OPENAI_MATCH.name
+    record.write_text("\n".join(json.dumps(line) for line in lines))
+    assert_rows(gf.read_log(record), [r for r in OPENAI_ROWS if r[0].startswith("gf-match.")])
+    run = tmp_path / "run"
+    shutil.copytree(HELM_QA, run)
+    state = json.loads((run / "scenario_state.json").read_text())
+    state["future"] = True
+    for request_state in state["request_states"]:
+        request_state["future"] = {"a": 1}
+        request_state["result"]["future"] = [1]
+    (run / "scenario_state.json").write_text(json.dumps(state))
+    assert_rows(gf.read_log(run), HELM_QA_ROWS)
