@@ -449,8 +449,10 @@ def test_lm_eval_targets_filters_invalid_and_multiple_choice():
 def test_lm_eval_filter_option_and_raw_repeats():
     numbers = gf.read_lm_eval(LM_EVAL_GEN, filter="number")
     assert numbers["output"].struct.field("answer").to_list()[:3] == ["12,400", "145.2", "-12"]
-    with pytest.raises(ValueError, match=r"no such filter; its filters are \['number', 'raw'\]"):
+    with pytest.raises(ValueError, match=r"no such filter; its filters are \['raw', 'number'\]"):
         gf.read_lm_eval(LM_EVAL_GEN, filter="strict")
+    both = gf.read_lm_eval(LM_EVAL, filter=["number", "none"])
+    assert both["lm_eval_filter"].to_list() == ["number"] * 7 + ["none"] * 3
     raw = gf.read_lm_eval(LM_EVAL_GEN, responses="raw")
     assert raw.height == 14  # 7 documents x 2 repeats, whatever the filters
     assert raw.select("sample_id", "epoch").head(2).rows() == [("units", 1), ("units", 2)]

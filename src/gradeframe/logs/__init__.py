@@ -256,7 +256,7 @@ def read_inspect(path: PathLike, *, scorer: str | Sequence[str] | None = None) -
 def read_lm_eval(
     path: PathLike,
     *,
-    filter: str | None = None,  # lm-eval's own word for it
+    filter: str | Sequence[str] | None = None,  # lm-eval's own word for it
     responses: Literal["filtered", "raw"] = "filtered",
 ) -> pl.DataFrame:
     """Read lm-evaluation-harness ``samples_*.jsonl`` logs (a file or a folder) into one frame.
@@ -271,7 +271,8 @@ def read_lm_eval(
     path
         A samples file or a folder (the model name comes from ``results_*.json`` beside it).
     filter
-        Keep only this filter's rows (default: all).
+        Keep only this filter's rows, or the first of a list of filters that each file has
+        (default: all).
     responses
         ``"filtered"`` (default) or ``"raw"``.
 

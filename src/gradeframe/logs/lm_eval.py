@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import os
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -68,7 +69,7 @@ def is_results(path: PathLike) -> bool:
 def read(
     path: PathLike,
     *,
-    filter: str | None = None,  # lm-eval's own word for it
+    filter: str | Sequence[str] | None = None,  # lm-eval's own word for it
     responses: Literal["filtered", "raw"] = "filtered",
 ) -> pl.DataFrame:
     """Read one lm-eval ``samples_*.jsonl`` file into the common columns.
@@ -79,8 +80,9 @@ def read(
         The samples file. The model name is taken from the ``results_*.json`` beside it (the
         run with the same time stamp), else from the folder name.
     filter
-        Keep only the rows of this filter (``"raw"``, ``"none"``, a regex filter's name...);
-        default: every filter, told apart by ``lm_eval_filter``.
+        Keep only the rows of this filter (``"raw"``, ``"none"``, a regex filter's name...), or
+        of the first of a list of them that the file has (for a folder of tasks with different
+        filters); default: every filter, told apart by ``lm_eval_filter``.
     responses
         ``"filtered"`` (default): one row per document and filter, answering with the filtered
         response that lm-eval graded. ``"raw"``: one row per document and repeat, answering with
@@ -99,14 +101,23 @@ def read(
     match = _SAMPLES.match(path.name)
     task = match["task"] if match else path.stem.removeprefix("samples_")
     context = {"log": os.fspath(path), "model": _model_name(path, match), "task": task}
-    rows: list[dict[str, Any]] = []
-    seen: set[int] = set()
-    filters: set[str] = set()
+    records = []
     for number, record in iter_json_lines(path):
         if not isinstance(record, dict) or "doc_id" not in record:
             raise log_error(path, "not an lm-eval sample record (no 'doc_id')", line=number)
-        filters.add(str(record.get("filter")))
-        if filter is not None and record.get("filter") != filter:
+        records.append((number, record))
+    filters = list(dict.fromkeys(str(record.get("filter")) for _, record in records))
+    chosen = None
+    if filter is not None:
+        wanted = [filter] if isinstance(filter, str) else list(filter)
+        chosen = next((name for name in wanted if name in filters), None)
+        if chosen is None:
+            msg = f"`filter={filter!r}`: {path} has no such filter; its filters are {filters}"
+            raise ValueError(msg)
+    rows: list[dict[str, Any]] = []
+    seen: set[int] = set()
+    for number, record in records:
+        if chosen is not None and str(record.get("filter")) != chosen:
             continue
         try:
             if responses == "raw":
@@ -119,9 +130,6 @@ def read(
         except (KeyError, IndexError, TypeError, ValueError) as error:
             problem = f"unexpected sample record ({type(error).__name__}: {error})"
             raise log_error(path, problem, line=number) from None
-    if filter is not None and filter not in filters:
-        msg = f"`filter={filter!r}`: {path} has no such filter; its filters are {sorted(filters)}"
-        raise ValueError(msg)
     return build_frame(rows, EXTRAS)
 
 
