@@ -249,6 +249,28 @@ def read_inspect(path: PathLike, *, scorer: str | Sequence[str] | None = None) -
     -------
     polars.DataFrame
         The common log columns plus ``inspect_*`` columns.
+
+    Examples
+    --------
+    The sample that hit inspect's message limit is a partial run with a budget note:
+
+    >>> from pathlib import Path
+    >>> import polars as pl
+    >>> import gradeframe as gf
+    >>> logs = Path(gf.__file__).parents[2] / "tests" / "fixtures" / "logs"
+    >>> output = pl.col("output")
+    >>> frame = gf.read_inspect(logs / "inspect", scorer=["includes", "choice"])
+    >>> frame.filter(pl.col("sample_id") == "looping", pl.col("epoch") == 1).select(
+    ...     "sample_id", output.struct.field("partial"), output.struct.field("notes")
+    ... ).head(1)
+    shape: (1, 3)
+    ┌───────────┬─────────┬─────────────────────────────────┐
+    │ sample_id ┆ partial ┆ notes                           │
+    │ ---       ┆ ---     ┆ ---                             │
+    │ str       ┆ bool    ┆ list[str]                       │
+    ╞═══════════╪═════════╪═════════════════════════════════╡
+    │ looping   ┆ true    ┆ ["limit:message", "call_cap_re… │
+    └───────────┴─────────┴─────────────────────────────────┘
     """
     return read_log(path, tool="inspect", scorer=scorer)
 
@@ -280,6 +302,30 @@ def read_lm_eval(
     -------
     polars.DataFrame
         The common log columns plus ``lm_eval_*`` columns.
+
+    Examples
+    --------
+    The regex filter's rows of the generation task, "[invalid]" read as no answer, and the
+    multiple-choice task's rows:
+
+    >>> from pathlib import Path
+    >>> import polars as pl
+    >>> import gradeframe as gf
+    >>> logs = Path(gf.__file__).parents[2] / "tests" / "fixtures" / "logs"
+    >>> output = pl.col("output")
+    >>> frame = gf.read_lm_eval(logs / "lm_eval", filter=["number", "none"])
+    >>> frame.select("task", "sample_id", output.struct.field("answer"), "refs").head(4)
+    shape: (4, 4)
+    ┌────────┬──────────────┬────────┬─────────────────────┐
+    │ task   ┆ sample_id    ┆ answer ┆ refs                │
+    │ ---    ┆ ---          ┆ ---    ┆ ---                 │
+    │ str    ┆ str          ┆ str    ┆ list[str]           │
+    ╞════════╪══════════════╪════════╪═════════════════════╡
+    │ gf_gen ┆ units        ┆ 12,400 ┆ ["12400", "12,400"] │
+    │ gf_gen ┆ height       ┆ 145.2  ┆ ["45.2"]            │
+    │ gf_gen ┆ temp         ┆ -12    ┆ ["12"]              │
+    │ gf_gen ┆ unanswerable ┆ null   ┆ ["NOT_IN_DOCUMENT"] │
+    └────────┴──────────────┴────────┴─────────────────────┘
     """
     return read_log(path, tool="lm_eval", filter=filter, responses=responses)
 
@@ -304,6 +350,31 @@ def read_promptfoo(path: PathLike, *, refs: str = "expected") -> pl.DataFrame:
     -------
     polars.DataFrame
         The common log columns plus ``promptfoo_*`` columns.
+
+    Examples
+    --------
+    A content-filtered reply (``isRefusal``) and its repeat, beside the ``echo`` provider's:
+
+    >>> from pathlib import Path
+    >>> import polars as pl
+    >>> import gradeframe as gf
+    >>> logs = Path(gf.__file__).parents[2] / "tests" / "fixtures" / "logs"
+    >>> output = pl.col("output")
+    >>> frame = gf.read_promptfoo(logs / "promptfoo" / "results.json")
+    >>> frame.filter(pl.col("sample_id") == "10").select(
+    ...     "model", "epoch", output.struct.field("status"), "refs"
+    ... )
+    shape: (4, 4)
+    ┌────────────┬───────┬─────────┬──────────────┐
+    │ model      ┆ epoch ┆ status  ┆ refs         │
+    │ ---        ┆ ---   ┆ ---     ┆ ---          │
+    │ str        ┆ i64   ┆ str     ┆ list[str]    │
+    ╞════════════╪═══════╪═════════╪══════════════╡
+    │ scripted-a ┆ 1     ┆ refused ┆ ["anything"] │
+    │ echo       ┆ 1     ┆ ok      ┆ ["anything"] │
+    │ scripted-a ┆ 2     ┆ refused ┆ ["anything"] │
+    │ echo       ┆ 2     ┆ ok      ┆ ["anything"] │
+    └────────────┴───────┴─────────┴──────────────┘
     """
     return read_log(path, tool="promptfoo", refs=refs)
 
@@ -323,6 +394,25 @@ def read_openai_evals(path: PathLike) -> pl.DataFrame:
     -------
     polars.DataFrame
         The common log columns plus ``openai_evals_*`` columns.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> import polars as pl
+    >>> import gradeframe as gf
+    >>> logs = Path(gf.__file__).parents[2] / "tests" / "fixtures" / "logs"
+    >>> output = pl.col("output")
+    >>> frame = gf.read_openai_evals(logs / "openai_evals" / "gf-match.jsonl")
+    >>> frame.select("sample_id", output.struct.field("answer"), "refs", "tool_correct").head(2)
+    shape: (2, 4)
+    ┌────────────────┬────────────────────┬────────────────────┬──────────────┐
+    │ sample_id      ┆ answer             ┆ refs               ┆ tool_correct │
+    │ ---            ┆ ---                ┆ ---                ┆ ---          │
+    │ str            ┆ str                ┆ list[str]          ┆ bool         │
+    ╞════════════════╪════════════════════╪════════════════════╪══════════════╡
+    │ gf-match.dev.0 ┆ Made 12,400 units. ┆ ["12400"]          ┆ false        │
+    │ gf-match.dev.1 ┆ It is 145.2 m.     ┆ ["45.2", "45.2 m"] ┆ false        │
+    └────────────────┴────────────────────┴────────────────────┴──────────────┘
     """
     return read_log(path, tool="openai_evals")
 
@@ -344,5 +434,31 @@ def read_helm(path: PathLike, *, metric: str = "exact_match") -> pl.DataFrame:
     -------
     polars.DataFrame
         The common log columns plus ``helm_*`` columns.
+
+    Examples
+    --------
+    A completion that stopped at its length limit, and a request that failed:
+
+    >>> from pathlib import Path
+    >>> import polars as pl
+    >>> import gradeframe as gf
+    >>> logs = Path(gf.__file__).parents[2] / "tests" / "fixtures" / "logs"
+    >>> output = pl.col("output")
+    >>> frame = gf.read_helm(logs / "helm" / "v1" / "gf_qa__model_gf_scripted-a")
+    >>> frame.filter(pl.col("sample_id").is_in(["truncated", "boom"])).select(
+    ...     "sample_id",
+    ...     output.struct.field("answer"),
+    ...     output.struct.field("partial"),
+    ...     output.struct.field("status"),
+    ... )
+    shape: (2, 4)
+    ┌───────────┬───────────────────┬─────────┬────────┐
+    │ sample_id ┆ answer            ┆ partial ┆ status │
+    │ ---       ┆ ---               ┆ ---     ┆ ---    │
+    │ str       ┆ str               ┆ bool    ┆ str    │
+    ╞═══════════╪═══════════════════╪═════════╪════════╡
+    │ truncated ┆ The total was 1,2 ┆ true    ┆ ok     │
+    │ boom      ┆                   ┆ false   ┆ error  │
+    └───────────┴───────────────────┴─────────┴────────┘
     """
     return read_log(path, tool="helm", metric=metric)
