@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -150,14 +151,15 @@ def test_score_csv_with_flat_columns_and_json_list_refs(tmp_path: Path) -> None:
     assert graded.columns[-3:] == ["g_correct", "g_failure_kind", "g_outcome"]
 
 
-def test_output_csv_writes_nested_columns_as_json(tmp_path: Path) -> None:
+def test_output_csv_writes_struct_fields_as_columns_and_lists_as_json(tmp_path: Path) -> None:
     out = tmp_path / "graded.csv"
     result = run("score", "--example", "-o", str(out))
     assert result.returncode == 0, result.stderr
     assert "wrote 120 graded rows" in result.stderr
-    graded = pl.read_csv(out)
+    graded = pl.read_csv(out, infer_schema=False)
     assert json.loads(graded["refs"][0]) == ["1987"]
-    assert json.loads(graded["answer"][0])["answer"] == "It was founded in 1987."
+    assert graded["answer.answer"][0] == "It was founded in 1987."
+    assert json.loads(graded["answer.notes"][0]) == []
 
 
 @pytest.mark.parametrize(
@@ -168,8 +170,8 @@ def test_output_csv_writes_nested_columns_as_json(tmp_path: Path) -> None:
         (["score", "broken.parquet"], "cannot be read as parquet"),
         (["score", "broken.jsonl"], "cannot be read as ndjson"),
         (["score", "answers.csv", "--answer", "respons"], "Did you mean 'response'"),
-        (["score", "answers.csv", "--answer", "response", "--by", "modle"], "`--by='modle'`"),
-        (["score", "--example", "-o", "out.xlsx"], "unknown extension '.xlsx'"),
+        (["score", "answers.csv", "--answer", "response", "--by", "modle"], "--by modle: "),
+        (["score", "--example", "-o", "out.xlsx"], "-o 'out.xlsx': unknown extension '.xlsx'"),
         (["score", "--example", "--chunk-rows", "0"], "--chunk-rows must be at least 1"),
     ],
 )
@@ -205,30 +207,44 @@ def test_main_in_process(capsys: pytest.CaptureFixture[str]) -> None:
     assert "by model, question_id" in out
 
 
-def test_csv_refs_reads_json_lists_and_plain_cells() -> None:
+def test_json_lists_reads_json_lists_and_plain_cells() -> None:
     frame = pl.DataFrame({"refs": ['["12400", 12400]', "45.2", None, ' ["a"]']})
-    assert cli.csv_refs(frame, "refs")["refs"].to_list() == [
+    assert cli.json_lists(frame, "refs", "--refs refs")["refs"].to_list() == [
         ["12400", "12400"],
         ["45.2"],
         [None],
         ["a"],
     ]
-    with pytest.raises(cli.CliError, match="is not a JSON list"):
-        cli.csv_refs(pl.DataFrame({"refs": ["[not json"]}), "refs")
+    with pytest.raises(cli.CliError, match="--refs refs: row 2 holds '\\[not json'"):
+        cli.json_lists(pl.DataFrame({"refs": ["1", "[not json"]}), "refs", "--refs refs")
 
 
-def test_score_in_chunks_reports_progress(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cli, "PROGRESS_AFTER", 0.0)
-    monkeypatch.setattr(cli, "PROGRESS_EVERY", 0.0)
+def test_score_in_chunks_shows_a_rich_progress_bar() -> None:
     frame = gf.example()
     err = io.StringIO()
     kwargs: dict[str, Any] = {"answer": "answer", "refs": "refs"}
     graded = cli.score(frame, chunk_rows=50, progress=err, **kwargs)
     assert graded.equals(frame.grade.answer_contains())
+    assert "scoring" in err.getvalue()
+    assert "120/120" in err.getvalue()
+
+
+def test_without_rich_progress_and_report_are_plain_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("rich", "rich.console", "rich.progress", "rich.table", "rich.box"):
+        monkeypatch.setitem(sys.modules, name, None)  # import rich now raises ImportError
+    monkeypatch.setattr(cli, "PROGRESS_AFTER", 0.0)
+    monkeypatch.setattr(cli, "PROGRESS_EVERY", 0.0)
+    frame = gf.example()
+    err = io.StringIO()
+    graded = cli.score(frame, chunk_rows=50, progress=err, answer="answer", refs="refs")
     lines = err.getvalue().splitlines()
     assert lines[0].startswith("gradeframe: scored 50 of 120 rows (42%)")
-    assert lines[-1].startswith("gradeframe: scored 120 rows in")
-    assert len(lines) == 4
+    assert len(lines) == 3
+    out = io.StringIO()
+    table = graded.grade.report(by="model")
+    cli.print_report(table, out)
+    assert out.getvalue() == cli.format_report(table) + "\n"
+    assert report_rows(out.getvalue())["atlas-large"]["n_correct"] == "27"
 
 
 def test_score_checks_columns_before_scoring() -> None:
@@ -259,3 +275,270 @@ def test_score_messy_json_lines(tmp_path: Path) -> None:
         "1",
         "1",
     ]
+
+
+# --------------------------------------------------------------------------------------------
+# Files a user would write (issue 15)
+# --------------------------------------------------------------------------------------------
+
+NUMBER_LIKE_CSV = """\
+id,answer,refs
+1,42,42
+2,1204,"1,204"
+3,The rate is 0.10.,0.10
+4,Code 12,007
+5,It costs 1.50,"[""1.50"", ""1.5""]"
+6,Code 007,007
+"""
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_csv_cells_are_text_so_number_like_answers_and_refs_stay_as_written(
+    tmp_path: Path,
+) -> None:
+    csv = write(tmp_path / "answers.csv", NUMBER_LIKE_CSV)
+    out = tmp_path / "graded.csv"
+    result = run("score", str(csv), "-o", str(out))
+    assert result.returncode == 0, result.stderr
+    # "42" and "1204" are answer text (not parse failures); "0.10" and "007" are not 0.1 and 7.0,
+    # so "Code 12" is not an answer to "007".
+    assert result.stdout.startswith("6 answers from")
+    assert report_rows(result.stdout)["6"]["n_correct"] == "5"
+    graded = pl.read_csv(out, infer_schema=False)
+    assert graded["correct"].to_list() == ["true", "true", "true", "false", "true", "true"]
+    assert [json.loads(r) for r in graded["refs"]][2:4] == [["0.10"], ["007"]]
+    assert graded["answer"].to_list()[:2] == ["42", "1204"]
+
+
+def test_csv_refs_cell_that_is_not_a_json_list_names_the_row(tmp_path: Path) -> None:
+    csv = write(tmp_path / "answers.csv", 'answer,gold\nx,x\ny,"[a]"\n')
+    result = run("score", str(csv), "--refs", "gold")
+    assert result.returncode == 2
+    assert result.stderr.startswith("gradeframe: error: --refs gold: row 2 holds '[a]'")
+
+
+def test_answer_picks_a_struct_field_of_nested_json_lines(tmp_path: Path) -> None:
+    rows = [
+        {"id": 1, "output": {"content": "It was 1987.", "role": "assistant"}, "refs": ["1987"]},
+        {"id": 2, "output": {"content": "About 12.", "role": "assistant"}, "refs": ["-12"]},
+        {"id": 3, "output": {"content": "Minus 12: -12", "role": "assistant"}, "refs": ["-12"]},
+    ]
+    path = write(tmp_path / "runs.jsonl", "\n".join(json.dumps(r) for r in rows))
+    result = run("score", str(path), "--answer", "output.content")
+    assert result.returncode == 0, result.stderr
+    assert report_rows(result.stdout)["3"]["n_correct"] == "2"
+
+
+def test_a_column_named_exactly_col_dot_field_wins_over_the_struct_field(tmp_path: Path) -> None:
+    rows = [{"output": {"content": "wrong"}, "output.content": "It was 1987.", "refs": "1987"}]
+    path = write(tmp_path / "runs.json", json.dumps(rows))
+    result = run("score", str(path), "--answer", "output.content")
+    assert result.returncode == 0, result.stderr
+    assert report_rows(result.stdout)["1"]["n_correct"] == "1"
+
+
+def test_struct_answer_without_answer_or_text_field_names_the_flag(tmp_path: Path) -> None:
+    rows = [{"output": {"content": "It was 1987.", "role": "assistant"}, "refs": ["1987"]}]
+    path = write(tmp_path / "runs.jsonl", json.dumps(rows[0]))
+    result = run("score", str(path), "--answer", "output")
+    assert result.returncode == 2
+    message = result.stderr.strip()
+    assert message.startswith("gradeframe: error: --answer output: ")
+    assert "content, role" in message
+    assert "--answer output.content" in message
+    deeper = write(tmp_path / "deeper.jsonl", json.dumps({"output": rows[0], "refs": "1987"}))
+    nested = run("score", str(deeper), "--answer", "output.output")
+    assert nested.returncode == 2
+    assert "--answer output.output: the struct field" in nested.stderr
+    assert "--answer output.output.content" in nested.stderr
+    missing = run("score", str(path), "--answer", "output.text")
+    assert "--answer output.text: column 'output' has no field 'text'" in missing.stderr
+
+
+def test_written_csv_flattens_records_and_scores_the_same_when_read_back(tmp_path: Path) -> None:
+    first = tmp_path / "graded.csv"
+    result = run("score", "--example", "-q", "-o", str(first))
+    assert result.returncode == 0, result.stderr
+    header = first.read_text(encoding="utf-8").splitlines()[0].split(",")
+    assert {"answer.answer", "answer.partial", "answer.notes", "answer.trace"} <= set(header)
+    row = pl.read_csv(first, infer_schema=False).row(0, named=True)
+    assert json.loads(row["answer.trace"]) == [{"finish_reason": "stop"}]
+    # Scored again (the earlier output columns are replaced), the report is the same.
+    again = run("score", str(first), "--by", "model", "-q", "-o", str(tmp_path / "again.csv"))
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.splitlines()[1:] == result.stdout.splitlines()[1:]
+    assert (tmp_path / "again.csv").read_bytes() == first.read_bytes()
+    # The rebuilt record holds the typed fields.
+    rebuilt = cli.read_frame(first)
+    fields = dict(rebuilt.schema["answer"].to_schema())  # type: ignore[attr-defined]
+    assert fields["partial"] == pl.Boolean
+    assert fields["notes"] == pl.List(pl.String)
+    assert fields["trace"] == pl.List(pl.Struct({"finish_reason": pl.String}))
+
+
+def test_round_trip_with_a_prefix_and_flat_columns(tmp_path: Path) -> None:
+    csv = write(tmp_path / "answers.csv", NUMBER_LIKE_CSV)
+    first, second = tmp_path / "one.csv", tmp_path / "two.csv"
+    one = run("score", str(csv), "--prefix", "g_", "-o", str(first), "-q")
+    two = run("score", str(first), "--prefix", "g_", "-o", str(second), "-q")
+    assert one.returncode == two.returncode == 0, two.stderr
+    assert one.stdout.splitlines()[1:] == two.stdout.splitlines()[1:]
+    assert second.read_bytes() == first.read_bytes()
+
+
+def test_version_flag() -> None:
+    result = run("--version")
+    assert result.returncode == 0
+    assert re.fullmatch(r"gradeframe \d+\.\d+\.\d+\S*\n", result.stdout)
+
+
+def test_json_array_with_list_refs_reads_like_json_lines(tmp_path: Path) -> None:
+    rows = [
+        {"answer": "It was 12,400.", "refs": ["12400", "12.4k"]},
+        {"answer": "About 7", "refs": "7"},
+        {"answer": "Nothing", "refs": ["3"]},
+    ]
+    array = write(tmp_path / "runs.json", json.dumps(rows, indent=2))
+    lines = write(tmp_path / "runs.jsonl", "\n".join(json.dumps(r) for r in rows))
+    from_array, from_lines = run("score", str(array)), run("score", str(lines))
+    assert from_array.returncode == 0, from_array.stderr
+    assert from_array.stdout.splitlines()[1:] == from_lines.stdout.splitlines()[1:]
+    assert report_rows(from_array.stdout)["3"]["n_correct"] == "2"
+
+
+def test_separator_reads_semicolon_csv(tmp_path: Path) -> None:
+    csv = write(tmp_path / "answers.csv", "answer;refs\n1,204 units;1204\n0,5;0,5\n")
+    result = run("score", str(csv), "--separator", ";")
+    assert result.returncode == 0, result.stderr
+    assert report_rows(result.stdout)["2"]["n_correct"] == "2"
+    bad = run("score", str(csv), "--separator", ";;")
+    assert bad.returncode == 2
+    assert "--separator" in bad.stderr
+
+
+def test_output_folder_is_checked_before_reading_or_scoring(tmp_path: Path) -> None:
+    result = run("score", "missing.csv", "-o", str(tmp_path / "no" / "such" / "graded.csv"))
+    assert result.returncode == 2
+    assert "-o " in result.stderr
+    assert "does not exist" in result.stderr
+    folder = run("score", "--example", "-o", str(tmp_path))
+    assert folder.returncode == 2
+
+
+def test_one_answer_is_singular(tmp_path: Path) -> None:
+    csv = write(tmp_path / "one.csv", "answer,refs\nIt was 1987.,1987\n")
+    out = tmp_path / "graded.csv"
+    result = run("score", str(csv), "-o", str(out))
+    assert result.stdout.startswith("1 answer from ")
+    assert "wrote 1 graded row to" in result.stderr
+
+
+def test_not_found_phrases_replace_the_defaults(tmp_path: Path) -> None:
+    csv = write(
+        tmp_path / "answers.csv",
+        "answer,refs\nNo idea at all.,NOT_IN_DOCUMENT\n"
+        "The document does not mention it.,NOT_IN_DOCUMENT\n",
+    )
+    default = report_rows(run("score", str(csv)).stdout)["2"]
+    assert default["n_correct"] == "1"  # the second answer is a default phrase
+    mine = run("score", str(csv), "--not-found", r"no idea", "--not-found", "dunno")
+    assert mine.returncode == 0, mine.stderr
+    assert report_rows(mine.stdout)["2"]["n_correct"] == "1"
+    assert report_rows(mine.stdout)["2"]["wrong"] == "1"  # the defaults are replaced
+    bad = run("score", str(csv), "--not-found", "(unclosed")
+    assert bad.returncode == 2
+    assert "--not-found" in bad.stderr
+    assert "not_found" not in bad.stderr
+
+
+def test_cluster_flag_passes_cluster_to_the_report(tmp_path: Path) -> None:
+    missing = run("score", "--example", "--cluster", "qid")
+    assert missing.returncode == 2
+    assert "--cluster qid: the input has no column 'qid'" in missing.stderr
+    result = run("score", "--example", "--cluster", "question_id")
+    assert result.returncode == 0, result.stderr
+    rows = report_rows(result.stdout)
+    assert rows["atlas-large"]["n_clusters"] == "30"
+    # the clustered interval differs from Wilson's (0.744 to 0.965)
+    assert rows["atlas-large"]["ci_low"] == "0.793"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--answer", "respons"], "--answer respons: the input has no column 'respons'"),
+        (["--refs", "gold"], "--refs gold: the input has no column 'gold'"),
+        (["--status", "state"], "--status state: "),
+        (["--partial", "stopped"], "--partial stopped: "),
+        (["--partial", "answer"], "--partial answer: row 1 holds"),
+        (["--failure-kind", "kind"], "--failure-kind kind: "),
+        (["--by", "modle"], "--by modle: "),
+        (["--cluster", "qid"], "--cluster qid: "),
+        (["--prefix", "", "--answer", "refs", "--refs", "answer"], None),
+    ],
+)
+def test_every_error_names_the_flag_as_typed(
+    tmp_path: Path, args: list[str], message: str | None
+) -> None:
+    csv = write(tmp_path / "answers.csv", "answer,refs,model\nIt was 1987.,1987,a\n")
+    result = run("score", str(csv), *args)
+    if message is None:
+        assert result.returncode == 0, result.stderr
+        return
+    assert result.returncode == 2
+    assert message in result.stderr
+    assert "=" not in result.stderr.split("error: ", 1)[1].split(":")[0]
+
+
+def test_output_column_clash_speaks_of_the_prefix_flag(tmp_path: Path) -> None:
+    csv = write(tmp_path / "answers.csv", "answer,refs,correct\nIt was 1987.,1987,yes\n")
+    result = run("score", str(csv))
+    assert result.returncode == 2
+    assert "--prefix" in result.stderr
+    assert "prefix=" not in result.stderr
+
+
+def test_deeply_nested_field_survives_a_csv_round_trip(tmp_path: Path) -> None:
+    row = {"output": {"message": {"content": "It was 12.", "role": "x"}}, "refs": "12"}
+    path = write(tmp_path / "deep.jsonl", json.dumps(row))
+    out = tmp_path / "deep.csv"
+    first = run("score", str(path), "--answer", "output.message.content", "-o", str(out), "-q")
+    assert first.returncode == 0, first.stderr
+    assert out.read_text(encoding="utf-8").startswith("output.message.content,output.message.role")
+    again = run("score", str(out), "--answer", "output.message.content")
+    assert again.returncode == 0, again.stderr
+    assert again.stdout.splitlines()[1:] == first.stdout.splitlines()[1:]
+
+
+def test_an_empty_json_array_is_an_error_naming_the_file(tmp_path: Path) -> None:
+    result = run("score", str(write(tmp_path / "runs.json", "[]")))
+    assert result.returncode == 2
+    assert "holds no records" in result.stderr
+
+
+def test_a_closed_pipe_ends_quietly_and_the_output_is_still_written(tmp_path: Path) -> None:
+    out = tmp_path / "graded.parquet"
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "gradeframe.cli",
+            "score",
+            "--example",
+            "--by",
+            "model,question_id",
+            "-o",
+            str(out),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdout is not None
+    process.stdout.close()  # like `| head -0`
+    _, err = process.communicate(timeout=120)
+    assert b"Traceback" not in err
+    assert pl.read_parquet(out).height == 120

@@ -17,7 +17,13 @@ import pytest
 from nbclient import NotebookClient
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
-NAMES = ["quickstart_polars.ipynb", "quickstart_pandas.ipynb", "failure_analysis.ipynb"]
+NAMES = [
+    "quickstart_polars.ipynb",
+    "quickstart_pandas.ipynb",
+    "failure_analysis.ipynb",
+    "your_own_file.ipynb",
+    "comparing_models.ipynb",
+]
 
 
 @pytest.fixture
@@ -64,3 +70,35 @@ def test_notebook_runs_and_matches_its_saved_outputs(name: str, this_python_kern
             f"{name}, cell {index}: the output changed; if that is intended, run "
             "tools/make_notebooks.py and commit the notebooks"
         )
+
+
+def test_a_notebook_starts_from_a_user_file_and_covers_the_matchers_and_the_cli() -> None:
+    notebook = nbformat.read(NOTEBOOKS / "your_own_file.ipynb", as_version=4)
+    code = "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "code")
+    assert (NOTEBOOKS / "my_runs.csv").is_file()
+    assert 'pl.read_csv("my_runs.csv", infer_schema=False)' in code
+    for call in (".answer_contains(", ".exact_match(", ".within(", ".includes(", ".matches("):
+        assert call in code, call
+    assert '"-m", "gradeframe.cli"' in code
+    assert 'gradeframe("score", "my_runs.csv"' in code
+
+
+def test_comparing_models_notebook_compares_three_models_and_clusters_epochs() -> None:
+    notebook = nbformat.read(NOTEBOOKS / "comparing_models.ipynb", as_version=4)
+    code = "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "code")
+    for call in (
+        "gf.example()",
+        ".grade.compare(",
+        ".grade.compare_chart(",
+        'cluster="question_id"',
+    ):
+        assert call in code, call
+    shown = "\n".join(
+        output["data"].get("text/plain", "")
+        for cell in notebook.cells
+        if cell.cell_type == "code"
+        for output in cell.outputs
+        if output["output_type"] == "execute_result"
+    )
+    assert shown.count("atlas-large ┆ beacon-7b") >= 2  # three models, pairwise, twice
+    assert "clustered_width" in shown

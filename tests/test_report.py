@@ -248,7 +248,7 @@ def test_failures_keep_order_and_columns_and_cut(constructor: Any) -> None:
 def test_failures_of_one_kind(constructor: Any) -> None:
     graded = constructor(FAIL_DATA).grade.answer_contains()
     assert_equal_data(graded.grade.failures(kind="parse_failure"), {"id": [4]})
-    assert_equal_data(graded.grade.failures(kind=["wrong"], answer=None), {"id": [2, 3]})
+    assert_equal_data(graded.grade.failures(kind=["wrong"], actual=False), {"id": [2, 3]})
 
 
 def test_failures_on_pandas_keep_index_labels() -> None:
@@ -270,22 +270,27 @@ def test_failures_show_the_answer_of_an_output_record() -> None:
 
 def test_failures_numbers_shown_as_text() -> None:
     df = pl.DataFrame({"answer": [1.5, 2.0], "refs": [2, 2], "correct": [False, True]})
-    assert_equal_data(gf.failures(df), {"actual": ["1.5"], "expected": ["2"]})
+    shown = gf.failures(df, actual="answer", expected="refs")
+    assert_equal_data(shown, {"actual": ["1.5"], "expected": ["2"]})
 
 
 def test_failures_refuse_to_overwrite_and_take_a_prefix() -> None:
-    df = pl.DataFrame({"answer": ["a"], "refs": ["b"], "actual": ["c"], "correct": [False]})
+    df = pl.DataFrame(
+        {"answer": ["a"], "refs": ["b"], "actual": ["c"], "correct": [False], "outcome": ["a"]}
+    )
     with pytest.raises(ValueError, match="prefix="):
         gf.failures(df)
-    assert gf.failures(df, prefix="shown_").columns[-2:] == ["shown_actual", "shown_expected"]
+    renamed = df.rename({"correct": "shown_correct", "outcome": "shown_outcome"})
+    out = gf.failures(renamed, prefix="shown_")
+    assert out.columns[-2:] == ["shown_actual", "shown_expected"]
 
 
 def test_failures_kind_needs_failure_kind() -> None:
-    df = pl.DataFrame({"answer": ["a"], "refs": ["b"], "correct": [False]})
+    df = pl.DataFrame({"answer": ["a"], "refs": ["b"], "correct": [False], "outcome": ["a"]})
     with pytest.raises(ValueError, match="`kind` needs the `failure_kind` column"):
         gf.failures(df, kind="wrong", failure_kind=None)
-    with pytest.raises(pl.exceptions.ColumnNotFoundError, match="`answer='answr'`"):
-        gf.failures(df, answer="answr")
+    with pytest.raises(pl.exceptions.ColumnNotFoundError, match="`actual='answr'`"):
+        gf.failures(df, actual="answr")
 
 
 # --------------------------------------------------------------------------------------------
@@ -341,13 +346,283 @@ def test_chart_without_altair(monkeypatch: pytest.MonkeyPatch) -> None:
     ("call", "argument"),
     [
         (lambda f: f.grade.report(by="modl"), "by"),
-        (lambda f: f.grade.failures(answer="answr"), "answer"),
+        (lambda f: f.grade.failures(actual="answr"), "actual"),
         (lambda f: f.grade.report(correct="corect"), "correct"),
     ],
-    ids=["report_by", "failures_answer", "report_correct"],
+    ids=["report_by", "failures_actual", "report_correct"],
 )
 def test_missing_column_is_named_on_polars_and_pandas(kind: str, call: Any, argument: str) -> None:
     graded = gf.example().grade.answer_contains()
     frame = graded if kind == "polars_eager" else graded.to_pandas()
     with pytest.raises(pl.exceptions.ColumnNotFoundError, match=rf"`{argument}='"):
         call(frame)
+
+
+# --------------------------------------------------------------------------------------------
+# report on a matcher's output, prefixes, cluster= and score=
+# --------------------------------------------------------------------------------------------
+
+
+def test_report_on_a_matcher_output_leaves_kind_columns_out(constructor: Any) -> None:
+    frame = constructor({"pred": ["B", "c", "A"], "gold": ["B", "A", "A"]})
+    graded = frame.grade.exact_match("pred", "gold")
+    columns = list(to_data(gf.report(graded)))
+    assert columns == ["n", "n_correct", "accuracy", "ci_low", "ci_high"]
+    assert_equal_data(gf.report(graded), {"n": [3], "n_correct": [2]})
+
+
+def test_report_explicitly_named_missing_kind_column_raises(constructor: Any) -> None:
+    frame = constructor({"correct": [True, False]})
+    with pytest.raises(pl.exceptions.ColumnNotFoundError, match="`failure_kind='kinds'`"):
+        gf.report(frame, failure_kind="kinds")
+
+
+def test_report_prefix_reads_the_prefixed_default_columns(constructor: Any) -> None:
+    frame = constructor(
+        {
+            "model": ["a", "a", "b"],
+            "answer": ["12", "13", "12"],
+            "refs": ["12", "12", "12"],
+            "old": [False, False, False],  # a verdict the prefixed report must not read
+        }
+    )
+    graded = frame.grade.answer_contains(prefix="new_")
+    assert_equal_data(
+        gf.report(graded, "model", prefix="new_"),
+        {"model": ["a", "b"], "n_correct": [1, 1], "wrong": [1, 0]},
+    )
+    # An explicit name is used as given, not prefixed.
+    assert_equal_data(
+        gf.report(graded, "model", prefix="new_", correct="old"), {"n_correct": [0, 0]}
+    )
+    # A name equal to the default counts as the default (so a forwarding wrapper that passes
+    # the default explicitly still gets the prefix).
+    assert_equal_data(
+        gf.report(graded, "model", prefix="new_", correct="correct"), {"n_correct": [1, 1]}
+    )
+
+
+def test_report_prefix_with_a_missing_prefixed_correct_names_it() -> None:
+    df = pl.DataFrame({"correct": [True]})
+    with pytest.raises(pl.exceptions.ColumnNotFoundError, match="`correct='x_correct'`"):
+        gf.report(df, prefix="x_")
+
+
+def test_report_cluster_columns_and_width(constructor: Any) -> None:
+    # Four questions, three epochs each, answered the same way every epoch: the clustered
+    # interval must be wider than Wilson's, which takes the 12 rows as independent.
+    data = {
+        "question_id": ["q1", "q2", "q3", "q4"] * 3,
+        "correct": [True, True, True, False] * 3,
+    }
+    plain = to_data(gf.report(constructor(data)))
+    clustered = to_data(gf.report(constructor(data), cluster="question_id"))
+    assert list(clustered) == [*STAT_NAMES, "n_clusters"]
+    assert clustered["n_clusters"] == [4]
+    assert clustered["accuracy"] == plain["accuracy"]
+    width = clustered["ci_high"][0] - clustered["ci_low"][0]
+    assert width > plain["ci_high"][0] - plain["ci_low"][0]
+
+
+def test_report_cluster_interval_is_clipped_to_0_1(constructor: Any) -> None:
+    data = {"question_id": ["q1", "q2", "q3"] * 2, "correct": [True, True, False] * 2}
+    out = to_data(gf.report(constructor(data), cluster="question_id"))
+    assert out["ci_high"] == [1.0]  # 2/3 + 1.96 * se exceeds 1
+    assert 0.0 <= out["ci_low"][0] <= out["accuracy"][0]
+
+
+def test_report_one_cluster_has_no_interval(constructor: Any) -> None:
+    data = {"question_id": ["q1"] * 3, "correct": [True, False, True]}
+    assert_equal_data(
+        gf.report(constructor(data), cluster="question_id"),
+        {"n_clusters": [1], "ci_low": [None], "ci_high": [None]},
+    )
+
+
+def test_report_score_columns_follow_the_interval(constructor: Any) -> None:
+    data = {"model": ["a", "a", "b"], "correct": [True, False, True], "f1": [1.0, 0.5, None]}
+    out = to_data(gf.report(constructor(data), "model", score="f1"))
+    assert list(out) == ["model", *STAT_NAMES, "mean_score", "score_ci_low", "score_ci_high"]
+    assert out["mean_score"] == [0.75, None]
+    assert out["score_ci_low"][1] is None  # no score in group b
+
+
+def test_report_score_must_be_numeric() -> None:
+    df = pl.DataFrame({"correct": [True], "f1": ["0.5"]})
+    with pytest.raises(TypeError, match="`score`: column 'f1' has dtype String"):
+        gf.report(df, score="f1")
+
+
+def test_report_cluster_that_is_a_by_column_raises() -> None:
+    with pytest.raises(ValueError, match="also a `by` column"):
+        gf.report(pl.DataFrame(DATA), "model", cluster="model")
+
+
+def test_lazy_report_with_cluster_and_score_stays_lazy() -> None:
+    lazy = pl.LazyFrame({**DATA, "f1": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7]})
+    out = gf.report(lazy, "model", cluster="split", score="f1", carried_kinds=["timeout"])
+    assert isinstance(out, pl.LazyFrame)
+    assert out.collect().height == 3
+
+
+STAT_NAMES = ["n", "n_correct", "accuracy", "ci_low", "ci_high"]
+
+
+# --------------------------------------------------------------------------------------------
+# failures on a matcher's output, and MAX_METADATA_LENGTH at run time
+# --------------------------------------------------------------------------------------------
+
+
+def test_failures_on_a_matcher_output_ask_for_the_compared_columns(constructor: Any) -> None:
+    frame = constructor({"pred": ["B", "c"], "gold": ["B", "A"], "refs": ["x", "y"]})
+    graded = frame.grade.exact_match("pred", "gold")
+    with pytest.raises(ValueError, match=r"failures\(actual=..., expected=...\)"):
+        gf.failures(graded)
+    shown = gf.failures(graded, actual="pred", expected="gold")
+    assert_equal_data(shown, {"actual": ["c"], "expected": ["A"], "expectation": ["exact match"]})
+
+
+def test_failures_show_a_column_named_actual_in_place(constructor: Any) -> None:
+    frame = constructor({"actual": ["B", "c"], "expected": ["B", "A"]})
+    graded = frame.grade.exact_match("actual", "expected")
+    shown = to_data(gf.failures(graded, actual="actual", expected="expected"))
+    assert shown["actual"] == ["c"]
+    assert list(shown).count("actual") == 1
+
+
+def test_max_metadata_length_set_at_run_time_takes_effect(
+    constructor: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(gf, "MAX_METADATA_LENGTH", 20)
+    graded = constructor(FAIL_DATA).grade.answer_contains()
+    data = to_data(gf.failures(graded))
+    assert len(data["actual"][1]) == 20
+    assert data["actual"][1].endswith("…")
+
+
+def test_report_does_not_import_the_pandas_accessor() -> None:
+    import ast
+    from pathlib import Path
+
+    for module in ("report.py", "stats.py", "compare.py", "chart.py"):
+        tree = ast.parse((Path(gf.__file__).parent / module).read_text(encoding="utf-8"))
+        imported = {
+            alias.name
+            for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.module == "gradeframe"
+            for alias in node.names
+        }
+        modules = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+        assert "_pandas" not in imported, module
+        assert "gradeframe._pandas" not in modules, module
+
+
+# --------------------------------------------------------------------------------------------
+# compare and agreement: shapes, edges, errors
+# --------------------------------------------------------------------------------------------
+
+
+PAIRED: dict[str, list[Any]] = {
+    "model": ["x", "x", "x", "y", "y", "z"],
+    "question_id": ["q1", "q2", "q3", "q1", "q2", "q9"],
+    "correct": [True, False, True, True, True, False],
+}
+
+
+def test_compare_pair_without_shared_items_has_a_row(constructor: Any) -> None:
+    out = gf.compare(constructor(PAIRED))
+    assert_equal_data(
+        out,
+        {
+            "a": ["x", "x", "y"],
+            "b": ["y", "z", "z"],
+            "n_items": [2, 0, 0],
+            "both_right": [1, 0, 0],
+            "only_b": [1, 0, 0],
+            "difference": [0.5, None, None],
+            "p_value": [1.0, None, None],
+        },
+    )
+
+
+def test_compare_lazy_in_lazy_out() -> None:
+    out = gf.compare(pl.LazyFrame(PAIRED), baseline="x")
+    assert isinstance(out, pl.LazyFrame)
+    assert_equal_data(out, {"b": ["y", "z"]})
+
+
+def test_compare_missing_baseline_is_named() -> None:
+    with pytest.raises(ValueError, match="`baseline='w'` is not a value of 'model'"):
+        gf.compare(pl.DataFrame(PAIRED), baseline="w")
+
+
+def test_compare_several_on_columns_and_namespace(constructor: Any) -> None:
+    data = {**PAIRED, "split": ["s"] * 6}
+    out = constructor(data).grade.compare(on=["split", "question_id"])
+    assert_equal_data(out, {"n_items": [2, 0, 0]})
+
+
+def test_compare_majority_verdict_with_epochs(constructor: Any) -> None:
+    data = {
+        "model": ["x"] * 4 + ["y"] * 4,
+        "question_id": ["q1", "q1", "q2", "q2"] * 2,
+        "correct": [True, False, False, False, True, True, False, True],
+    }
+    out = to_data(gf.compare(constructor(data)))
+    # x: q1 0.5 (right by majority), q2 0.0; y: q1 1.0, q2 0.5 (right).
+    assert out["both_right"] == [1]
+    assert out["only_b"] == [1]
+    assert out["accuracy_a"] == [0.25]
+    assert out["accuracy_b"] == [0.75]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "match"),
+    [
+        ({"by": "modl"}, pl.exceptions.ColumnNotFoundError, "`by='modl'`"),
+        ({"on": "qid"}, pl.exceptions.ColumnNotFoundError, "`on='qid'`"),
+        ({"on": []}, TypeError, "`on` must be"),
+        ({"correct": "model"}, TypeError, "`correct`: column 'model'"),
+        ({"on": "model"}, ValueError, "also an `on` column"),
+    ],
+)
+def test_compare_errors_name_the_argument(kwargs: dict[str, Any], error: type, match: str) -> None:
+    with pytest.raises(error, match=match):
+        gf.compare(pl.DataFrame(PAIRED), **kwargs)
+
+
+def test_agreement_leaves_out_rows_with_a_null_verdict(constructor: Any) -> None:
+    data = {"t": [True, None, False, True], "c": [True, True, True, None]}
+    out = gf.agreement(constructor(data), "t", "c")
+    assert_equal_data(out, {"n": [2], "both_right": [1], "only_b": [1], "agreement": [0.5]})
+
+
+def test_agreement_through_the_namespace_and_errors(constructor: Any) -> None:
+    frame = constructor({"t": [True, False], "c": [True, True], "g": ["a", "b"]})
+    assert_equal_data(frame.grade.agreement("t", "c", by="g"), {"g": ["a", "b"], "n": [1, 1]})
+    with pytest.raises(pl.exceptions.ColumnNotFoundError, match="`b='cc'`"):
+        frame.grade.agreement("t", "cc")
+
+
+def test_agreement_rejects_a_non_boolean_verdict() -> None:
+    with pytest.raises(TypeError, match="`a`: column 't' has dtype String"):
+        gf.agreement(pl.DataFrame({"t": ["yes"], "c": [True]}), "t", "c")
+
+
+def test_compare_chart_spec() -> None:
+    graded = gf.example().grade.answer_contains()
+    spec = graded.grade.compare_chart(baseline="atlas-large", title="Paired").to_dict()
+    assert spec["title"] == "Paired"
+    _zero, rule, point = spec["layer"]
+    assert rule["encoding"]["x2"]["field"] == "ci_high"
+    assert point["encoding"]["x"]["field"] == "difference"
+    pairs = (
+        [v["pair"] for v in spec["datasets"][point["data"]["name"]]]
+        if "datasets" in spec
+        else [v["pair"] for v in point["data"]["values"]]
+    )
+    assert pairs == [
+        "atlas-small − atlas-large",
+        "beacon-7b − atlas-large",
+        "cedar-mini − atlas-large",
+    ]

@@ -1,11 +1,13 @@
 """Write and execute the notebooks in notebooks/ (saved with their outputs).
 
 Run from the repository root with the development environment:
-``.venv/bin/python tools/make_notebooks.py``. tests/test_notebooks.py re-executes them.
+``.venv/bin/python tools/make_notebooks.py [NAME.ipynb ...]`` (all notebooks without names).
+tests/test_notebooks.py re-executes them.
 """
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import nbformat
@@ -196,13 +198,201 @@ FAILURE_ANALYSIS = [
 ]
 
 
-def main() -> None:
-    """Write each notebook and execute it in place."""
-    for name, cells in (
-        ("quickstart_polars.ipynb", QUICKSTART_POLARS),
-        ("quickstart_pandas.ipynb", QUICKSTART_PANDAS),
-        ("failure_analysis.ipynb", FAILURE_ANALYSIS),
-    ):
+YOUR_OWN_FILE = [
+    new_markdown_cell(
+        "# Grading your own file\n\n"
+        "Your runs are in a CSV file (or JSON Lines): one row per question and model, with the "
+        "model's reply, perhaps a short final answer, and the acceptable answers. This notebook "
+        "starts from such a file, `my_runs.csv` beside it, and grades it in Python and on the "
+        "command line."
+    ),
+    new_code_cell('from pathlib import Path\n\nprint(Path("my_runs.csv").read_text())'),
+    new_markdown_cell(
+        "## Read it as text\n\n"
+        "Read every CSV cell as text (`infer_schema=False`): guessed types would turn the "
+        "answer `007` into the number 7, `0.10` into 0.1, and a reply `1987` into an integer "
+        "that is no answer text at all. The `gold` cells are JSON lists (any one is right)."
+    ),
+    new_code_cell(
+        "import polars as pl\n\nimport gradeframe as gf\n\n"
+        "pl.Config.set_fmt_str_lengths(40)\npl.Config.set_tbl_cols(-1)\npl.Config.set_tbl_rows(20)\n"
+        "pl.Config.set_tbl_width_chars(200)\npl.Config.set_tbl_hide_dataframe_shape(True)\n\n"
+        'runs = pl.read_csv("my_runs.csv", infer_schema=False).with_columns(\n'
+        '    pl.col("gold").str.json_decode(pl.List(pl.String))\n'
+        ")\n"
+        "runs.schema"
+    ),
+    new_markdown_cell(
+        "## answer_contains: is an acceptable answer in the reply?\n\n"
+        'Numbers are matched whole ("12" is not in "-12", "1,240" is not "12400"), '
+        "thousands separators are folded away, and `failure_kind` says why a row is not right: "
+        "an empty reply is a `parse_failure`, not a wrong answer. `NOT_IN_DOCUMENT` marks a "
+        "question the document cannot answer: saying so is right there."
+    ),
+    new_code_cell(
+        'graded = runs.grade.answer_contains("response", "gold")\n'
+        'graded.select("question_id", "model", "response", "correct", "failure_kind")'
+    ),
+    new_code_cell('graded.grade.report(by="model")'),
+    new_markdown_cell(
+        "## The matchers: when you have a short final answer\n\n"
+        "Each matcher adds `correct` and `expectation` (plus what makes a failure debuggable). "
+        "`exact_match` compares text after stripping and lower-casing (`fold=True` also folds "
+        'numbers); `within` reads a number from text ("12,400" is 12400) and allows a '
+        "tolerance; `includes` needs every needle; `matches` takes a regular expression."
+    ),
+    new_code_cell(
+        'runs.grade.exact_match("final", pl.col("gold").list.first()).select(\n'
+        '    "question_id", "model", "final", "correct", "expectation"\n'
+        ")"
+    ),
+    new_code_cell(
+        'numbers = runs.filter(pl.col("number").is_not_null()).with_columns(\n'
+        '    pl.col("number").cast(pl.Float64)\n'
+        ")\n"
+        'numbers.grade.within("final", "number", percent=1).select(\n'
+        '    "question_id", "model", "final", "number", "correct", "difference"\n'
+        ")"
+    ),
+    new_code_cell(
+        'okafor = runs.filter(pl.col("question_id") == "q5")\n'
+        'okafor.grade.includes("response", ["okafor"]).select(\n'
+        '    "model", "response", "correct", "missing"\n'
+        ")"
+    ),
+    new_code_cell(
+        'runs.filter(pl.col("question_id") == "q1").grade.matches("final", r"^\\d{4}$").select(\n'
+        '    "model", "final", "correct", "expectation"\n'
+        ")"
+    ),
+    new_markdown_cell(
+        "## The same file on the command line\n\n"
+        "`gradeframe score` reads the CSV as text too, reads a `gold` cell holding a JSON list "
+        "as a list, and prints the report (in a terminal: `gradeframe score my_runs.csv "
+        "--answer response --refs gold --by model`). `-o` writes the graded rows; scoring "
+        "that file again gives the same report."
+    ),
+    new_code_cell(
+        "import subprocess\nimport sys\n\n\n"
+        "def gradeframe(*args):\n"
+        '    """Run `gradeframe ARGS...` as a terminal would, and show what it prints."""\n'
+        '    command = [sys.executable, "-m", "gradeframe.cli", *args]\n'
+        "    result = subprocess.run(command, capture_output=True, text=True)\n"
+        '    print(result.stdout + result.stderr, end="")\n\n\n'
+        'gradeframe("score", "my_runs.csv", "--answer", "response", "--refs", "gold", '
+        '"--by", "model",\n'
+        '           "-o", "/tmp/my_runs_graded.csv")'
+    ),
+    new_code_cell(
+        'gradeframe("score", "/tmp/my_runs_graded.csv", "--answer", "response", "--refs", '
+        '"gold", "--by", "model")'
+    ),
+    new_markdown_cell(
+        "Errors name the flag you typed and, for a bad cell, the row; the exit status is 2."
+    ),
+    new_code_cell(
+        'gradeframe("score", "my_runs.csv", "--answer", "response", "--refs", "gold_answers")'
+    ),
+]
+
+COMPARING_MODELS = [
+    new_markdown_cell(
+        "# Comparing models\n\n"
+        "Is model B better than model A on these questions, or is that noise? Two accuracy "
+        "intervals that overlap cannot say: the models answered the same questions, so their "
+        "accuracies are correlated. `compare` looks at the paired differences on the shared "
+        "questions instead. And when every question runs several epochs, the rows of one "
+        "question are not independent: `report(cluster=...)` widens the interval to match.\n\n"
+        "This notebook uses three models of the bundled example."
+    ),
+    new_code_cell(
+        "import numpy as np\nimport polars as pl\n\nimport gradeframe as gf\n\n"
+        "pl.Config.set_tbl_cols(-1)\npl.Config.set_tbl_width_chars(200)\n"
+        "pl.Config.set_float_precision(4)\npl.Config.set_tbl_hide_dataframe_shape(True)\n\n"
+        'three = gf.example().filter(pl.col("model").is_in(["atlas-large", "beacon-7b", '
+        '"cedar-mini"]))\n'
+        "graded = three.grade.answer_contains()\n"
+        'graded.grade.report("model").select("model", "n", "accuracy", "ci_low", "ci_high")'
+    ),
+    new_markdown_cell(
+        "The intervals of all three overlap. Compare them pairwise on the thirty shared "
+        "questions: `difference` is b − a, its interval comes from the per-question "
+        "differences, `only_a`/`only_b` count the questions only one of the two got right, "
+        "and `p_value` is McNemar's exact test on those two counts."
+    ),
+    new_code_cell(
+        "graded.grade.compare().select(\n"
+        '    "a", "b", "n_items", "accuracy_a", "accuracy_b", "difference", "ci_low", '
+        '"ci_high",\n'
+        '    "only_a", "only_b", "p_value"\n'
+        ")"
+    ),
+    new_markdown_cell(
+        "`atlas-large` is ahead of `cedar-mini` beyond noise (the interval of the difference "
+        "stays below 0 and p ≈ 0.01); the other two gaps could be chance. Against a baseline, "
+        "and as a chart (the dashed line is no difference):"
+    ),
+    new_code_cell(
+        'graded.grade.compare_chart(baseline="atlas-large", title="Against atlas-large")'
+    ),
+    new_markdown_cell(
+        "## Epochs: rows that are not independent\n\n"
+        "Suppose every question ran five epochs. Here the epochs are simulated: each epoch "
+        "repeats the graded verdict, flipped at random for one answer in ten (a fixed seed). "
+        "Wilson's interval takes the 150 rows of a model as independent; the clustered one "
+        '(`cluster="question_id"`, the CR0 standard error of Miller 2024) counts what the '
+        "five epochs of one question really add."
+    ),
+    new_code_cell(
+        "rng = np.random.default_rng(2024)\n"
+        "epochs = pl.concat(\n"
+        "    [graded.with_columns(epoch=pl.lit(e)) for e in range(5)]\n"
+        ").with_columns(\n"
+        '    correct=pl.col("correct") ^ pl.Series(rng.random(5 * graded.height) < 0.1)\n'
+        ")\n"
+        'naive = epochs.grade.report("model", failure_kind=None)\n'
+        'clustered = epochs.grade.report("model", cluster="question_id", failure_kind=None)\n'
+        "widths = naive.select(\n"
+        '    "model",\n'
+        '    "n",\n'
+        '    "accuracy",\n'
+        '    (pl.col("ci_high") - pl.col("ci_low")).alias("wilson_width"),\n'
+        ").join(\n"
+        "    clustered.select(\n"
+        '        "model", "n_clusters", (pl.col("ci_high") - pl.col("ci_low")).alias('
+        '"clustered_width")\n'
+        "    ),\n"
+        '    on="model",\n'
+        ")\n"
+        'widths.with_columns((pl.col("clustered_width") / pl.col("wilson_width")).alias("ratio"))'
+    ),
+    new_markdown_cell(
+        "The clustered interval is 1.5 to 2 times as wide as Wilson's: five epochs of thirty "
+        "questions tell much less than 150 questions would. With several rows per question, "
+        "`compare` "
+        "averages each question's epochs first, and its p-value is a paired t-test on the "
+        "per-question differences:"
+    ),
+    new_code_cell(
+        'epochs.grade.compare().select("a", "b", "n_items", "difference", "ci_low", "ci_high", '
+        '"p_value")'
+    ),
+]
+
+
+NOTEBOOKS = {
+    "quickstart_polars.ipynb": QUICKSTART_POLARS,
+    "quickstart_pandas.ipynb": QUICKSTART_PANDAS,
+    "failure_analysis.ipynb": FAILURE_ANALYSIS,
+    "your_own_file.ipynb": YOUR_OWN_FILE,
+    "comparing_models.ipynb": COMPARING_MODELS,
+}
+
+
+def main(names: list[str]) -> None:
+    """Write each notebook named (all without names) and execute it in place."""
+    for name in names or NOTEBOOKS:
+        cells = NOTEBOOKS[name]
         notebook = new_notebook(cells=cells)
         notebook.metadata["kernelspec"] = {
             "name": "python3",
@@ -221,4 +411,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

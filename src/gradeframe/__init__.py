@@ -14,6 +14,8 @@ from gradeframe.answer import (
     is_not_found,
     with_answer_contains,
 )
+from gradeframe.chart import chart, compare_chart
+from gradeframe.compare import agreement, compare
 from gradeframe.example import example, example_document
 from gradeframe.fold import fold
 from gradeframe.kinds import KINDS
@@ -35,14 +37,17 @@ from gradeframe.matchers import (
     with_within,
     within,
 )
-from gradeframe.report import chart, failures, report
+from gradeframe.report import failures, report, report_counts, report_from_counts
 
 __all__ = [
     "DEFAULT_NOT_FOUND_PHRASES",
     "KINDS",
     "MAX_METADATA_LENGTH",
+    "agreement",
     "answer_contains",
     "chart",
+    "compare",
+    "compare_chart",
     "exact_match",
     "example",
     "example_document",
@@ -58,6 +63,8 @@ __all__ = [
     "read_openai_evals",
     "read_promptfoo",
     "report",
+    "report_counts",
+    "report_from_counts",
     "with_answer_contains",
     "with_exact_match",
     "with_includes",

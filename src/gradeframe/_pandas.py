@@ -12,121 +12,32 @@ what ``polars.Series.to_pandas`` gives.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from numbers import Integral, Real
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import pandas as pd
 import polars as pl
-import pyarrow as pa
 
 from gradeframe import answer as answer_rules
-from gradeframe import fold
+from gradeframe import chart as chart_rules
+from gradeframe import compare as compare_rules
+from gradeframe import fold as fold_rules
 from gradeframe import matchers as matcher_rules
 from gradeframe import report as report_rules
-from gradeframe._inputs import check_column, check_output_names, check_prefix
-from gradeframe._mixed import split_mixed
+from gradeframe._delegate import delegates
+from gradeframe._frames import (
+    Role,
+    needed_columns,
+    to_pandas_column,
+    to_polars,
+)
+from gradeframe._inputs import IntoExpr, check_output_names, check_prefix
+from gradeframe.answer import NotFound
+from gradeframe.matchers import PatternLike
+from gradeframe.report import By
 
-#: How a column's values are coerced when Arrow cannot read an object column as it is.
-#: "text": non-strings become null (an answer that is not a string is a parse failure).
-#: "refs": numbers become plain digits, a scalar becomes a one-item list.
-#: "mixed": an object column mixing text, numbers and booleans becomes a struct that keeps each
-#: value's kind (see gradeframe._mixed); the matchers read it ("12" is not 12, True is not 1).
-Role = str
-
-_STRING_DTYPE: Final = pd.StringDtype(na_value=np.nan)
-
-
-def _plain_digits(value: Any) -> Any:
-    if value is None or isinstance(value, str):
-        return value
-    if isinstance(value, bool | np.bool_):
-        return value  # left for the dtype check to refuse
-    if isinstance(value, Integral):
-        return str(int(value))
-    if isinstance(value, Real):
-        number = float(value)
-        if math.isnan(number):
-            return None
-        if number.is_integer() and abs(number) < 1e15:
-            return str(int(number))
-        return repr(number)
-    return value
-
-
-def _coerce_refs(value: Any) -> Any:
-    if isinstance(value, list | tuple | np.ndarray | pd.Series):
-        return [_plain_digits(v) for v in value]
-    return _plain_digits(value)
-
-
-def _arrow_column(series: pd.Series, name: str, role: Role | None) -> pa.Array | pa.ChunkedArray:
-    """Read one pandas column as Arrow, coercing messy object columns by role."""
-    if role == "mixed" and series.dtype == object:
-        mixed = split_mixed(series)  # before Arrow, which would read [1.5, True] as [1.5, 1.0]
-        if mixed is not None:
-            return mixed
-    try:
-        return pa.array(series, from_pandas=True)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
-        first_error = exc
-    # Fallback for object columns that mix types: one pass over the Python objects the column
-    # already holds, to decide per value what it is. Not a scoring path: scoring happens in Polars.
-    values = series.astype(object)
-    if role == "text":
-        values = values.where(values.map(lambda v: isinstance(v, str)), None)
-    elif role == "refs":
-        values = values.map(_coerce_refs)
-        if values.map(lambda v: isinstance(v, list)).any():
-            values = values.map(lambda v: v if isinstance(v, list) or v is None else [v])
-    try:
-        return pa.array(values, from_pandas=True)
-    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
-        kinds = sorted({type(v).__name__ for v in series.dropna().head(1000)})
-        msg = (
-            f"column {name!r} (pandas dtype {series.dtype}, holding {', '.join(kinds)}) cannot "
-            f"be read: {first_error}. Give it one type per column (for example "
-            f"df[{name!r}].astype(str))."
-        )
-        raise TypeError(msg) from None
-
-
-def to_polars(frame: pd.DataFrame, columns: Mapping[str, Role | None]) -> pl.DataFrame:
-    """Convert the named columns of a pandas frame to a Polars frame, through Arrow."""
-    arrays = {}
-    for name, role in columns.items():
-        if name not in frame.columns:
-            shown = ", ".join(repr(c) for c in list(frame.columns)[:20])
-            msg = f"the frame has no column {name!r}. Its columns are: {shown}."
-            raise KeyError(msg)
-        column = frame[name]
-        if isinstance(column, pd.DataFrame):
-            msg = f"the frame has more than one column named {name!r}; rename them apart first."
-            raise ValueError(msg)
-        arrays[name] = _arrow_column(column, name, role)
-    if not arrays:
-        return pl.DataFrame(height=len(frame))
-    return pl.from_arrow(pa.table(arrays), rechunk=False)  # type: ignore[return-value]
-
-
-def to_pandas_column(series: pl.Series) -> Any:
-    """Return values ready to attach to a pandas frame by position."""
-    if series.dtype == pl.Boolean and series.null_count() == 0:
-        return series.to_numpy()
-    if series.dtype == pl.String:
-        return pd.array(series.to_arrow(), dtype=_STRING_DTYPE)
-    return series.to_pandas().to_numpy()
-
-
-def column_names(value: Any) -> list[str]:
-    """Column names an argument refers to: a name, or the roots of an expression."""
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, pl.Expr):
-        return value.meta.root_names()
-    return []
+if TYPE_CHECKING:
+    import altair as alt
 
 
 def run_on_pandas(
@@ -147,26 +58,14 @@ def run_on_pandas(
     return out
 
 
-def needed_columns(
-    frame: pd.DataFrame, arguments: Iterable[tuple[str, Any, Role | None]]
-) -> dict[str, Role | None]:
-    """Map the columns the arguments name to their roles; a missing one is named with its argument.
-
-    ``arguments`` holds ``(argument name, value, role)``; a value is a column name, an expression
-    (its root columns are used) or anything else (not a column).
-    """
-    present = dict.fromkeys(str(c) for c in frame.columns)
-    needed: dict[str, Role | None] = {}
-    for argument, value, role in arguments:
-        for name in column_names(value):
-            check_column(present, name, argument)  # type: ignore[arg-type]
-            needed[name] = needed.get(name) or role
-    return needed
-
-
 @pd.api.extensions.register_dataframe_accessor("grade")
 class PandasFrameGrade:
-    """``df.grade``: gradeframe on a pandas DataFrame (same answers as Polars)."""
+    """``df.grade``: gradeframe on a pandas DataFrame (same answers as Polars).
+
+    Each method spells out its parameters and takes its docstring from the function it runs (see
+    :mod:`gradeframe._delegate`). A grading method lists the columns it reads with their roles
+    (``arguments``), and :meth:`_add_columns` converts just those through Arrow.
+    """
 
     def __init__(self, frame: pd.DataFrame) -> None:
         if not isinstance(frame, pd.DataFrame):  # pragma: no cover - pandas guarantees this
@@ -174,20 +73,37 @@ class PandasFrameGrade:
             raise AttributeError(msg)
         self._frame = frame
 
+    def _add_columns(
+        self,
+        function: Callable[..., pl.DataFrame],
+        columns: Sequence[str],
+        arguments: Iterable[tuple[str, Any, Role | None]],
+        /,
+        *args: Any,
+        **kwargs: Any,
+    ) -> pd.DataFrame:
+        """Check the arguments on the whole pandas frame, then run a Polars frame function."""
+        prefix = kwargs.get("prefix", "")
+        check_prefix(prefix)
+        needed = needed_columns(self._frame, arguments)
+        present = {str(c): pl.Null() for c in self._frame.columns}
+        check_output_names(present, [prefix + c for c in columns])
+        return run_on_pandas(self._frame, function, needed, *args, **kwargs)
+
+    @delegates(answer_rules.with_answer_contains, doc=answer_rules.answer_contains)
     def answer_contains(
         self,
-        answer: Any = "answer",
-        refs: Any = "refs",
+        answer: IntoExpr = "answer",
+        refs: IntoExpr = "refs",
         *,
-        partial: Any = None,
-        notes: Any = None,
-        trace: Any = None,
-        status: Any = None,
-        failure_kind: Any = None,
-        not_found: Any = None,
+        partial: IntoExpr | None = None,
+        notes: IntoExpr | None = None,
+        trace: IntoExpr | None = None,
+        status: IntoExpr | None = None,
+        failure_kind: IntoExpr | None = None,
+        not_found: NotFound = None,
         prefix: str = "",
     ) -> pd.DataFrame:
-        """Add correct, failure_kind and outcome; see :func:`gradeframe.answer_contains`."""
         arguments = [
             ("answer", answer, "text"),
             ("refs", refs, "refs"),
@@ -213,25 +129,17 @@ class PandasFrameGrade:
             prefix=prefix,
         )
 
-    def _add_columns(
+    @delegates(matcher_rules.with_exact_match, doc=matcher_rules.exact_match)
+    def exact_match(
         self,
-        function: Callable[..., pl.DataFrame],
-        columns: Sequence[str],
-        arguments: Iterable[tuple[str, Any, Role | None]],
-        /,
-        *args: Any,
-        **kwargs: Any,
+        actual: IntoExpr,
+        expected: IntoExpr | bool | float,
+        *,
+        ignore_case: bool = True,
+        strip: bool = True,
+        label: str | None = None,
+        prefix: str = "",
     ) -> pd.DataFrame:
-        """Check the arguments on the whole pandas frame, then run a Polars frame function."""
-        prefix = kwargs.get("prefix", "")
-        check_prefix(prefix)
-        needed = needed_columns(self._frame, arguments)
-        present = {str(c): pl.Null() for c in self._frame.columns}
-        check_output_names(present, [prefix + c for c in columns])
-        return run_on_pandas(self._frame, function, needed, *args, **kwargs)
-
-    def exact_match(self, actual: Any, expected: Any, **kwargs: Any) -> pd.DataFrame:
-        """Add correct and expectation; see :func:`gradeframe.exact_match`."""
         arguments = [("actual", actual, "mixed"), ("expected", expected, "mixed")]
         return self._add_columns(
             matcher_rules.with_exact_match,
@@ -239,11 +147,22 @@ class PandasFrameGrade:
             arguments,
             actual,
             expected,
-            **kwargs,
+            ignore_case=ignore_case,
+            strip=strip,
+            label=label,
+            prefix=prefix,
         )
 
-    def includes(self, actual: Any, expected: Any, **kwargs: Any) -> pd.DataFrame:
-        """Add correct, expectation and missing; see :func:`gradeframe.includes`."""
+    @delegates(matcher_rules.with_includes, doc=matcher_rules.includes)
+    def includes(
+        self,
+        actual: IntoExpr,
+        expected: IntoExpr | Sequence[str],
+        *,
+        ignore_case: bool = True,
+        label: str | None = None,
+        prefix: str = "",
+    ) -> pd.DataFrame:
         arguments = [("actual", actual, "mixed"), ("expected", expected, "refs")]
         return self._add_columns(
             matcher_rules.with_includes,
@@ -251,24 +170,44 @@ class PandasFrameGrade:
             arguments,
             actual,
             expected,
-            **kwargs,
+            ignore_case=ignore_case,
+            label=label,
+            prefix=prefix,
         )
 
-    def matches(self, actual: Any, pattern: Any = None, **kwargs: Any) -> pd.DataFrame:
-        """Add correct and expectation; see :func:`gradeframe.matches`."""
-        column = kwargs.get("pattern_column")
-        arguments = [("actual", actual, "mixed"), ("pattern_column", column, None)]
+    @delegates(matcher_rules.with_matches, doc=matcher_rules.matches)
+    def matches(
+        self,
+        actual: IntoExpr,
+        pattern: PatternLike | None = None,
+        *,
+        pattern_column: IntoExpr | None = None,
+        label: str | None = None,
+        prefix: str = "",
+    ) -> pd.DataFrame:
+        arguments = [("actual", actual, "mixed"), ("pattern_column", pattern_column, None)]
         return self._add_columns(
             matcher_rules.with_matches,
             matcher_rules.MATCHES_COLUMNS,
             arguments,
             actual,
             pattern,
-            **kwargs,
+            pattern_column=pattern_column,
+            label=label,
+            prefix=prefix,
         )
 
-    def within(self, actual: Any, expected: Any, **kwargs: Any) -> pd.DataFrame:
-        """Add correct, expectation, tolerance and difference; see :func:`gradeframe.within`."""
+    @delegates(matcher_rules.with_within, doc=matcher_rules.within)
+    def within(
+        self,
+        actual: IntoExpr,
+        expected: IntoExpr | float,
+        *,
+        delta: float | None = None,
+        percent: float | None = None,
+        label: str | None = None,
+        prefix: str = "",
+    ) -> pd.DataFrame:
         arguments = [("actual", actual, "mixed"), ("expected", expected, "mixed")]
         return self._add_columns(
             matcher_rules.with_within,
@@ -276,20 +215,103 @@ class PandasFrameGrade:
             arguments,
             actual,
             expected,
-            **kwargs,
+            delta=delta,
+            percent=percent,
+            label=label,
+            prefix=prefix,
         )
 
-    def report(self, by: Any = None, **kwargs: Any) -> pd.DataFrame:
-        """Summarise accuracy and failures per group; see :func:`gradeframe.report`."""
-        return report_rules.report(self._frame, by, **kwargs)
+    @delegates(report_rules.report)
+    def report(
+        self,
+        by: By = None,
+        *,
+        correct: str = "correct",
+        failure_kind: str | None = "failure_kind",
+        prefix: str = "",
+        cluster: str | None = None,
+        score: str | None = None,
+        carried_kinds: Sequence[str] | None = None,
+    ) -> pd.DataFrame:
+        return report_rules.report(
+            self._frame,
+            by,
+            correct=correct,
+            failure_kind=failure_kind,
+            prefix=prefix,
+            cluster=cluster,
+            score=score,
+            carried_kinds=carried_kinds,
+        )
 
-    def failures(self, **kwargs: Any) -> pd.DataFrame:
-        """Return the rows that are not right; see :func:`gradeframe.failures`."""
-        return report_rules.failures(self._frame, **kwargs)
+    @delegates(report_rules.failures)
+    def failures(
+        self,
+        *,
+        actual: str | bool | None = None,
+        expected: str | bool | None = None,
+        prefix: str = "",
+        correct: str = "correct",
+        failure_kind: str = "failure_kind",
+        kind: str | Sequence[str] | None = None,
+    ) -> pd.DataFrame:
+        return report_rules.failures(
+            self._frame,
+            actual=actual,
+            expected=expected,
+            prefix=prefix,
+            correct=correct,
+            failure_kind=failure_kind,
+            kind=kind,
+        )
 
-    def chart(self, by: Any = None, **kwargs: Any) -> Any:
-        """Chart failures and accuracy per group (Altair); see :func:`gradeframe.chart`."""
-        return report_rules.chart(self._frame, by, **kwargs)
+    @delegates(chart_rules.chart)
+    def chart(
+        self,
+        by: By = None,
+        *,
+        correct: str = "correct",
+        failure_kind: str = "failure_kind",
+        prefix: str = "",
+        title: str | None = None,
+    ) -> alt.HConcatChart:
+        return chart_rules.chart(
+            self._frame,
+            by,
+            correct=correct,
+            failure_kind=failure_kind,
+            prefix=prefix,
+            title=title,
+        )
+
+    @delegates(compare_rules.compare)
+    def compare(
+        self,
+        by: str = "model",
+        on: str | Sequence[str] = "question_id",
+        *,
+        correct: str = "correct",
+        baseline: Any = None,
+    ) -> pd.DataFrame:
+        return compare_rules.compare(self._frame, by, on, correct=correct, baseline=baseline)
+
+    @delegates(compare_rules.agreement)
+    def agreement(self, a: str, b: str, *, by: str | Sequence[str] | None = None) -> pd.DataFrame:
+        return compare_rules.agreement(self._frame, a, b, by=by)
+
+    @delegates(chart_rules.compare_chart)
+    def compare_chart(
+        self,
+        by: str = "model",
+        on: str | Sequence[str] = "question_id",
+        *,
+        correct: str = "correct",
+        baseline: Any = None,
+        title: str | None = None,
+    ) -> alt.LayerChart:
+        return chart_rules.compare_chart(
+            self._frame, by, on, correct=correct, baseline=baseline, title=title
+        )
 
 
 @pd.api.extensions.register_series_accessor("grade")
@@ -299,16 +321,17 @@ class PandasSeriesGrade:
     def __init__(self, series: pd.Series) -> None:
         self._series = series
 
-    def _run(self, make: Callable[[pl.Expr], pl.Expr]) -> pd.Series:
+    def _run(self, function: Callable[..., pl.Expr], /, **kwargs: Any) -> pd.Series:
+        """Run an expression function on this Series (as text); the index and name are kept."""
         name = "__gradeframe__"
         frame = to_polars(pd.DataFrame({name: self._series.array}), {name: "text"})
-        values = frame.select(make(pl.col(name)).alias(name)).to_series()
+        values = frame.select(function(pl.col(name), **kwargs).alias(name)).to_series()
         return pd.Series(to_pandas_column(values), index=self._series.index, name=self._series.name)
 
+    @delegates(fold_rules.fold)
     def fold(self) -> pd.Series:
-        """Fold text; see :func:`gradeframe.fold`."""
-        return self._run(fold.fold)
+        return self._run(fold_rules.fold)
 
+    @delegates(answer_rules.is_not_found)
     def is_not_found(self, *, phrases: Sequence[str] | None = None) -> pd.Series:
-        """Detect not-found reports; see :func:`gradeframe.is_not_found`."""
-        return self._run(lambda e: answer_rules.is_not_found(e, phrases=phrases))
+        return self._run(answer_rules.is_not_found, phrases=phrases)

@@ -1,32 +1,45 @@
 """The command line: ``gradeframe score FILE`` grades a file of answers and prints the report.
 
 Inputs are read by extension: ``.parquet``, ``.csv``, ``.jsonl`` / ``.ndjson`` (JSON Lines, with
-nested output records) and ``.json`` (an array of records, or JSON Lines). ``-o OUT`` writes the
-graded rows, in the format its extension names. The report (see :func:`gradeframe.report`) goes
-to stdout as a table; progress goes to stderr when scoring takes more than a couple of seconds.
+nested output records) and ``.json`` (an array of records, read exactly as the same records in
+JSON Lines would be). ``-o OUT`` writes the graded rows, in the format its extension names. The
+report (see :func:`gradeframe.report`) goes to stdout as a table; a progress bar goes to stderr
+on inputs of more than one chunk of rows.
 
-A text ``refs`` cell is one acceptable answer, unless it is a JSON list (it starts with ``[``, as
-in ``["12400", "12,400"]``): then each item is one. CSV holds text only, and Polars reads a JSON
-Lines column that mixes lists and strings as JSON text, so both are read this way. When graded rows
-are written to CSV, nested columns (lists, structs) are written as JSON text.
+CSV cells are text: nothing is guessed, so "007", "0.10" and "42" stay as written. A ``refs``
+cell that holds a JSON list (it starts with ``[``, as in ``["12400", "12,400"]``) is a list of
+acceptable answers; any other cell is one. Graded rows written to CSV flatten struct columns into
+``col.field`` columns (lists, and lists of structs such as ``trace``, as JSON text); reading a
+CSV puts such columns back into a struct, reading the known record fields by name (``partial`` as
+Boolean, ``notes`` and ``trace`` from JSON). The output columns of an earlier grading
+(``correct``, ``failure_kind``, ``outcome``, with ``--prefix``) are replaced, so scoring a written
+file again gives the same report.
 
-Errors (a missing or unreadable file, a missing column) end with one line on stderr and exit
-status 2; no traceback.
+Errors (a missing or unreadable file, a missing column, a bad cell) end with one line on stderr
+naming the flag the user typed (and the row, for a bad cell) and exit status 2; no traceback.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
+import io
+import json
+import os
+import re
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Final, TextIO
+from typing import Any, Final, TextIO
 
 import polars as pl
 
 from gradeframe import answer as answer_rules
-from gradeframe._inputs import check_column
+from gradeframe._inputs import check_column as _check_column
+from gradeframe._inputs import struct_fields
 from gradeframe.example import example
 from gradeframe.report import report
 
@@ -45,20 +58,73 @@ FORMATS: Final = {
 #: Rows scored at a time; progress is reported between chunks.
 CHUNK_ROWS: Final = 50_000
 
-#: Progress lines start once scoring has run this many seconds, and come at most this often.
+#: Without ``rich``, progress lines start once scoring has run this many seconds, and come at
+#: most this often.
 PROGRESS_AFTER: Final = 2.0
 PROGRESS_EVERY: Final = 1.0
 
 #: The exit status of a usage or input error.
 EXIT_ERROR: Final = 2
 
+#: The columns answer_contains adds (before ``--prefix``).
+OUTPUT_COLUMNS: Final = ("correct", "failure_kind", "outcome")
+
+#: Record fields a CSV reader rebuilds by name: Boolean, or JSON text.
+BOOLEAN_FIELDS: Final = frozenset({"partial"})
+JSON_FIELDS: Final = frozenset({"notes", "trace"})
+
+#: The Python argument behind each flag, so that errors name the flag the user typed.
+FLAGS: Final = {
+    "answer": "--answer",
+    "refs": "--refs",
+    "partial": "--partial",
+    "notes": "--notes",
+    "trace": "--trace",
+    "status": "--status",
+    "failure_kind": "--failure-kind",
+    "not_found": "--not-found",
+    "phrases": "--not-found",
+    "prefix": "--prefix",
+    "by": "--by",
+    "cluster": "--cluster",
+}
+
 
 class CliError(Exception):
     """An error shown to the user as one line, with exit status 2."""
 
 
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def in_cli_words(message: str) -> str:
+    """Rewrite a library error in the command line's words (``--answer``, not ``answer=``).
+
+    Examples
+    --------
+    >>> in_cli_words("`answer='respons'`: the frame has no column 'respons'.")
+    "--answer respons: the frame has no column 'respons'."
+    >>> in_cli_words("`failure_kind`: column 'k' has dtype i64; expected text.")
+    "`--failure-kind`: column 'k' has dtype i64; expected text."
+    """
+
+    def with_value(match: re.Match[str]) -> str:
+        flag = FLAGS[match.group(1)]
+        value = match.group(2)
+        if value[:1] in "'\"" and value[-1:] == value[:1]:
+            value = value[1:-1]
+        return f"{flag} {value}"
+
+    names = "|".join(sorted(FLAGS, key=len, reverse=True))
+    message = re.sub(rf"`({names})=([^`]+)`", with_value, message)
+    message = re.sub(rf"`({names})(?:\[\d+\])?=?`", lambda m: f"`{FLAGS[m.group(1)]}`", message)
+    return re.sub(r"Pass `--prefix` \(for example prefix='(\w+)'\)", r"Pass --prefix \1", message)
+
+
 # --------------------------------------------------------------------------------------------
-# Reading and writing
+# Reading
 # --------------------------------------------------------------------------------------------
 
 
@@ -71,13 +137,33 @@ def _format_of(path: Path, what: str) -> str:
     return fmt
 
 
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
+@dataclass
+class Input:
+    """What ``gradeframe score`` grades: the rows, where they came from, the default grouping."""
+
+    frame: pl.DataFrame
+    source: str
+    by: list[str]
 
 
-def read_frame(path: Path) -> pl.DataFrame:
-    """Read a file of answers by its extension."""
+def read_input(args: argparse.Namespace) -> Input:
+    """Read what the command line names: the bundled example, or a file by its extension.
+
+    This is the one place that turns the command line's source into rows; new kinds of input
+    (another tool's logs, a folder) are added here.
+    """
+    if args.example:
+        return Input(example(), "the bundled example", ["model"])
+    path: Path = args.file
+    frame = read_frame(path, separator=args.separator)
+    if not frame.columns:
+        msg = f"input {str(path)!r}: holds no records"
+        raise CliError(msg)
+    return Input(frame, repr(str(path)), [])
+
+
+def read_frame(path: Path, *, separator: str = ",") -> pl.DataFrame:
+    """Read a file of answers by its extension (CSV: text cells, flattened records rebuilt)."""
     fmt = _format_of(path, "input")
     if not path.exists():
         msg = f"input {str(path)!r}: no such file"
@@ -89,13 +175,15 @@ def read_frame(path: Path) -> pl.DataFrame:
         if fmt == "parquet":
             return pl.read_parquet(path)
         if fmt == "csv":
-            return pl.read_csv(path, infer_schema_length=10_000)
-        if fmt == "json" and _starts_with_bracket(path):
-            return pl.read_json(path, infer_schema_length=None)
-        return pl.read_ndjson(path, infer_schema_length=None)
+            frame = pl.read_csv(path, infer_schema=False, separator=separator)
+        elif fmt == "json" and _starts_with_bracket(path):
+            frame = _read_json_array(path)
+        else:
+            frame = pl.read_ndjson(path, infer_schema_length=None)
     except (OSError, pl.exceptions.PolarsError, ValueError) as exc:
         msg = f"input {str(path)!r} cannot be read as {fmt}: {_first_line(exc)}"
         raise CliError(msg) from None
+    return rebuild_records(frame) if fmt == "csv" else frame
 
 
 def _starts_with_bracket(path: Path) -> bool:
@@ -104,47 +192,263 @@ def _starts_with_bracket(path: Path) -> bool:
     return head.startswith(b"[")
 
 
-def csv_refs(frame: pl.DataFrame, refs: str) -> pl.DataFrame:
-    """Read a text refs column: a JSON list cell holds several acceptable answers, else one."""
-    if refs not in frame.columns or frame.schema[refs] != pl.String:
+def _read_json_array(path: Path) -> pl.DataFrame:
+    """Read a JSON array of records exactly as the same records in JSON Lines are read."""
+    records = json.loads(path.read_text(encoding="utf-8-sig"))
+    if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
+        msg = "expected an array of records (JSON objects)"
+        raise ValueError(msg)
+    if not records:
+        return pl.DataFrame()
+    lines = "\n".join(json.dumps(record, ensure_ascii=False) for record in records)
+    return pl.read_ndjson(io.BytesIO(lines.encode()), infer_schema_length=None)
+
+
+def _bad_row(values: pl.Series, check: Any) -> tuple[int, str]:
+    """Find the first cell ``check`` refuses (an error path only: never while scoring)."""
+    for index, value in enumerate(values):
+        if value is not None and not check(value):
+            return index + 1, value
+    return 0, ""  # pragma: no cover - only called once Polars has refused a cell
+
+
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_json_list(text: str) -> bool:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return False
+    return isinstance(value, list) and all(
+        isinstance(v, str | int | float) and not isinstance(v, bool) for v in value
+    )
+
+
+def _cell(text: str) -> str:
+    return repr(text if len(text) <= 60 else text[:57] + "...")
+
+
+def json_lists(frame: pl.DataFrame, column: str, flag: str) -> pl.DataFrame:
+    """Read a text column whose cells may be JSON lists: such a cell is a list, any other one item.
+
+    A cell that starts with ``[`` but is not a JSON list of strings or numbers raises, naming the
+    flag and the row (counted from 1, the first row after a CSV header).
+    """
+    if column not in frame.columns or frame.schema[column] != pl.String:
         return frame
-    column = pl.col(refs)
-    is_list = column.str.strip_chars_start().str.starts_with("[").fill_null(value=False)
+    text = pl.col(column)
+    is_list = text.str.strip_chars_start().str.starts_with("[").fill_null(value=False)
     if not frame.select(is_list.any()).item():
         return frame
-    decoded = pl.when(is_list).then(column).str.json_decode(pl.List(pl.String))
-    parsed = pl.when(is_list).then(decoded).otherwise(pl.concat_list(column))
+    decoded = pl.when(is_list).then(text).str.json_decode(pl.List(pl.String))
+    parsed = pl.when(is_list).then(decoded).otherwise(pl.concat_list(text))
     try:
-        return frame.with_columns(parsed.alias(refs))
-    except pl.exceptions.PolarsError as exc:
+        return frame.with_columns(parsed.alias(column))
+    except pl.exceptions.PolarsError:
+        cells = frame.select(pl.when(is_list).then(text)).to_series()
+        row, value = _bad_row(cells, _is_json_list)
         msg = (
-            f"`--refs {refs}`: a cell that starts with '[' is not a JSON list ({_first_line(exc)})"
+            f"{flag}: row {row} holds {_cell(value)}, which starts with '[' but is not a JSON "
+            'list of strings (write it as ["a", "b"], or as plain text for one answer)'
         )
         raise CliError(msg) from None
 
 
-def _json_text(name: str) -> pl.Expr:
-    """Write a nested column as JSON text (for CSV, which holds text only)."""
-    encoded = pl.struct(pl.col(name).alias("v")).struct.json_encode()
+def _booleans(frame: pl.DataFrame, column: str, where: str) -> pl.DataFrame:
+    text = pl.col(column).str.strip_chars().str.to_lowercase()
+    words = {"true": True, "false": False, "1": True, "0": False, "": None}
+    known = text.is_in(list(words)) | text.is_null()
+    if not frame.select(known.all()).item():
+        cells = frame.get_column(column)
+        row, value = _bad_row(cells, lambda v: v.strip().lower() in words)
+        msg = f"{where}: row {row} holds {_cell(value)}; expected true or false"
+        raise CliError(msg)
+    return frame.with_columns(text.replace_strict(words, return_dtype=pl.Boolean).alias(column))
+
+
+def _json_values(frame: pl.DataFrame, column: str, where: str) -> pl.DataFrame:
+    """Decode a column of JSON text (a list, or a plain string kept as one item)."""
+    text = pl.col(column)
+    is_json = text.str.strip_chars_start().str.starts_with("[").fill_null(value=False)
+    if not frame.select(is_json.any()).item():
+        return frame
+    if not frame.select((is_json | text.is_null()).all()).item():
+        # Some cells are plain words ("cost_cap_reached"): a list of strings holds both.
+        return json_lists(frame, column, where)
+    try:
+        decoded = frame.get_column(column).str.json_decode(infer_schema_length=None)
+    except pl.exceptions.PolarsError:
+        row, value = _bad_row(frame.get_column(column), _is_json)
+        msg = f"{where}: row {row} holds {_cell(value)}, which is not JSON"
+        raise CliError(msg) from None
+    return frame.with_columns(decoded.alias(column))
+
+
+def read_field(frame: pl.DataFrame, column: str, field: str, where: str) -> pl.DataFrame:
+    """Read a text column as the record field it holds (by the field's name)."""
+    if frame.schema[column] != pl.String:
+        return frame
+    if field in BOOLEAN_FIELDS:
+        return _booleans(frame, column, where)
+    if field in JSON_FIELDS:
+        return _json_values(frame, column, where)
+    return frame
+
+
+def rebuild_records(frame: pl.DataFrame) -> pl.DataFrame:
+    """Put flattened ``col.field`` CSV columns back into struct columns (the reverse of writing).
+
+    Columns ``output.answer``, ``output.partial``, ... become one struct column ``output`` in the
+    place of the first of them, unless a column ``output`` exists already. Known record fields are
+    read by name: ``partial`` as Boolean, ``notes`` and ``trace`` from JSON.
+    """
+    groups: dict[str, list[str]] = {}
+    for name in frame.columns:
+        head, dot, _ = name.partition(".")
+        if dot and head and head not in frame.columns:
+            groups.setdefault(head, []).append(name)
+    if not groups:
+        return frame
+    for names in groups.values():
+        for name in names:
+            field = name.rpartition(".")[2]
+            frame = read_field(frame, name, field, f"column {name!r}")
+    built: dict[str, pl.Expr] = {}
+    for head, names in groups.items():
+        inner = frame.select(pl.col(n).alias(n[len(head) + 1 :]) for n in names)
+        inner = rebuild_records(inner)
+        built[head] = pl.struct(inner.get_columns()).alias(head)
+    first = {names[0]: head for head, names in groups.items()}
+    flattened = {n for names in groups.values() for n in names}
+    columns = []
+    for name in frame.columns:
+        if name in first:
+            columns.append(built[first[name]])
+        elif name not in flattened:
+            columns.append(pl.col(name))
+    return frame.select(columns)
+
+
+# --------------------------------------------------------------------------------------------
+# Writing
+# --------------------------------------------------------------------------------------------
+
+
+def _json_text(expr: pl.Expr, name: str) -> pl.Expr:
+    """Write a list column as JSON text (for CSV, which holds text only)."""
+    encoded = pl.struct(expr.alias("v")).struct.json_encode()
     return encoded.str.slice(5, encoded.str.len_chars() - 6).alias(name)  # strip {"v": ... }
+
+
+def flatten_records(frame: pl.DataFrame) -> pl.DataFrame:
+    """Flatten struct columns into ``col.field`` columns and write lists as JSON text."""
+    columns: list[pl.Expr] = []
+
+    def add(expr: pl.Expr, name: str, dtype: pl.DataType) -> None:
+        if isinstance(dtype, pl.Struct):
+            for field in dtype.fields:
+                add(expr.struct.field(field.name), f"{name}.{field.name}", field.dtype)
+        elif dtype.is_nested():
+            columns.append(_json_text(expr, name))
+        else:
+            columns.append(expr.alias(name))
+
+    for name, dtype in frame.schema.items():
+        add(pl.col(name), name, dtype)
+    return frame.select(columns)
+
+
+def check_output(path: Path) -> None:
+    """Check, before any row is scored, that graded rows can be written to ``path``."""
+    _format_of(path, "-o")
+    folder = path.parent if str(path.parent) else Path()
+    if not folder.is_dir():
+        msg = f"-o {str(path)!r}: the folder {str(folder)!r} does not exist"
+        raise CliError(msg)
+    if path.is_dir():
+        msg = f"-o {str(path)!r}: is a folder; give a file name"
+        raise CliError(msg)
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        msg = f"-o {str(path)!r}: not writable"
+        raise CliError(msg)
 
 
 def write_frame(frame: pl.DataFrame, path: Path) -> None:
     """Write graded rows by the extension of ``path``."""
-    fmt = _format_of(path, "output")
+    fmt = _format_of(path, "-o")
     try:
         if fmt == "parquet":
             frame.write_parquet(path)
         elif fmt == "csv":
-            nested = [n for n, d in frame.schema.items() if d.is_nested()]
-            frame.with_columns(_json_text(n) for n in nested).write_csv(path)
+            flatten_records(frame).write_csv(path)
         elif fmt == "json":
             frame.write_json(path)
         else:
             frame.write_ndjson(path)
     except (OSError, pl.exceptions.PolarsError) as exc:
-        msg = f"output {str(path)!r} cannot be written: {_first_line(exc)}"
+        msg = f"-o {str(path)!r} cannot be written: {_first_line(exc)}"
         raise CliError(msg) from None
+
+
+# --------------------------------------------------------------------------------------------
+# Columns
+# --------------------------------------------------------------------------------------------
+
+
+def check_column(schema: pl.Schema, name: str, flag: str) -> None:
+    """Raise naming the flag as typed (``--by modle``) when the input has no such column."""
+    try:
+        _check_column(schema, name, "__flag__")
+    except pl.exceptions.ColumnNotFoundError as exc:
+        message = str(exc).replace(f"`__flag__={name!r}`", f"{flag} {name}")
+        raise CliError(message.replace("the frame has", "the input has")) from None
+
+
+def column_or_field(schema: pl.Schema, name: str, flag: str) -> str | pl.Expr:
+    """Resolve ``--answer output.content``: a column named exactly so wins, else a struct field."""
+    if name in schema:
+        return name
+    parts = name.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        head = ".".join(parts[:cut])
+        if head not in schema:
+            continue
+        expr, dtype, path = pl.col(head), schema[head], head
+        for part in parts[cut:]:
+            fields = struct_fields(dtype)
+            if part not in fields:
+                what = (
+                    f"its fields are: {', '.join(fields)}"
+                    if fields
+                    else f"it is not a struct (dtype {dtype})"
+                )
+                msg = f"{flag} {name}: column {path!r} has no field {part!r}; {what}"
+                raise CliError(msg)
+            expr, dtype, path = expr.struct.field(part), fields[part], f"{path}.{part}"
+        return expr.alias(name)
+    check_column(schema, name, flag)
+    return name  # pragma: no cover - check_column raised
+
+
+def check_record(frame: pl.DataFrame, answer: str | pl.Expr, name: str) -> None:
+    """Refuse a struct ``--answer`` with neither an ``answer`` nor a ``text`` field."""
+    dtype = frame.lazy().select(answer).collect_schema().dtypes()[0]
+    fields = struct_fields(dtype)
+    if fields and "answer" not in fields and "text" not in fields:
+        text_fields = [f for f, d in fields.items() if d == pl.String] or list(fields)
+        what = "column" if isinstance(answer, str) else "field"
+        msg = (
+            f"--answer {name}: the struct {what} {name!r} has no 'answer' or 'text' field (its "
+            f"fields are: {', '.join(fields)}); pick the field that holds the answer, "
+            f"for example --answer {name}.{text_fields[0]}"
+        )
+        raise CliError(msg)
 
 
 # --------------------------------------------------------------------------------------------
@@ -152,50 +456,73 @@ def write_frame(frame: pl.DataFrame, path: Path) -> None:
 # --------------------------------------------------------------------------------------------
 
 
+@contextmanager
+def _progress(total: int, err: TextIO | None) -> Iterator[Any]:
+    """Yield ``advance(rows)``: a rich progress bar, or timed plain lines without rich."""
+    if err is None:
+        yield lambda rows: None
+        return
+    try:
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+    except ImportError:
+        yield _plain_progress(total, err)
+        return
+    columns = (
+        "[progress.description]{task.description}",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=Console(file=err), transient=False) as bar:
+        task = bar.add_task("scoring", total=total)
+        yield lambda rows: bar.advance(task, rows)
+
+
+def _plain_progress(total: int, err: TextIO) -> Any:
+    start = time.perf_counter()
+    state = {"done": 0, "last": -PROGRESS_EVERY}
+
+    def advance(rows: int) -> None:
+        state["done"] += rows
+        done, elapsed = state["done"], time.perf_counter() - start
+        if elapsed >= PROGRESS_AFTER and elapsed - state["last"] >= PROGRESS_EVERY:
+            state["last"] = elapsed
+            left = (total - done) * elapsed / done if done else 0.0
+            print(
+                f"gradeframe: scored {done:,} of {total:,} rows ({done / total:.0%}), "
+                f"{elapsed:.1f} s, about {left:.0f} s left",
+                file=err,
+                flush=True,
+            )
+
+    return advance
+
+
 def score(
     frame: pl.DataFrame,
     *,
     chunk_rows: int = CHUNK_ROWS,
     progress: TextIO | None = None,
-    **kwargs: object,
+    **kwargs: Any,
 ) -> pl.DataFrame:
-    """Grade a frame with answer_contains, in chunks of rows, reporting progress on long runs."""
+    """Grade a frame with answer_contains, in chunks of rows, showing progress on long runs."""
     # Check the columns and arguments once, on the whole frame, before any row is scored.
-    answer_rules.with_answer_contains(frame.clear(), **kwargs)  # type: ignore[arg-type]
+    answer_rules.with_answer_contains(frame.clear(), **kwargs)
     total = frame.height
     if total <= chunk_rows:
-        return answer_rules.with_answer_contains(frame, **kwargs)  # type: ignore[arg-type]
-    start = time.perf_counter()
-    shown = False
-    last = -PROGRESS_EVERY
+        return answer_rules.with_answer_contains(frame, **kwargs)
     parts = []
-    for offset in range(0, total, chunk_rows):
-        chunk = frame.slice(offset, chunk_rows)
-        parts.append(answer_rules.with_answer_contains(chunk, **kwargs))  # type: ignore[arg-type]
-        elapsed = time.perf_counter() - start
-        if progress is not None and elapsed >= PROGRESS_AFTER and elapsed - last >= PROGRESS_EVERY:
-            last = elapsed
-            done = min(offset + chunk_rows, total)
-            rate = done / elapsed
-            left = (total - done) / rate if rate else 0.0
-            print(
-                f"gradeframe: scored {done:,} of {total:,} rows ({done / total:.0%}), "
-                f"{elapsed:.1f} s, about {left:.0f} s left",
-                file=progress,
-                flush=True,
-            )
-            shown = True
-    if progress is not None and shown:
-        print(
-            f"gradeframe: scored {total:,} rows in {time.perf_counter() - start:.1f} s",
-            file=progress,
-            flush=True,
-        )
+    with _progress(total, progress) as advance:
+        for offset in range(0, total, chunk_rows):
+            chunk = frame.slice(offset, chunk_rows)
+            parts.append(answer_rules.with_answer_contains(chunk, **kwargs))
+            advance(chunk.height)
     return pl.concat(parts, how="vertical")
 
 
 def format_report(table: pl.DataFrame) -> str:
-    """Return the report as a plain text table with every row and column shown."""
+    """Return the report as a plain text (Markdown) table with every row and column shown."""
     with pl.Config(
         tbl_rows=-1,
         tbl_cols=-1,
@@ -210,9 +537,61 @@ def format_report(table: pl.DataFrame) -> str:
         return str(table)
 
 
+def print_report(table: pl.DataFrame, out: TextIO) -> None:
+    """Print the report as a table: with rich when it is installed, else as plain text."""
+    try:
+        from rich import box
+        from rich.console import Console
+        from rich.table import Table
+    except ImportError:
+        print(format_report(table), file=out)
+        return
+    shown = Table(box=box.MARKDOWN, show_edge=True, pad_edge=True)
+    for name, dtype in table.schema.items():
+        numeric = dtype.is_numeric()
+        shown.add_column(name, justify="right" if numeric else "left", no_wrap=True)
+    for row in table.iter_rows():
+        shown.add_row(*(_shown(value) for value in row))
+    # Plain Markdown, the same in a terminal, a pipe and a notebook: it can be pasted anywhere.
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=100_000, highlight=False, color_system=None)
+    console.print(shown)
+    lines = [line.rstrip() for line in buffer.getvalue().splitlines()]
+    print("\n".join(line for line in lines if line.strip()), file=out)
+
+
+def _shown(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, float):
+        return f"{value:.3f}"
+    text = str(value)
+    return text if len(text) <= 80 else text[:79] + "…"
+
+
+def _noun(count: int, word: str) -> str:
+    return f"{count:,} {word}" if count == 1 else f"{count:,} {word}s"
+
+
 # --------------------------------------------------------------------------------------------
 # Arguments
 # --------------------------------------------------------------------------------------------
+
+
+def _version() -> str:
+    try:
+        return importlib.metadata.version("gradeframe")
+    except importlib.metadata.PackageNotFoundError:  # pragma: no cover - run from a checkout
+        return "unknown"
+
+
+def _separator(value: str) -> str:
+    named = {"tab": "\t", "\\t": "\t", "comma": ",", "semicolon": ";"}
+    value = named.get(value, value)
+    if len(value) != 1:
+        msg = f"must be one character (or 'tab'), got {value!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return value
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -220,6 +599,8 @@ def _parser() -> argparse.ArgumentParser:
         prog="gradeframe",
         description="Grade model answers held in a table, and explain every failure.",
     )
+    version = f"gradeframe {_version()}"
+    parser.add_argument("--version", action="version", version=version)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     score_parser = commands.add_parser(
         "score",
@@ -227,10 +608,11 @@ def _parser() -> argparse.ArgumentParser:
         description=(
             "Score each answer against its acceptable answers (answer_contains: folded text, "
             "numbers matched whole) and print accuracy, its 95% Wilson interval and failure "
-            "counts by kind, per group. Inputs: .parquet, .csv, .jsonl/.ndjson, .json. In CSV, "
-            "a refs cell is one acceptable answer unless it is a JSON list."
+            "counts by kind, per group. Inputs: .parquet, .csv, .jsonl/.ndjson, .json. CSV "
+            "cells are text; a refs cell is one acceptable answer unless it is a JSON list."
         ),
     )
+    score_parser.add_argument("--version", action="version", version=version)
     source = score_parser.add_mutually_exclusive_group(required=True)
     source.add_argument("file", nargs="?", type=Path, help="the answers to score")
     source.add_argument(
@@ -241,10 +623,16 @@ def _parser() -> argparse.ArgumentParser:
         "--answer",
         default="answer",
         metavar="COL",
-        help="answer text, or a struct holding the whole output record (default: answer)",
+        help=(
+            "answer text, or a struct holding the whole output record; COL.FIELD picks a "
+            "struct field, e.g. output.content (default: answer)"
+        ),
     )
     columns.add_argument(
-        "--refs", default="refs", metavar="COL", help="acceptable answers (default: refs)"
+        "--refs",
+        default="refs",
+        metavar="COL",
+        help="acceptable answers; COL.FIELD picks a struct field (default: refs)",
     )
     columns.add_argument(
         "--by",
@@ -252,12 +640,33 @@ def _parser() -> argparse.ArgumentParser:
         metavar="COL",
         help="group the report by these columns (repeat, or separate with commas)",
     )
+    columns.add_argument(
+        "--cluster",
+        metavar="COL",
+        help="clustered intervals: rows with the same COL are not independent (e.g. question_id)",
+    )
     for role in ("partial", "notes", "trace", "status", "failure-kind"):
         columns.add_argument(
             f"--{role}",
             metavar="COL",
             help=f"a flat {role.replace('-', '_')} column (wins over the struct field)",
         )
+    score_parser.add_argument(
+        "--not-found",
+        action="append",
+        metavar="PHRASE",
+        help=(
+            "a regular expression that marks an answer as 'not in the document' (repeat; "
+            "replaces the default phrases)"
+        ),
+    )
+    score_parser.add_argument(
+        "--separator",
+        type=_separator,
+        default=",",
+        metavar="CHAR",
+        help="the CSV field separator, e.g. ';' or tab (default: ,)",
+    )
     score_parser.add_argument(
         "--prefix", default="", help="put before the names of the added columns"
     )
@@ -275,7 +684,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help=f"rows scored at a time (default: {CHUNK_ROWS:,})",
     )
-    score_parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    score_parser.add_argument("-q", "--quiet", action="store_true", help="no progress output")
     return parser
 
 
@@ -284,34 +693,63 @@ def _group_by(values: list[str] | None) -> list[str]:
     return [name for name in names if name]
 
 
+def _flat_columns(frame: pl.DataFrame, args: argparse.Namespace) -> pl.DataFrame:
+    """Read text columns named by --partial/--notes/--trace as the record fields they hold."""
+    for field in ("partial", "notes", "trace", "status", "failure_kind"):
+        name, flag = getattr(args, field), FLAGS[field]
+        if name is not None:
+            check_column(frame.schema, name, flag)
+            frame = read_field(frame, name, field, f"{flag} {name}")
+    return frame
+
+
+def _drop_earlier_grading(frame: pl.DataFrame, prefix: str) -> pl.DataFrame:
+    """Replace the output columns of an earlier grading (they all end up re-added)."""
+    names = [prefix + name for name in OUTPUT_COLUMNS]
+    if all(name in frame.columns for name in names):
+        return frame.drop(names)
+    return frame
+
+
+def _report_options(args: argparse.Namespace, schema: pl.Schema) -> dict[str, Any]:
+    if args.cluster is None:
+        return {}
+    check_column(schema, args.cluster, "--cluster")
+    return {"cluster": args.cluster}
+
+
 def _run_score(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.chunk_rows < 1:
         msg = f"--chunk-rows must be at least 1, got {args.chunk_rows}"
         raise CliError(msg)
     if args.output is not None:
-        _format_of(args.output, "output")  # before any work
-    if args.example:
-        frame, source = example(), "the bundled example"
-        by = _group_by(args.by) or ["model"]
-    else:
-        frame, source = read_frame(args.file), repr(str(args.file))
-        by = _group_by(args.by)
+        check_output(args.output)  # before any work
+    given = read_input(args)
+    frame = _drop_earlier_grading(given.frame, args.prefix)
+    by = _group_by(args.by) or given.by
+    answer = column_or_field(frame.schema, args.answer, "--answer")
+    refs = column_or_field(frame.schema, args.refs, "--refs")
+    check_record(frame, answer, args.answer)
+    if isinstance(refs, str):
         # CSV holds text only, and a JSON Lines file whose refs mix lists and strings is read
         # with the lists as JSON text: either way, a cell that is a JSON list is a list.
-        frame = csv_refs(frame, args.refs)
+        frame = json_lists(frame, refs, f"--refs {refs}")
+    frame = _flat_columns(frame, args)
     for name in by:
         check_column(frame.schema, name, "--by")
+    options = _report_options(args, frame.schema)
     graded = score(
         frame,
         chunk_rows=args.chunk_rows,
         progress=None if args.quiet else err,
-        answer=args.answer,
-        refs=args.refs,
+        answer=answer,
+        refs=refs,
         partial=args.partial,
         notes=args.notes,
         trace=args.trace,
         status=args.status,
         failure_kind=args.failure_kind,
+        not_found=args.not_found,
         prefix=args.prefix,
     )
     table = report(
@@ -319,16 +757,19 @@ def _run_score(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         by or None,
         correct=args.prefix + "correct",
         failure_kind=args.prefix + "failure_kind",
+        **options,
     )
     n_correct = int(table.get_column("n_correct").sum())
     share = f" ({n_correct / graded.height:.1%})" if graded.height else ""
     grouped = f", by {', '.join(by)}" if by else ""
-    print(f"{graded.height:,} answers from {source}: {n_correct:,} right{share}{grouped}", file=out)
-    print(format_report(table), file=out)
+    answers = _noun(graded.height, "answer")
     if args.output is not None:
-        write_frame(graded, args.output)
-        if not args.quiet:
-            print(f"gradeframe: wrote {graded.height:,} graded rows to {args.output}", file=err)
+        write_frame(graded, args.output)  # first: a closed pipe on stdout must not lose it
+    print(f"{answers} from {given.source}: {n_correct:,} right{share}{grouped}", file=out)
+    print_report(table, out)
+    if args.output is not None and not args.quiet:
+        rows = _noun(graded.height, "graded row")
+        print(f"gradeframe: wrote {rows} to {args.output}", file=err)
     return 0
 
 
@@ -350,7 +791,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     >>> from gradeframe.cli import main
     >>> main(["score", "--example", "--by", "model", "--quiet"])  # doctest: +ELLIPSIS
     120 answers from the bundled example: 91 right (75.8%), by model
-    | model       | n   | n_correct | accuracy | ci_low | ci_high | no_reference | ...
+    | model       | ... | n_correct | accuracy | ci_low | ci_high | no_reference | ...
     ...
     0
     """
@@ -362,10 +803,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CliError as exc:
         print(f"gradeframe: error: {exc}", file=err)
     except (pl.exceptions.PolarsError, KeyError, TypeError, ValueError) as exc:
-        print(f"gradeframe: error: {_first_line(exc)}", file=err)
+        print(f"gradeframe: error: {in_cli_words(_first_line(exc))}", file=err)
     except KeyboardInterrupt:
         print("gradeframe: interrupted", file=err)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`gradeframe score ... | head`): stop quietly, as `cat` does.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
     return EXIT_ERROR
 
 

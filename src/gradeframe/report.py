@@ -1,18 +1,24 @@
-"""Reports on graded frames: accuracy with its Wilson interval, failure counts, failure listings.
+"""Reports on graded frames: accuracy with its interval, failure counts, failure listings.
 
 Everything is a Polars expression over the graded columns (``correct`` and ``failure_kind``, as
-:func:`gradeframe.answer_contains` adds them). A pandas frame goes through Arrow to Polars and
-its result comes back as a new pandas frame; the chart is built from the report.
+:func:`gradeframe.answer_contains` adds them, or ``correct`` alone from a matcher). A pandas
+frame goes through Arrow to Polars and its result comes back as a new pandas frame.
+
+A report is computed in two steps, each public so that distributed engines can run the first on
+every partition and the second once: :func:`report_counts` counts (every column additive), and
+:func:`report_from_counts` turns summed counts into the report. :func:`report` is exactly
+``report_from_counts(report_counts(...))``.
 
 Carried failure kinds (any non-null ``failure_kind`` that is not one of
 :data:`gradeframe.KINDS`) become columns of the report, so their names must be known before the
-query runs. On a LazyFrame, :func:`report` finds them by collecting the distinct values of the
-``failure_kind`` column alone (one pass over the input, no more memory than the distinct kinds);
-pass ``carried_kinds=[...]`` to name them yourself and keep the query entirely lazy.
+query runs. On a LazyFrame, :func:`report_counts` finds them by collecting the distinct values of
+the ``failure_kind`` column alone (one pass over the input, no more memory than the distinct
+kinds); pass ``carried_kinds=[...]`` to name them yourself and keep the query entirely lazy.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
@@ -20,7 +26,6 @@ import polars as pl
 
 from gradeframe import kinds
 from gradeframe._inputs import (
-    IntoExpr,
     Schema,
     as_text,
     check_column,
@@ -30,24 +35,45 @@ from gradeframe._inputs import (
     frame_schema,
     is_text,
     struct_fields,
-    to_expr,
 )
-from gradeframe._limits import MAX_METADATA_LENGTH
+from gradeframe.stats import (
+    Z_95,
+    clustered_standard_error,
+    mean_interval,
+    normal_interval,
+    wilson_interval,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
-    import altair as alt
     import pandas as pd
 
-__all__ = ["WILSON_Z", "chart", "failures", "report", "wilson_interval"]
+__all__ = [
+    "WILSON_Z",
+    "failures",
+    "report",
+    "report_counts",
+    "report_from_counts",
+    "wilson_interval",
+]
 
 Frame: TypeAlias = pl.DataFrame | pl.LazyFrame
 By: TypeAlias = str | Sequence[str] | None
 
-#: The normal quantile for a two-sided 95 % interval.
-WILSON_Z: Final = 1.959963984540054
+#: The normal quantile for a two-sided 95 % interval (kept under its old name).
+WILSON_Z: Final = Z_95
 
 #: The statistics columns of a report, in order, after the group columns.
 STAT_COLUMNS: Final = ("n", "n_correct", "accuracy", "ci_low", "ci_high")
+
+#: Added with ``cluster=``.
+CLUSTER_COLUMNS: Final = ("n_clusters",)
+
+#: Added with ``score=``.
+SCORE_COLUMNS: Final = ("mean_score", "score_ci_low", "score_ci_high")
+
+#: The additive columns of :func:`report_counts` besides the failure kinds.
+COUNT_COLUMNS: Final = ("n", "n_correct")
+SCORE_COUNT_COLUMNS: Final = ("score_n", "score_sum", "score_sumsq")
 
 #: What :func:`failures` puts between acceptable answers when it shows a list of them.
 REFS_SEPARATOR: Final = " | "
@@ -56,64 +82,16 @@ REFS_SEPARATOR: Final = " | "
 CUT_MARK: Final = "…"
 
 
-# --------------------------------------------------------------------------------------------
-# Wilson interval
-# --------------------------------------------------------------------------------------------
-
-
-def wilson_interval(
-    n_correct: IntoExpr, n: IntoExpr, *, z: float = WILSON_Z
-) -> tuple[pl.Expr, pl.Expr]:
-    r"""Return the Wilson score interval of a proportion, as two Float64 expressions.
-
-    With :math:`\hat p = k / n`, the interval is
-    :math:`\frac{\hat p + z^2/2n \pm z \sqrt{\hat p(1-\hat p)/n + z^2/4n^2}}{1 + z^2/n}`.
-    It is exactly 0 at the low end when ``k = 0`` and exactly 1 at the high end when ``k = n``.
-    It is null when ``n`` is 0 or null: no answers say nothing about accuracy.
-
-    Parameters
-    ----------
-    n_correct
-        The number right (a column name or an integer expression).
-    n
-        The number of answers.
-    z
-        The normal quantile; the default gives a 95 % interval.
-
-    Returns
-    -------
-    tuple[pl.Expr, pl.Expr]
-        The low and high ends, named ``ci_low`` and ``ci_high``.
-
-    Examples
-    --------
-    >>> import polars as pl
-    >>> from gradeframe.report import wilson_interval
-    >>> df = pl.DataFrame({"k": [0, 8, 10, 0], "n": [10, 10, 10, 0]})
-    >>> df.with_columns(*wilson_interval("k", "n")).with_columns(pl.selectors.float().round(4))
-    shape: (4, 4)
-    ┌─────┬─────┬────────┬─────────┐
-    │ k   ┆ n   ┆ ci_low ┆ ci_high │
-    │ --- ┆ --- ┆ ---    ┆ ---     │
-    │ i64 ┆ i64 ┆ f64    ┆ f64     │
-    ╞═════╪═════╪════════╪═════════╡
-    │ 0   ┆ 10  ┆ 0.0    ┆ 0.2775  │
-    │ 8   ┆ 10  ┆ 0.4902 ┆ 0.9433  │
-    │ 10  ┆ 10  ┆ 0.7225 ┆ 1.0     │
-    │ 0   ┆ 0   ┆ null   ┆ null    │
-    └─────┴─────┴────────┴─────────┘
-    """
-    k = to_expr(n_correct, "n_correct").cast(pl.Float64)
-    total = to_expr(n, "n").cast(pl.Float64)
-    z2 = z * z
-    p = k / total
-    denominator = 1.0 + z2 / total
-    centre = (p + z2 / (2.0 * total)) / denominator
-    half = z * (p * (1.0 - p) / total + z2 / (4.0 * total * total)).sqrt() / denominator
-    some = total > 0
-    low = pl.when(some & (k <= 0)).then(0.0).when(some).then((centre - half).clip(0.0, 1.0))
-    high = pl.when(some & (k >= total)).then(1.0).when(some).then((centre + half).clip(0.0, 1.0))
-    return low.alias("ci_low"), high.alias("ci_high")
+def max_metadata_length() -> int:
+    """Return :data:`gradeframe.MAX_METADATA_LENGTH` as it is now (setting it takes effect)."""
+    package = sys.modules.get("gradeframe")
+    length = getattr(package, "MAX_METADATA_LENGTH", None)
+    if length is None:  # pragma: no cover - only while the package itself is importing
+        from gradeframe._limits import MAX_METADATA_LENGTH as length
+    if not isinstance(length, int) or isinstance(length, bool) or length < len(CUT_MARK):
+        msg = f"gradeframe.MAX_METADATA_LENGTH must be a positive int, got {length!r}"
+        raise ValueError(msg)
+    return length
 
 
 # --------------------------------------------------------------------------------------------
@@ -121,39 +99,48 @@ def wilson_interval(
 # --------------------------------------------------------------------------------------------
 
 
-def _group_columns(by: By, schema: Schema) -> list[str]:
+def _group_columns(by: By, schema: Schema, argument: str = "by") -> list[str]:
     if by is None:
         return []
     names = [by] if isinstance(by, str) else by
     if not isinstance(names, Sequence) or not all(isinstance(b, str) for b in names):
-        msg = f"`by` must be None, a column name or a list of column names, got {by!r}"
+        msg = f"`{argument}` must be None, a column name or a list of column names, got {by!r}"
         raise TypeError(msg)
     names = list(names)
     if len(set(names)) != len(names):
-        msg = f"`by` names a column more than once: {names!r}"
+        msg = f"`{argument}` names a column more than once: {names!r}"
         raise ValueError(msg)
     for name in names:
-        check_column(schema, name, "by")
+        check_column(schema, name, argument)
     return names
 
 
-def _correct_expr(correct: str, schema: Schema) -> pl.Expr:
-    if not isinstance(correct, str):
-        msg = f"`correct` must be a column name (str), got {type(correct).__name__}: {correct!r}"
+def _column_name(value: Any, argument: str) -> str:
+    if not isinstance(value, str):
+        kind = type(value).__name__
+        msg = f"`{argument}` must be a column name (str), got {kind}: {value!r}"
         raise TypeError(msg)
-    check_column(schema, correct, "correct")
+    return value
+
+
+def _default_name(value: Any, default: str, prefix: str, argument: str) -> tuple[str, bool]:
+    """Return the column an argument names, and whether it is the (prefixed) default."""
+    name = _column_name(value, argument)
+    if name == default:
+        return prefix + default, True
+    return name, False
+
+
+def _correct_expr(correct: str, schema: Schema, argument: str = "correct") -> pl.Expr:
+    check_column(schema, correct, argument)
     dtype = schema[correct]
     if dtype not in (pl.Boolean, pl.Null):
-        raise dtype_error("correct", correct, dtype, "Boolean (as answer_contains adds it)")
+        raise dtype_error(argument, correct, dtype, "Boolean (as answer_contains adds it)")
     # A null is not right: it is counted in n and not in n_correct.
     return pl.col(correct).cast(pl.Boolean).fill_null(value=False)
 
 
 def _kind_expr(failure_kind: str, schema: Schema) -> pl.Expr:
-    if not isinstance(failure_kind, str):
-        kind = type(failure_kind).__name__
-        msg = f"`failure_kind` must be a column name (str), got {kind}: {failure_kind!r}"
-        raise TypeError(msg)
     check_column(schema, failure_kind, "failure_kind")
     dtype = schema[failure_kind]
     if dtype == pl.Null:
@@ -161,6 +148,15 @@ def _kind_expr(failure_kind: str, schema: Schema) -> pl.Expr:
     if not is_text(dtype):
         raise dtype_error("failure_kind", failure_kind, dtype, "String")
     return as_text(pl.col(failure_kind), dtype)
+
+
+def _score_expr(score: str, schema: Schema) -> pl.Expr:
+    check_column(schema, score, "score")
+    dtype = schema[score]
+    if not (dtype.is_numeric() or dtype in (pl.Boolean, pl.Null)):
+        raise dtype_error("score", score, dtype, "numeric (a score per row, such as f1)")
+    # NaN is no score, like null: it is left out of the mean and its count.
+    return pl.col(score).cast(pl.Float64).fill_nan(None)
 
 
 def _carried_kinds(frame: Frame, kind: pl.Expr, carried_kinds: Sequence[str] | None) -> list[str]:
@@ -173,6 +169,291 @@ def _carried_kinds(frame: Frame, kind: pl.Expr, carried_kinds: Sequence[str] | N
     return sorted(set(distinct.get_column("kind").to_list()) - set(kinds.KINDS))
 
 
+def _same_kind(result: pl.LazyFrame, frame: Frame) -> Frame:
+    return result if isinstance(frame, pl.LazyFrame) else result.collect()
+
+
+# --------------------------------------------------------------------------------------------
+# report_counts: the additive step
+# --------------------------------------------------------------------------------------------
+
+
+def report_counts(
+    frame: Any,
+    by: By = None,
+    *,
+    correct: str = "correct",
+    failure_kind: str | None = "failure_kind",
+    prefix: str = "",
+    cluster: str | None = None,
+    score: str | None = None,
+    carried_kinds: Sequence[str] | None = None,
+) -> Any:
+    """Count what a report needs, in columns that add up across partitions.
+
+    One row per group of ``by`` (and per ``cluster`` value within it, when given), sorted by
+    those key columns (nulls last); every other column is a sum:
+
+    - ``n`` (Int64): rows; ``n_correct`` (Int64): right ones (a null ``correct`` is not right);
+    - one Int64 count per failure kind, when the frame has a failure-kind column: the seven of
+      :data:`gradeframe.KINDS` always, in table order, then the carried kinds, sorted;
+    - with ``score``: ``score_n`` (Int64, rows with a score: null and NaN are none),
+      ``score_sum`` and ``score_sumsq`` (Float64, the sum of the scores and of their squares).
+
+    So the counts of several partitions, concatenated (``how="diagonal"``, a missing kind column
+    counting 0), grouped by the key columns and summed, are the counts of the whole frame, and
+    :func:`report_from_counts` gives the same report from them as :func:`report` on the whole.
+    Without ``by`` or ``cluster`` the result has one row, also for an empty frame.
+
+    Parameters
+    ----------
+    frame
+        A graded Polars DataFrame or LazyFrame, or a pandas DataFrame.
+    by, correct, failure_kind, prefix, cluster, score, carried_kinds
+        As in :func:`report`.
+
+    Returns
+    -------
+    pl.DataFrame | pl.LazyFrame | pandas.DataFrame
+        The same kind of frame as the input.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import gradeframe as gf
+    >>> df = pl.DataFrame(
+    ...     {
+    ...         "model": ["a", "a", "b", "b"],
+    ...         "correct": [True, False, False, True],
+    ...         "failure_kind": [None, "wrong", "refusal", None],
+    ...     }
+    ... )
+    >>> first, second = df[:3], df[3:]
+    >>> counts = pl.concat([gf.report_counts(first, "model"), gf.report_counts(second, "model")])
+    >>> summed = counts.group_by("model").agg(pl.all().sum())
+    >>> gf.report_from_counts(summed, "model").equals(gf.report(df, "model"))
+    True
+    >>> gf.report_counts(df, "model").select("model", "n", "n_correct", "refusal", "wrong")
+    shape: (2, 5)
+    ┌───────┬─────┬───────────┬─────────┬───────┐
+    │ model ┆ n   ┆ n_correct ┆ refusal ┆ wrong │
+    │ ---   ┆ --- ┆ ---       ┆ ---     ┆ ---   │
+    │ str   ┆ i64 ┆ i64       ┆ i64     ┆ i64   │
+    ╞═══════╪═════╪═══════════╪═════════╪═══════╡
+    │ a     ┆ 2   ┆ 1         ┆ 0       ┆ 1     │
+    │ b     ┆ 2   ┆ 1         ┆ 1       ┆ 0     │
+    └───────┴─────┴───────────┴─────────┴───────┘
+    """
+    if _is_pandas(frame):
+        from gradeframe import _frames
+
+        check_prefix(prefix)
+        columns = _pandas_columns(frame, by, correct, failure_kind, prefix, cluster, score)
+        result = report_counts(
+            _frames.to_polars(frame, columns),
+            by,
+            correct=correct,
+            failure_kind=failure_kind,
+            prefix=prefix,
+            cluster=cluster,
+            score=score,
+            carried_kinds=carried_kinds,
+        )
+        return _frames.to_pandas_frame(result)
+    _check_frame(frame, "report_counts")
+    check_prefix(prefix)
+    schema = frame_schema(frame)
+    group = _group_columns(by, schema)
+    keys = list(group)
+    if cluster is not None:
+        cluster = _column_name(cluster, "cluster")
+        check_column(schema, cluster, "cluster")
+        if cluster in group:
+            msg = f"`cluster={cluster!r}` is also a `by` column; a group would be one cluster."
+            raise ValueError(msg)
+        keys.append(cluster)
+    correct_name, _ = _default_name(correct, "correct", prefix, "correct")
+    right = _correct_expr(correct_name, schema)
+    aggregations = [
+        pl.len().cast(pl.Int64).alias("n"),
+        right.sum().cast(pl.Int64).alias("n_correct"),
+    ]
+    counts: list[str] = []
+    if failure_kind is not None:
+        kind_name, default = _default_name(failure_kind, "failure_kind", prefix, "failure_kind")
+        if kind_name in schema or not default:
+            kind = _kind_expr(kind_name, schema)
+            carried = _carried_kinds(frame, kind, carried_kinds)
+            counts = [*kinds.KINDS, *carried]
+            aggregations += [
+                (kind == name).fill_null(value=False).sum().cast(pl.Int64).alias(name)
+                for name in counts
+            ]
+    if score is not None:
+        value = _score_expr(_column_name(score, "score"), schema)
+        aggregations += [
+            value.is_not_null().sum().cast(pl.Int64).alias("score_n"),
+            value.sum().alias("score_sum"),
+            (value * value).sum().alias("score_sumsq"),
+        ]
+    names = [*COUNT_COLUMNS, *SCORE_COUNT_COLUMNS, *STAT_COLUMNS, *CLUSTER_COLUMNS]
+    names += list(SCORE_COLUMNS)
+    clash = sorted(set(keys) & {*names, *counts})
+    if clash:
+        msg = (
+            f"`by`/`cluster`: the column(s) {clash!r} share a name with report columns; rename "
+            "them first."
+        )
+        raise ValueError(msg)
+    clash = sorted(set(counts) & set(names))
+    if clash:
+        msg = f"`failure_kind`: carried kind(s) {clash!r} share a name with report columns."
+        raise ValueError(msg)
+    lazy = frame.lazy()
+    if keys:
+        out = lazy.group_by(keys).agg(*aggregations).sort(keys, nulls_last=True)
+    else:
+        out = lazy.select(*aggregations)
+    return _same_kind(out, frame)
+
+
+# --------------------------------------------------------------------------------------------
+# report_from_counts: the step that needs every count
+# --------------------------------------------------------------------------------------------
+
+
+def _kind_columns(columns: Sequence[str], keys: Sequence[str]) -> list[str]:
+    other = set(columns) - set(keys) - {*COUNT_COLUMNS, *SCORE_COUNT_COLUMNS}
+    return [k for k in kinds.KINDS if k in other] + sorted(other - set(kinds.KINDS))
+
+
+def report_from_counts(
+    counts: Any,
+    by: By = None,
+    *,
+    cluster: str | None = None,
+    score: str | bool | None = None,
+) -> Any:
+    """Build the standard report from counts made by :func:`report_counts` (summed or not).
+
+    ``counts`` may hold several rows per key (the counts of several partitions, concatenated
+    diagonally): they are summed first, and a null count (a kind column one partition lacked)
+    counts 0. Every interval is computed from the sums, never by averaging partitions'
+    intervals. Without ``cluster``: accuracy with its Wilson interval. With ``cluster``: the
+    counts must be keyed by it too; the interval is the cluster-robust one, computed from the
+    per-cluster totals, and ``n_clusters`` is added. With ``score``: ``mean_score`` and its
+    interval, from ``score_n``, ``score_sum`` and ``score_sumsq`` (per cluster, clustered).
+
+    Parameters
+    ----------
+    counts
+        The output of :func:`report_counts` (Polars DataFrame or LazyFrame, or pandas), or the
+        concatenation of several.
+    by
+        The group columns given to :func:`report_counts`.
+    cluster
+        The cluster column given to :func:`report_counts`, if any.
+    score
+        Anything but None (the score column's name, as given to :func:`report_counts`) adds the
+        score columns.
+
+    Returns
+    -------
+    pl.DataFrame | pl.LazyFrame | pandas.DataFrame
+        The report, as :func:`report` documents it, in the same kind of frame as ``counts``.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import gradeframe as gf
+    >>> counts = pl.DataFrame({"model": ["a", "b", "a"], "n": [10, 10, 5], "n_correct": [7, 4, 5]})
+    >>> gf.report_from_counts(counts, "model").with_columns(pl.selectors.float().round(3))
+    shape: (2, 6)
+    ┌───────┬─────┬───────────┬──────────┬────────┬─────────┐
+    │ model ┆ n   ┆ n_correct ┆ accuracy ┆ ci_low ┆ ci_high │
+    │ ---   ┆ --- ┆ ---       ┆ ---      ┆ ---    ┆ ---     │
+    │ str   ┆ i64 ┆ i64       ┆ f64      ┆ f64    ┆ f64     │
+    ╞═══════╪═════╪═══════════╪══════════╪════════╪═════════╡
+    │ a     ┆ 15  ┆ 12        ┆ 0.8      ┆ 0.548  ┆ 0.93    │
+    │ b     ┆ 10  ┆ 4         ┆ 0.4      ┆ 0.168  ┆ 0.687   │
+    └───────┴─────┴───────────┴──────────┴────────┴─────────┘
+    """
+    if _is_pandas(counts):
+        from gradeframe import _frames
+
+        polars_counts = _frames.to_polars(counts, dict.fromkeys(str(c) for c in counts.columns))
+        result = report_from_counts(polars_counts, by, cluster=cluster, score=score)
+        return _frames.to_pandas_frame(result)
+    _check_frame(counts, "report_from_counts")
+    schema = frame_schema(counts)
+    group = _group_columns(by, schema)
+    keys = list(group)
+    if cluster is not None:
+        keys.append(_column_name(cluster, "cluster"))
+        check_column(schema, cluster, "cluster")
+    needed = [*COUNT_COLUMNS, *(SCORE_COUNT_COLUMNS if score is not None else ())]
+    for name in needed:
+        if name not in schema:
+            msg = (
+                f"`counts` has no column {name!r}: it must come from report_counts (with "
+                f"score= when score= is given here). Its columns are: {list(schema)!r}."
+            )
+            raise pl.exceptions.ColumnNotFoundError(msg)
+    kind_columns = _kind_columns(list(schema), keys)
+    additive = [*needed, *kind_columns]
+    sums = [pl.col(c).fill_null(0).sum().alias(c) for c in additive]
+    lazy = counts.lazy()
+    if keys:
+        # Sorted, so that the sums over clusters below add in one order whatever the order of
+        # the counts: the same report to the last bit from one frame or from many partitions.
+        summed = lazy.group_by(keys).agg(*sums).sort(keys, nulls_last=True)
+    else:
+        summed = lazy.select(*sums)
+    integer = [c for c in additive if c not in ("score_sum", "score_sumsq")]
+    summed = summed.with_columns(pl.col(integer).cast(pl.Int64))
+
+    accuracy = pl.when(pl.col("n") > 0).then(pl.col("n_correct") / pl.col("n")).alias("accuracy")
+    extra: list[str] = []
+    if cluster is None:
+        out = summed
+        low, high = wilson_interval("n_correct", "n")
+        if score is not None:
+            mean, score_low, score_high = mean_interval("score_sum", "score_sumsq", "score_n")
+            score_exprs = [
+                mean.alias("mean_score"),
+                score_low.alias("score_ci_low"),
+                score_high.alias("score_ci_high"),
+            ]
+    else:
+        aggregations = [pl.col(c).sum() for c in additive]
+        aggregations += [
+            pl.len().cast(pl.Int64).alias("n_clusters"),
+            clustered_standard_error("n_correct", "n", integer=True).alias("__se"),
+        ]
+        if score is not None:
+            aggregations.append(
+                clustered_standard_error("score_sum", "score_n").alias("__score_se")
+            )
+        out = summed.group_by(group).agg(*aggregations) if group else summed.select(*aggregations)
+        low, high = normal_interval(accuracy, "__se", clip=(0.0, 1.0))
+        extra = ["n_clusters"]
+        if score is not None:
+            mean = pl.when(pl.col("score_n") > 0).then(pl.col("score_sum") / pl.col("score_n"))
+            score_low, score_high = normal_interval(mean, "__score_se")
+            score_exprs = [
+                mean.alias("mean_score"),
+                score_low.alias("score_ci_low"),
+                score_high.alias("score_ci_high"),
+            ]
+    if score is None:
+        score_exprs = []
+    stats = [pl.col("n"), pl.col("n_correct"), accuracy, low, high, *extra, *score_exprs]
+    out = out.select(*group, *stats, *kind_columns)
+    if group:
+        out = out.sort(group, nulls_last=True)
+    return _same_kind(out, counts)
+
+
 # --------------------------------------------------------------------------------------------
 # report
 # --------------------------------------------------------------------------------------------
@@ -183,21 +464,39 @@ def report(
     by: By = None,
     *,
     correct: str = "correct",
-    failure_kind: str = "failure_kind",
+    failure_kind: str | None = "failure_kind",
+    prefix: str = "",
+    cluster: str | None = None,
+    score: str | None = None,
     carried_kinds: Sequence[str] | None = None,
 ) -> Any:
-    """Summarise a graded frame: accuracy with its Wilson interval, and failures by kind.
+    r"""Summarise a graded frame: accuracy with its interval, and failures by kind.
 
     One row per group, sorted by the group columns (nulls last), with the columns
 
     - the group columns (none without ``by``: one row for the whole frame);
     - ``n`` (Int64): answers in the group; ``n_correct`` (Int64): right ones (a null in
       ``correct`` counts as not right);
-    - ``accuracy`` (Float64), ``ci_low``, ``ci_high``: its 95 % Wilson interval (see
-      :func:`wilson_interval`); all three null when ``n`` is 0, which only happens without
-      ``by`` on an empty frame (a group is never empty);
-    - one Int64 count per failure kind: the seven of :data:`gradeframe.KINDS`, always, in
-      table order, then the carried kinds (any other non-null ``failure_kind``), sorted.
+    - ``accuracy`` (Float64), ``ci_low``, ``ci_high``: its 95 % interval, Wilson's (see
+      :func:`gradeframe.stats.wilson_interval`), or with ``cluster`` the cluster-robust one;
+      all three null when ``n`` is 0, which only happens without ``by`` on an empty frame;
+    - with ``cluster``: ``n_clusters`` (Int64), the distinct values of the cluster column in
+      the group (a null is one value);
+    - with ``score``: ``mean_score`` (Float64), ``score_ci_low``, ``score_ci_high``;
+    - when the frame has a failure-kind column: one Int64 count per failure kind, the seven of
+      :data:`gradeframe.KINDS` always, in table order, then the carried kinds (any other
+      non-null ``failure_kind``), sorted. A matcher's output has none: then there are no kind
+      columns.
+
+    Intervals: Wilson's for the accuracy (Wilson 1927). With ``cluster`` (rows of one cluster
+    are not independent: several epochs of one question, or several questions about one
+    document), accuracy :math:`\pm` 1.959964 times the cluster-robust standard error of the
+    mean without small-sample correction (CR0; Miller 2024, "Adding Error Bars to Evals"; see
+    :func:`gradeframe.stats.clustered_standard_error`), null with fewer than two clusters. The
+    score's interval is the normal one, mean :math:`\pm` 1.959964 sd/:math:`\sqrt n` (sd with
+    ddof = 1; :func:`gradeframe.stats.mean_interval`), or clustered the same way. Every interval
+    of a proportion is clipped to [0, 1]; a score's interval is not (a score need not lie in
+    [0, 1]).
 
     Parameters
     ----------
@@ -208,7 +507,20 @@ def report(
     correct
         The Boolean column that says an answer is right.
     failure_kind
-        The String column that names the failure kind (null when right).
+        The String column that names the failure kind (null when right). The default name is
+        optional: a frame without it gets no kind columns. A name given explicitly must exist.
+        None: no kind columns.
+    prefix
+        Read the graded columns under this prefix (as ``answer_contains(prefix=...)`` wrote
+        them): applies to the default names only (``prefix + "correct"``,
+        ``prefix + "failure_kind"``); names given explicitly are used as given. A name equal to
+        the default counts as the default.
+    cluster
+        A column whose equal values form one cluster (``"question_id"`` with several epochs):
+        ``ci_low``/``ci_high`` become the cluster-robust interval and ``n_clusters`` is added.
+    score
+        A numeric column (say ``"f1"``): adds its mean and interval. A null or NaN score is
+        left out of them.
     carried_kinds
         The carried kinds to give columns, when you know them. By default they are found in the
         data; on a LazyFrame that collects the distinct values of ``failure_kind`` (the rest of
@@ -246,52 +558,37 @@ def report(
     >>> out.columns[6:]
     ['no_reference', 'error', 'parse_failure', 'budget_stop', 'refusal', 'not_in_document',
      'wrong', 'timeout']
+
+    Several epochs of the same questions: the clustered interval is wider than the one that
+    takes every row as independent.
+
+    >>> epochs = pl.DataFrame(
+    ...     {
+    ...         "question_id": ["q1", "q2", "q3", "q4"] * 3,
+    ...         "correct": [True, True, False, False] * 2 + [True, False, False, False],
+    ...     }
+    ... )
+    >>> gf.report(epochs, cluster="question_id").with_columns(pl.selectors.float().round(3))
+    shape: (1, 6)
+    ┌─────┬───────────┬──────────┬────────┬─────────┬────────────┐
+    │ n   ┆ n_correct ┆ accuracy ┆ ci_low ┆ ci_high ┆ n_clusters │
+    │ --- ┆ ---       ┆ ---      ┆ ---    ┆ ---     ┆ ---        │
+    │ i64 ┆ i64       ┆ f64      ┆ f64    ┆ f64     ┆ i64        │
+    ╞═════╪═══════════╪══════════╪════════╪═════════╪════════════╡
+    │ 12  ┆ 5         ┆ 0.417    ┆ 0.0    ┆ 0.841   ┆ 4          │
+    └─────┴───────────┴──────────┴────────┴─────────┴────────────┘
     """
-    if _is_pandas(frame):
-        from gradeframe import _pandas
-
-        polars_frame = _pandas.to_polars(frame, _pandas_columns(frame, by, correct, failure_kind))
-        result = report(
-            polars_frame,
-            by,
-            correct=correct,
-            failure_kind=failure_kind,
-            carried_kinds=carried_kinds,
-        )
-        return _to_pandas(result)
-    _check_frame(frame, "report")
-    schema = frame_schema(frame)
-    group = _group_columns(by, schema)
-    right = _correct_expr(correct, schema)
-    kind = _kind_expr(failure_kind, schema)
-    carried = _carried_kinds(frame, kind, carried_kinds)
-    counts = [*kinds.KINDS, *carried]
-    clash = sorted(set(group) & {*STAT_COLUMNS, *counts})
-    if clash:
-        msg = (
-            f"`by`: the group column(s) {clash!r} share a name with report columns; rename "
-            "them first."
-        )
-        raise ValueError(msg)
-    clash = sorted(set(carried) & set(STAT_COLUMNS))
-    if clash:
-        msg = f"`failure_kind`: carried kind(s) {clash!r} share a name with report columns."
-        raise ValueError(msg)
-
-    n = pl.len().cast(pl.Int64).alias("n")
-    n_correct = right.sum().cast(pl.Int64).alias("n_correct")
-    per_kind = [
-        (kind == name).fill_null(value=False).sum().cast(pl.Int64).alias(name) for name in counts
-    ]
-    lazy = frame.lazy()
-    if group:
-        out = lazy.group_by(group).agg(n, n_correct, *per_kind).sort(group, nulls_last=True)
-    else:
-        out = lazy.select(n, n_correct, *per_kind)
-    low, high = wilson_interval("n_correct", "n")
-    accuracy = pl.when(pl.col("n") > 0).then(pl.col("n_correct") / pl.col("n")).alias("accuracy")
-    out = out.select(*group, "n", "n_correct", accuracy, low, high, *counts)
-    return out if isinstance(frame, pl.LazyFrame) else out.collect()
+    counts = report_counts(
+        frame,
+        by,
+        correct=correct,
+        failure_kind=failure_kind,
+        prefix=prefix,
+        cluster=cluster,
+        score=score,
+        carried_kinds=carried_kinds,
+    )
+    return report_from_counts(counts, by, cluster=cluster, score=score)
 
 
 # --------------------------------------------------------------------------------------------
@@ -336,42 +633,78 @@ def _shown(expr: pl.Expr, dtype: pl.DataType) -> pl.Expr:
     return _scalar_text(expr, dtype)
 
 
+def _compared_columns(
+    actual: str | bool | None, expected: str | bool | None, schema: Schema, prefix: str
+) -> list[tuple[str, str]]:
+    """Return (argument, column) for the columns to show; defaults only on answer_contains."""
+    graded_by_answer_contains = prefix + "outcome" in schema
+    defaults = {"actual": "answer", "expected": "refs"}
+    shown = []
+    for argument, value in (("actual", actual), ("expected", expected)):
+        if value is False:
+            continue
+        if value is None:
+            if not graded_by_answer_contains:
+                msg = (
+                    f"`{argument}` is needed: this frame has no {prefix + 'outcome'!r} column, "
+                    "so it was not graded by answer_contains and gradeframe cannot know which "
+                    "columns were compared. Name them: failures(actual=..., expected=...) "
+                    f"(or {argument}=False to leave it out)."
+                )
+                raise ValueError(msg)
+            value = defaults[argument]
+        if not isinstance(value, str):
+            kind = type(value).__name__
+            msg = f"`{argument}` must be a column name (str), None or False, got {kind}: {value!r}"
+            raise TypeError(msg)
+        check_column(schema, value, argument)
+        shown.append((argument, value))
+    return shown
+
+
 def failures(
     frame: Any,
     *,
-    answer: str | None = "answer",
-    refs: str | None = "refs",
-    correct: str = "correct",
-    failure_kind: str | None = "failure_kind",
-    kind: str | Sequence[str] | None = None,
+    actual: str | bool | None = None,
+    expected: str | bool | None = None,
     prefix: str = "",
+    correct: str = "correct",
+    failure_kind: str = "failure_kind",
+    kind: str | Sequence[str] | None = None,
 ) -> Any:
-    """Return the rows that are not right, with the answer and acceptable answers shown short.
+    """Return the rows that are not right, with the compared values shown short.
 
-    Rows keep their order and every column; a null in ``correct`` counts as not right. Two
-    String columns are added, each cut to :data:`gradeframe.MAX_METADATA_LENGTH` characters
-    (a cut value ends with "…"):
+    Rows keep their order and every column (so their ``failure_kind``, or a matcher's
+    ``expectation``); a null in ``correct`` counts as not right. Two String columns are added,
+    each cut to :data:`gradeframe.MAX_METADATA_LENGTH` characters as it is when called (a cut
+    value ends with "…"):
 
     - ``prefix + "actual"``: the answer's text (from an output record: its ``answer`` field,
       else ``text``, else the record as JSON); numbers and booleans as text;
-    - ``prefix + "expected"``: the acceptable answers, a list joined with " | ".
+    - ``prefix + "expected"``: the expected value; a list of acceptable answers joined with
+      " | ".
+
+    A shown column that already has the output's name (``actual="actual"``) is replaced by its
+    shown text; any other clash raises.
 
     Parameters
     ----------
     frame
         A graded Polars DataFrame or LazyFrame, or a pandas DataFrame.
-    answer
-        The column shown as ``actual`` (None: not added).
-    refs
-        The column shown as ``expected`` (None: not added).
+    actual, expected
+        The columns that were compared. The defaults (``"answer"``, ``"refs"``) apply only to
+        the output of answer_contains (it has an ``outcome`` column); on a matcher's output they
+        must be given, so that a column that was not compared is never shown as the expected
+        value. ``False``: leave that column out.
+    prefix
+        The prefix the frame was graded with: applies to the default names (``correct``,
+        ``failure_kind``, ``outcome``) and to the two added columns.
     correct
         The Boolean column that says an answer is right.
     failure_kind
         The String column of failure kinds; needed only with ``kind``.
     kind
         Keep only failures of this kind (or these kinds).
-    prefix
-        Put before the names of the two added columns.
 
     Returns
     -------
@@ -400,21 +733,35 @@ def failures(
     │ wrong         ┆ 7             ┆ 500  │
     │ parse_failure ┆ 7             ┆ null │
     └───────────────┴───────────────┴──────┘
+
+    On a matcher's output, name the compared columns:
+
+    >>> m = pl.DataFrame({"pred": ["B", "c"], "gold": ["B", "A"]}).grade.exact_match("pred", "gold")
+    >>> gf.failures(m, actual="pred", expected="gold").select("expectation", "actual", "expected")
+    shape: (1, 3)
+    ┌─────────────┬────────┬──────────┐
+    │ expectation ┆ actual ┆ expected │
+    │ ---         ┆ ---    ┆ ---      │
+    │ str         ┆ str    ┆ str      │
+    ╞═════════════╪════════╪══════════╡
+    │ exact match ┆ c      ┆ A        │
+    └─────────────┴────────┴──────────┘
     """
     if _is_pandas(frame):
         return _failures_pandas(
             frame,
-            answer=answer,
-            refs=refs,
+            actual=actual,
+            expected=expected,
+            prefix=prefix,
             correct=correct,
             failure_kind=failure_kind,
             kind=kind,
-            prefix=prefix,
         )
     _check_frame(frame, "failures")
     check_prefix(prefix)
     schema = frame_schema(frame)
-    condition = ~_correct_expr(correct, schema)
+    correct_name, _ = _default_name(correct, "correct", prefix, "correct")
+    condition = ~_correct_expr(correct_name, schema)
     if kind is not None:
         wanted = [kind] if isinstance(kind, str) else list(kind)
         if not wanted or not all(isinstance(k, str) for k in wanted):
@@ -423,152 +770,51 @@ def failures(
         if failure_kind is None:
             msg = "`kind` needs the `failure_kind` column; `failure_kind` is None."
             raise ValueError(msg)
-        condition = condition & _kind_expr(failure_kind, schema).is_in(wanted).fill_null(
-            value=False
-        )
-    added = []
-    for argument, name, out in ((answer, "answer", "actual"), (refs, "refs", "expected")):
-        if argument is None:
-            continue
-        if not isinstance(argument, str):
-            kind_name = type(argument).__name__
-            msg = f"`{name}` must be a column name (str) or None, got {kind_name}: {argument!r}"
-            raise TypeError(msg)
-        check_column(schema, argument, name)
-        shown = _shown(pl.col(argument), schema[argument])
-        added.append(_cut(shown, MAX_METADATA_LENGTH).alias(prefix + out))
-    check_output_names(schema, [e.meta.output_name() for e in added])
+        kind_name, _ = _default_name(failure_kind, "failure_kind", prefix, "failure_kind")
+        condition = condition & _kind_expr(kind_name, schema).is_in(wanted).fill_null(value=False)
+    length = max_metadata_length()
+    compared = _compared_columns(actual, expected, schema, prefix)
+    added = [
+        _cut(_shown(pl.col(name), schema[name]), length).alias(prefix + argument)
+        for argument, name in compared
+    ]
+    # A compared column that already has the output's name is replaced by its shown text.
+    replaced = {name for argument, name in compared if name == prefix + argument}
+    check_output_names(
+        {k: v for k, v in schema.items() if k not in replaced},
+        [e.meta.output_name() for e in added],
+    )
     return frame.filter(condition).with_columns(*added)
 
 
 def _failures_pandas(frame: pd.DataFrame, **kwargs: Any) -> pd.DataFrame:
-    from gradeframe import _pandas
+    from gradeframe import _frames
 
-    arguments = [
-        ("correct", kwargs["correct"], None),
-        ("answer", kwargs["answer"], "text"),
-        ("refs", kwargs["refs"], "refs"),
+    prefix = kwargs["prefix"]
+    check_prefix(prefix)
+    present = {str(c): pl.Null() for c in frame.columns}
+    correct_name, _ = _default_name(kwargs["correct"], "correct", prefix, "correct")
+    arguments = [("correct", correct_name, None)]
+    shown = _compared_columns(kwargs["actual"], kwargs["expected"], present, prefix)
+    arguments += [
+        (argument, name, "text" if argument == "actual" else "refs") for argument, name in shown
     ]
-    if kwargs["kind"] is not None:
-        arguments.append(("failure_kind", kwargs["failure_kind"], None))
-    columns = _pandas.needed_columns(frame, arguments)
+    if prefix + "outcome" in present:
+        arguments.append(("outcome", prefix + "outcome", None))
+    if kwargs["kind"] is not None and kwargs["failure_kind"] is not None:
+        kind_name, _ = _default_name(kwargs["failure_kind"], "failure_kind", prefix, "failure_kind")
+        arguments.append(("failure_kind", kind_name, None))
+    columns = _frames.needed_columns(frame, arguments)
     position = "__gradeframe_position__"
-    polars_frame = _pandas.to_polars(frame, columns).with_row_index(position)
-    if position in map(str, frame.columns):  # pragma: no cover - a clash nobody makes
+    if position in present:  # pragma: no cover - a clash nobody makes
         msg = f"the frame has a column named {position!r}; rename it first."
         raise ValueError(msg)
+    polars_frame = _frames.to_polars(frame, columns).with_row_index(position)
     result = failures(polars_frame, **kwargs)
     out = frame.iloc[result.get_column(position).to_numpy()].copy()
-    for name in result.columns:
-        if name not in polars_frame.columns:
-            out[name] = _pandas.to_pandas_column(result.get_column(name))
-    return out
-
-
-# --------------------------------------------------------------------------------------------
-# chart
-# --------------------------------------------------------------------------------------------
-
-
-def chart(
-    frame: Any,
-    by: By = None,
-    *,
-    correct: str = "correct",
-    failure_kind: str = "failure_kind",
-    title: str | None = None,
-) -> alt.HConcatChart:
-    """Chart failures by kind per group, beside accuracy with its Wilson interval.
-
-    Left: one stacked bar per group, a segment per failure kind (standard kinds in table order,
-    then carried kinds). Right: accuracy per group as a point with its 95 % interval. Needs the
-    optional Altair dependency: ``pip install 'gradeframe[chart]'``.
-
-    Parameters
-    ----------
-    frame
-        A graded Polars DataFrame or LazyFrame (collected), or a pandas DataFrame.
-    by
-        None, a column name or a list of them; several are shown joined with " / ".
-    correct, failure_kind
-        The graded columns, as in :func:`report`.
-    title
-        A title over both panels.
-
-    Returns
-    -------
-    altair.HConcatChart
-        Displays in a notebook; ``.to_dict()`` gives its Vega-Lite spec, ``.save(path)`` writes
-        it (HTML, JSON, or PNG/SVG with ``vl-convert-python``).
-
-    Examples
-    --------
-    >>> import gradeframe as gf
-    >>> c = gf.chart(gf.example().grade.answer_contains(), "model")
-    >>> [layer["mark"]["type"] for layer in c.to_dict()["hconcat"][1]["layer"]]
-    ['rule', 'point']
-    """
-    try:
-        import altair as alt
-    except ImportError:
-        msg = (
-            "gradeframe.chart needs Altair, an optional dependency. Install it with: "
-            "pip install 'gradeframe[chart]'"
-        )
-        raise ImportError(msg) from None
-    if _is_pandas(frame):
-        from gradeframe import _pandas
-
-        frame = _pandas.to_polars(frame, _pandas_columns(frame, by, correct, failure_kind))
-    elif isinstance(frame, pl.LazyFrame):
-        frame = frame.collect()
-    table = report(frame, by, correct=correct, failure_kind=failure_kind)
-    group = table.columns[: table.columns.index("n")]
-    label = (
-        pl.concat_str([pl.col(c).cast(pl.String).fill_null("null") for c in group], separator=" / ")
-        if group
-        else pl.lit("all")
-    )
-    group_title = " / ".join(group) if group else "group"
-    kind_columns = table.columns[table.columns.index("ci_high") + 1 :]
-    table = table.with_columns(label.alias("group"))
-    order = table.get_column("group").to_list()
-    long = table.unpivot(
-        index=["group", "n"], on=kind_columns, variable_name="failure_kind", value_name="count"
-    ).filter(pl.col("count") > 0)
-    long = long.with_columns(
-        pl.col("failure_kind")
-        .replace_strict(kind_columns, list(range(len(kind_columns))), return_dtype=pl.Int64)
-        .alias("kind_order")
-    )
-    y = alt.Y("group:N", sort=order, title=group_title)
-    bars = (
-        alt.Chart(alt.Data(values=long.to_dicts()))
-        .mark_bar()
-        .encode(
-            y=y,
-            x=alt.X("sum(count):Q", title="failures"),
-            color=alt.Color("failure_kind:N", sort=kind_columns, title="failure kind"),
-            order=alt.Order("kind_order:Q"),
-            tooltip=["group:N", "failure_kind:N", "count:Q", "n:Q"],
-        )
-        .properties(title="Failures by kind", width=320)
-    )
-    points = table.select("group", "n", "n_correct", "accuracy", "ci_low", "ci_high").to_dicts()
-    base = alt.Chart(alt.Data(values=points)).encode(y=y)
-    scale = alt.Scale(domain=[0, 1])
-    interval = base.mark_rule().encode(
-        x=alt.X("ci_low:Q", scale=scale, title="accuracy (95% Wilson interval)"),
-        x2="ci_high:Q",
-    )
-    dots = base.mark_point(filled=True, size=60).encode(
-        x=alt.X("accuracy:Q", scale=scale),
-        tooltip=["group:N", "n:Q", "n_correct:Q", "accuracy:Q", "ci_low:Q", "ci_high:Q"],
-    )
-    accuracy = alt.layer(interval, dots).properties(title="Accuracy", width=240)
-    out = alt.hconcat(bars, accuracy)
-    if title is not None:
-        out = out.properties(title=title)
+    for argument, _ in shown:
+        name = prefix + argument
+        out[name] = _frames.to_pandas_column(result.get_column(name))
     return out
 
 
@@ -601,21 +847,28 @@ def _pandas_by(by: By) -> list[str]:
     return [by] if isinstance(by, str) else list(by)
 
 
-def _pandas_columns(frame: Any, by: By, correct: str, failure_kind: str) -> dict[str, None]:
+def _pandas_columns(
+    frame: Any,
+    by: By,
+    correct: str,
+    failure_kind: str | None,
+    prefix: str,
+    cluster: str | None = None,
+    score: str | None = None,
+) -> dict[str, None]:
     """Return the columns a report needs from a pandas frame, a missing one named by argument."""
-    from gradeframe import _pandas
+    from gradeframe import _frames
 
-    arguments = [("by", name, None) for name in _pandas_by(by)]
-    arguments += [("correct", correct, None), ("failure_kind", failure_kind, None)]
-    return _pandas.needed_columns(frame, arguments)  # type: ignore[return-value]
-
-
-def _to_pandas(frame: pl.DataFrame) -> pd.DataFrame:
-    """Return a new pandas frame: Int64 as int64, String as the pandas string dtype."""
-    import pandas as pd
-
-    from gradeframe import _pandas
-
-    return pd.DataFrame(
-        {name: _pandas.to_pandas_column(frame.get_column(name)) for name in frame.columns}
-    )
+    present = {str(c) for c in frame.columns}
+    arguments: list[tuple[str, Any, None]] = [("by", name, None) for name in _pandas_by(by)]
+    correct_name, _ = _default_name(correct, "correct", prefix, "correct")
+    arguments.append(("correct", correct_name, None))
+    if failure_kind is not None:
+        kind_name, default = _default_name(failure_kind, "failure_kind", prefix, "failure_kind")
+        if kind_name in present or not default:
+            arguments.append(("failure_kind", kind_name, None))
+    if cluster is not None:
+        arguments.append(("cluster", cluster, None))
+    if score is not None:
+        arguments.append(("score", score, None))
+    return _frames.needed_columns(frame, arguments)  # type: ignore[return-value]

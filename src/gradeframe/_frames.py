@@ -1,0 +1,145 @@
+"""Moving columns between pandas and Polars through Arrow (no accessor is registered here).
+
+The reports and the pandas accessor both use these; keeping them apart from the accessor means
+the accessor depends on the reports, never the reverse.
+
+Result dtypes: Boolean columns without nulls are NumPy ``bool``; String columns use the pandas
+string dtype ``str`` (``pd.StringDtype(na_value=nan)``, the pandas 3 default); other columns are
+what ``polars.Series.to_pandas`` gives.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from numbers import Integral, Real
+from typing import Any, Final
+
+import numpy as np
+import pandas as pd
+import polars as pl
+import pyarrow as pa
+
+from gradeframe._inputs import check_column
+from gradeframe._mixed import split_mixed
+
+#: How a column's values are coerced when Arrow cannot read an object column as it is.
+#: "text": non-strings become null (an answer that is not a string is a parse failure).
+#: "refs": numbers become plain digits, a scalar becomes a one-item list.
+#: "mixed": an object column mixing text, numbers and booleans becomes a struct that keeps each
+#: value's kind (see gradeframe._mixed); the matchers read it ("12" is not 12, True is not 1).
+Role = str
+
+_STRING_DTYPE: Final = pd.StringDtype(na_value=np.nan)
+
+
+def _plain_digits(value: Any) -> Any:
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, bool | np.bool_):
+        return value  # left for the dtype check to refuse
+    if isinstance(value, Integral):
+        return str(int(value))
+    if isinstance(value, Real):
+        number = float(value)
+        if math.isnan(number):
+            return None
+        if number.is_integer() and abs(number) < 1e15:
+            return str(int(number))
+        return repr(number)
+    return value
+
+
+def _coerce_refs(value: Any) -> Any:
+    if isinstance(value, list | tuple | np.ndarray | pd.Series):
+        return [_plain_digits(v) for v in value]
+    return _plain_digits(value)
+
+
+def _arrow_column(series: pd.Series, name: str, role: Role | None) -> pa.Array | pa.ChunkedArray:
+    """Read one pandas column as Arrow, coercing messy object columns by role."""
+    if role == "mixed" and series.dtype == object:
+        mixed = split_mixed(series)  # before Arrow, which would read [1.5, True] as [1.5, 1.0]
+        if mixed is not None:
+            return mixed
+    try:
+        return pa.array(series, from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:
+        first_error = exc
+    # Fallback for object columns that mix types: one pass over the Python objects the column
+    # already holds, to decide per value what it is. Not a scoring path: scoring happens in Polars.
+    values = series.astype(object)
+    if role == "text":
+        values = values.where(values.map(lambda v: isinstance(v, str)), None)
+    elif role == "refs":
+        values = values.map(_coerce_refs)
+        if values.map(lambda v: isinstance(v, list)).any():
+            values = values.map(lambda v: v if isinstance(v, list) or v is None else [v])
+    try:
+        return pa.array(values, from_pandas=True)
+    except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):
+        kinds = sorted({type(v).__name__ for v in series.dropna().head(1000)})
+        msg = (
+            f"column {name!r} (pandas dtype {series.dtype}, holding {', '.join(kinds)}) cannot "
+            f"be read: {first_error}. Give it one type per column (for example "
+            f"df[{name!r}].astype(str))."
+        )
+        raise TypeError(msg) from None
+
+
+def to_polars(frame: pd.DataFrame, columns: Mapping[str, Role | None]) -> pl.DataFrame:
+    """Convert the named columns of a pandas frame to a Polars frame, through Arrow."""
+    arrays = {}
+    for name, role in columns.items():
+        if name not in frame.columns:
+            shown = ", ".join(repr(c) for c in list(frame.columns)[:20])
+            msg = f"the frame has no column {name!r}. Its columns are: {shown}."
+            raise KeyError(msg)
+        column = frame[name]
+        if isinstance(column, pd.DataFrame):
+            msg = f"the frame has more than one column named {name!r}; rename them apart first."
+            raise ValueError(msg)
+        arrays[name] = _arrow_column(column, name, role)
+    if not arrays:
+        return pl.DataFrame(height=len(frame))
+    return pl.from_arrow(pa.table(arrays), rechunk=False)  # type: ignore[return-value]
+
+
+def to_pandas_column(series: pl.Series) -> Any:
+    """Return values ready to attach to a pandas frame by position."""
+    if series.dtype == pl.Boolean and series.null_count() == 0:
+        return series.to_numpy()
+    if series.dtype == pl.String:
+        return pd.array(series.to_arrow(), dtype=_STRING_DTYPE)
+    return series.to_pandas().to_numpy()
+
+
+def column_names(value: Any) -> list[str]:
+    """Column names an argument refers to: a name, or the roots of an expression."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, pl.Expr):
+        return value.meta.root_names()
+    return []
+
+
+def needed_columns(
+    frame: pd.DataFrame, arguments: Iterable[tuple[str, Any, Role | None]]
+) -> dict[str, Role | None]:
+    """Map the columns the arguments name to their roles; a missing one is named with its argument.
+
+    ``arguments`` holds ``(argument name, value, role)``; a value is a column name, an expression
+    (its root columns are used) or anything else (not a column).
+    """
+    present = dict.fromkeys(str(c) for c in frame.columns)
+    needed: dict[str, Role | None] = {}
+    for argument, value, role in arguments:
+        for name in column_names(value):
+            check_column(present, name, argument)  # type: ignore[arg-type]
+            needed[name] = needed.get(name) or role
+    return needed
+
+
+def to_pandas_frame(frame: pl.DataFrame) -> pd.DataFrame:
+    """Return a new pandas frame: Int64 as int64, String as the pandas string dtype."""
+    return pd.DataFrame({name: to_pandas_column(frame.get_column(name)) for name in frame.columns})

@@ -1,0 +1,227 @@
+"""Altair charts of the reports (an optional extra: ``pip install 'gradeframe[chart]'``).
+
+Altair is imported when a chart is drawn, never when gradeframe is imported. Each chart is
+built from the report it shows (:func:`gradeframe.report`, :func:`gradeframe.compare`), so the
+numbers drawn are the numbers in the table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from gradeframe import compare as compare_rules
+from gradeframe import report as report_rules
+from gradeframe.report import By
+
+if TYPE_CHECKING:  # pragma: no cover
+    import altair as alt
+
+__all__ = ["chart", "compare_chart"]
+
+
+def _altair() -> Any:
+    try:
+        import altair as alt
+    except ImportError:
+        msg = (
+            "gradeframe's charts need Altair, an optional dependency. Install it with: "
+            "pip install 'gradeframe[chart]'"
+        )
+        raise ImportError(msg) from None
+    return alt
+
+
+def _collected(table: Any) -> pl.DataFrame:
+    if isinstance(table, pl.LazyFrame):
+        return table.collect()
+    if report_rules._is_pandas(table):
+        return pl.from_pandas(table)
+    return table
+
+
+def chart(
+    frame: Any,
+    by: By = None,
+    *,
+    correct: str = "correct",
+    failure_kind: str = "failure_kind",
+    prefix: str = "",
+    title: str | None = None,
+) -> alt.HConcatChart:
+    """Chart failures by kind per group, beside accuracy with its Wilson interval.
+
+    Left: one stacked bar per group, a segment per failure kind (standard kinds in table order,
+    then carried kinds). Right: accuracy per group as a point with its 95 % interval. Needs the
+    optional Altair dependency: ``pip install 'gradeframe[chart]'``.
+
+    Parameters
+    ----------
+    frame
+        A graded Polars DataFrame or LazyFrame (collected), or a pandas DataFrame.
+    by
+        None, a column name or a list of them; several are shown joined with " / ".
+    correct, failure_kind, prefix
+        The graded columns, as in :func:`gradeframe.report`. On a matcher's output (no
+        failure-kind column) the left panel is empty.
+    title
+        A title over both panels.
+
+    Returns
+    -------
+    altair.HConcatChart
+        Displays in a notebook; ``.to_dict()`` gives its Vega-Lite spec, ``.save(path)`` writes
+        it (HTML, JSON, or PNG/SVG with ``vl-convert-python``).
+
+    Examples
+    --------
+    >>> import gradeframe as gf
+    >>> c = gf.chart(gf.example().grade.answer_contains(), "model")
+    >>> [layer["mark"]["type"] for layer in c.to_dict()["hconcat"][1]["layer"]]
+    ['rule', 'point']
+    """
+    alt = _altair()
+    table = _collected(
+        report_rules.report(frame, by, correct=correct, failure_kind=failure_kind, prefix=prefix)
+    )
+    group = table.columns[: table.columns.index("n")]
+    label = (
+        pl.concat_str([pl.col(c).cast(pl.String).fill_null("null") for c in group], separator=" / ")
+        if group
+        else pl.lit("all")
+    )
+    group_title = " / ".join(group) if group else "group"
+    known = {
+        *group,
+        *report_rules.STAT_COLUMNS,
+        *report_rules.CLUSTER_COLUMNS,
+        *report_rules.SCORE_COLUMNS,
+    }
+    kind_columns = [c for c in table.columns if c not in known]
+    table = table.with_columns(label.alias("group"))
+    order = table.get_column("group").to_list()
+    long = table.unpivot(
+        index=["group", "n"], on=kind_columns, variable_name="failure_kind", value_name="count"
+    ).filter(pl.col("count") > 0)
+    long = long.with_columns(
+        pl.col("failure_kind")
+        .replace_strict(kind_columns, list(range(len(kind_columns))), return_dtype=pl.Int64)
+        .alias("kind_order")
+    )
+    y = alt.Y("group:N", sort=order, title=group_title)
+    bars = (
+        alt.Chart(alt.Data(values=long.to_dicts()))
+        .mark_bar()
+        .encode(
+            y=y,
+            x=alt.X("sum(count):Q", title="failures"),
+            color=alt.Color("failure_kind:N", sort=kind_columns, title="failure kind"),
+            order=alt.Order("kind_order:Q"),
+            tooltip=["group:N", "failure_kind:N", "count:Q", "n:Q"],
+        )
+        .properties(title="Failures by kind", width=320)
+    )
+    points = table.select("group", "n", "n_correct", "accuracy", "ci_low", "ci_high").to_dicts()
+    base = alt.Chart(alt.Data(values=points)).encode(y=y)
+    scale = alt.Scale(domain=[0, 1])
+    interval = base.mark_rule().encode(
+        x=alt.X("ci_low:Q", scale=scale, title="accuracy (95% Wilson interval)"),
+        x2="ci_high:Q",
+    )
+    dots = base.mark_point(filled=True, size=60).encode(
+        x=alt.X("accuracy:Q", scale=scale),
+        tooltip=["group:N", "n:Q", "n_correct:Q", "accuracy:Q", "ci_low:Q", "ci_high:Q"],
+    )
+    accuracy = alt.layer(interval, dots).properties(title="Accuracy", width=240)
+    out = alt.hconcat(bars, accuracy)
+    if title is not None:
+        out = out.properties(title=title)
+    return out
+
+
+def compare_chart(
+    frame: Any,
+    by: str = "model",
+    on: str | Sequence[str] = "question_id",
+    *,
+    correct: str = "correct",
+    baseline: Any = None,
+    title: str | None = None,
+) -> alt.LayerChart:
+    """Chart the paired differences of :func:`gradeframe.compare`, each with its interval.
+
+    One row per pair, labelled "b − a": the difference in accuracy as a point, its 95 %
+    interval as a rule, and a vertical line at 0 (an interval that crosses it does not show
+    that ``b`` differs from ``a``). The tooltip has the accuracies, the item count and the
+    p-value. Needs the optional Altair dependency: ``pip install 'gradeframe[chart]'``.
+
+    Parameters
+    ----------
+    frame
+        A graded Polars DataFrame or LazyFrame (collected), or a pandas DataFrame.
+    by, on, correct, baseline
+        As in :func:`gradeframe.compare`.
+    title
+        A title over the chart.
+
+    Returns
+    -------
+    altair.LayerChart
+        Displays in a notebook; ``.to_dict()`` gives its Vega-Lite spec.
+
+    Examples
+    --------
+    >>> import gradeframe as gf
+    >>> graded = gf.example().grade.answer_contains()
+    >>> c = gf.compare_chart(graded, baseline="atlas-large")
+    >>> [layer["mark"]["type"] for layer in c.to_dict()["layer"]]
+    ['rule', 'rule', 'point']
+    """
+    alt = _altair()
+    table = _collected(compare_rules.compare(frame, by, on, correct=correct, baseline=baseline))
+    label = pl.concat_str(
+        [pl.col("b").cast(pl.String), pl.lit(" − "), pl.col("a").cast(pl.String)]
+    ).alias("pair")
+    table = table.with_columns(label)
+    order = table.get_column("pair").to_list()
+    values = table.select(
+        "pair",
+        "a",
+        "b",
+        "n_items",
+        "accuracy_a",
+        "accuracy_b",
+        "difference",
+        "ci_low",
+        "ci_high",
+        "p_value",
+    ).to_dicts()
+    y = alt.Y("pair:N", sort=order, title=f"{by}: b − a")
+    base = alt.Chart(alt.Data(values=values)).encode(y=y)
+    axis_title = "difference in accuracy (b − a), 95% interval of paired differences"
+    interval = base.mark_rule().encode(x=alt.X("ci_low:Q", title=axis_title), x2="ci_high:Q")
+    zero = (
+        alt.Chart(alt.Data(values=[{"zero": 0.0}]))
+        .mark_rule(strokeDash=[4, 4], color="gray")
+        .encode(x="zero:Q")
+    )
+    dots = base.mark_point(filled=True, size=60).encode(
+        x="difference:Q",
+        tooltip=[
+            "a:N",
+            "b:N",
+            "n_items:Q",
+            alt.Tooltip("accuracy_a:Q", format=".3f"),
+            alt.Tooltip("accuracy_b:Q", format=".3f"),
+            alt.Tooltip("difference:Q", format=".3f"),
+            alt.Tooltip("ci_low:Q", format=".3f"),
+            alt.Tooltip("ci_high:Q", format=".3f"),
+            alt.Tooltip("p_value:Q", format=".4f"),
+        ],
+    )
+    out = alt.layer(zero, interval, dots).properties(width=360)
+    if title is not None:
+        out = out.properties(title=title)
+    return out

@@ -1,0 +1,367 @@
+"""Paired comparisons of groups on shared items, and agreement between two verdicts.
+
+``compare`` answers "is model B better than model A on these questions, or is that noise?": the
+difference of accuracy on the items both answered, with the interval of the paired differences
+and McNemar's exact test (two overlapping intervals of accuracy cannot answer it: the items are
+shared, so the two accuracies are correlated). ``agreement`` answers "does my old grader agree
+with the new one?": the 2×2 table of two verdicts on the same rows, Cohen's kappa and McNemar.
+
+Both are one Polars query (a LazyFrame gives a LazyFrame); the formulas are in
+:mod:`gradeframe.stats`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Final
+
+import polars as pl
+
+from gradeframe._inputs import Schema, check_column, dtype_error, frame_schema
+from gradeframe.report import (
+    _check_frame,
+    _column_name,
+    _correct_expr,
+    _group_columns,
+    _is_pandas,
+    _same_kind,
+)
+from gradeframe.stats import (
+    Z_95,
+    cohens_kappa,
+    mcnemar_p_value,
+    normal_interval,
+    paired_t_p_value,
+)
+
+__all__ = ["AGREEMENT_COLUMNS", "COMPARE_COLUMNS", "agreement", "compare"]
+
+#: The columns of :func:`compare`, in order.
+COMPARE_COLUMNS: Final = (
+    "a",
+    "b",
+    "n_items",
+    "accuracy_a",
+    "accuracy_b",
+    "difference",
+    "ci_low",
+    "ci_high",
+    "both_right",
+    "only_a",
+    "only_b",
+    "both_wrong",
+    "p_value",
+)
+
+#: The statistics columns of :func:`agreement`, in order, after the group columns.
+AGREEMENT_COLUMNS: Final = (
+    "n",
+    "both_right",
+    "only_a",
+    "only_b",
+    "both_wrong",
+    "agreement",
+    "kappa",
+    "p_value",
+)
+
+_TABLE: Final = ("both_right", "only_a", "only_b", "both_wrong")
+
+
+def _on_columns(on: str | Sequence[str], schema: Schema) -> list[str]:
+    names = [on] if isinstance(on, str) else on
+    if not isinstance(names, Sequence) or not names or not all(isinstance(c, str) for c in names):
+        msg = f"`on` must be a column name or a non-empty list of column names, got {on!r}"
+        raise TypeError(msg)
+    names = list(names)
+    if len(set(names)) != len(names):
+        msg = f"`on` names a column more than once: {names!r}"
+        raise ValueError(msg)
+    for name in names:
+        check_column(schema, name, "on")
+    return names
+
+
+def compare(
+    frame: Any,
+    by: str = "model",
+    on: str | Sequence[str] = "question_id",
+    *,
+    correct: str = "correct",
+    baseline: Any = None,
+) -> Any:
+    r"""Compare the groups of ``by`` pairwise on the items they share.
+
+    An item is a value of ``on`` (one or more columns); for each group its rows are averaged
+    first (several epochs give a per-item accuracy between 0 and 1; a null ``correct`` is not
+    right). A pair compares the items both groups have. One row per pair: ``baseline`` against
+    each other group, or, when ``baseline`` is None, every pair ``a < b`` in sorted order. A pair
+    with no shared item has ``n_items`` 0 and null statistics. Rows whose ``by`` value is null
+    are left out.
+
+    Columns:
+
+    - ``a``, ``b``: the two groups; ``n_items`` (Int64): the items they share;
+    - ``accuracy_a``, ``accuracy_b``: mean per-item accuracy on those items;
+    - ``difference``: :math:`\bar d`, the mean of the per-item differences
+      :math:`d_i = b_i - a_i` (so ``accuracy_b - accuracy_a``);
+    - ``ci_low``, ``ci_high``: :math:`\bar d \pm 1.959964\, s_d / \sqrt n` (sd with ddof = 1),
+      clipped to [-1, 1]; null with fewer than two items;
+    - ``both_right``, ``only_a``, ``only_b``, ``both_wrong`` (Int64): items, by each side's
+      majority verdict (per-item mean ≥ 0.5 is right);
+    - ``p_value``: McNemar's exact test on ``only_a`` and ``only_b`` when every shared item has
+      exactly one row on each side (:func:`gradeframe.stats.mcnemar_p_value`); otherwise the
+      paired t-test on the per-item differences (:func:`gradeframe.stats.paired_t_p_value`).
+
+    Parameters
+    ----------
+    frame
+        A graded Polars DataFrame or LazyFrame, or a pandas DataFrame.
+    by
+        The column whose values are compared (say the model).
+    on
+        The column or columns that name an item (say the question).
+    correct
+        The Boolean column that says an answer is right.
+    baseline
+        A value of ``by`` to compare every other group against (as ``a``); it must occur in the
+        frame (checked on a DataFrame; on a LazyFrame an absent baseline gives no rows).
+
+    Returns
+    -------
+    pl.DataFrame | pl.LazyFrame | pandas.DataFrame
+        The same kind of frame as the input, sorted by ``a`` and ``b``.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import gradeframe as gf
+    >>> df = pl.DataFrame(
+    ...     {
+    ...         "model": ["old"] * 6 + ["new"] * 6,
+    ...         "question_id": list("uvwxyz") * 2,
+    ...         "correct": [True, False, False, True, False, False]
+    ...         + [True, True, True, True, False, True],
+    ...     }
+    ... )
+    >>> out = gf.compare(df, baseline="old")
+    >>> out.select("a", "b", "n_items", "difference", "only_a", "only_b", "p_value").with_columns(
+    ...     pl.selectors.float().round(4)
+    ... )
+    shape: (1, 7)
+    ┌─────┬─────┬─────────┬────────────┬────────┬────────┬─────────┐
+    │ a   ┆ b   ┆ n_items ┆ difference ┆ only_a ┆ only_b ┆ p_value │
+    │ --- ┆ --- ┆ ---     ┆ ---        ┆ ---    ┆ ---    ┆ ---     │
+    │ str ┆ str ┆ i64     ┆ f64        ┆ i64    ┆ i64    ┆ f64     │
+    ╞═════╪═════╪═════════╪════════════╪════════╪════════╪═════════╡
+    │ old ┆ new ┆ 6       ┆ 0.5        ┆ 0      ┆ 3      ┆ 0.25    │
+    └─────┴─────┴─────────┴────────────┴────────┴────────┴─────────┘
+    """
+    if _is_pandas(frame):
+        from gradeframe import _frames
+
+        on_names = [on] if isinstance(on, str) else list(on) if isinstance(on, Sequence) else []
+        arguments = [("by", by, None), *[("on", c, None) for c in on_names]]
+        arguments.append(("correct", correct, None))
+        polars_frame = _frames.to_polars(frame, _frames.needed_columns(frame, arguments))
+        result = compare(polars_frame, by, on, correct=correct, baseline=baseline)
+        return _frames.to_pandas_frame(result)
+    _check_frame(frame, "compare")
+    schema = frame_schema(frame)
+    group = _column_name(by, "by")
+    check_column(schema, group, "by")
+    items = _on_columns(on, schema)
+    if group in items:
+        msg = f"`by={group!r}` is also an `on` column."
+        raise ValueError(msg)
+    right = _correct_expr(_column_name(correct, "correct"), schema)
+    lazy = frame.lazy().filter(pl.col(group).is_not_null())
+    if baseline is not None and isinstance(frame, pl.DataFrame):
+        present = frame.select((pl.col(group) == pl.lit(baseline)).any()).item()
+        if not present:
+            shown = frame.get_column(group).drop_nulls().unique().sort().head(20).to_list()
+            msg = f"`baseline={baseline!r}` is not a value of {group!r}; it has {shown!r}."
+            raise ValueError(msg)
+
+    keys = [f"__gf_on{i}" for i in range(len(items))]
+    per_item = (
+        lazy.group_by(group, *items)
+        .agg(right.cast(pl.Float64).mean().alias("__gf_s"), pl.len().alias("__gf_r"))
+        .select(
+            pl.col(group).alias("__gf_g"),
+            *[pl.col(c).alias(k) for c, k in zip(items, keys, strict=True)],
+            "__gf_s",
+            "__gf_r",
+        )
+    )
+    side_a = per_item.rename({"__gf_g": "a", "__gf_s": "__gf_sa", "__gf_r": "__gf_ra"})
+    side_b = per_item.rename({"__gf_g": "b", "__gf_s": "__gf_sb", "__gf_r": "__gf_rb"})
+    if baseline is None:
+        wanted = pl.col("a") < pl.col("b")
+    else:
+        wanted = (pl.col("a") == pl.lit(baseline)) & (pl.col("b") != pl.lit(baseline))
+
+    sa, sb = pl.col("__gf_sa"), pl.col("__gf_sb")
+    right_a, right_b = sa >= 0.5, sb >= 0.5
+    difference = sb - sa
+    paired = (
+        side_a.join(side_b, on=keys, how="inner", nulls_equal=True)
+        .filter(wanted)
+        .group_by("a", "b")
+        .agg(
+            pl.len().cast(pl.Int64).alias("n_items"),
+            sa.mean().alias("accuracy_a"),
+            sb.mean().alias("accuracy_b"),
+            difference.mean().alias("difference"),
+            difference.std(ddof=1).alias("__gf_sd"),
+            (right_a & right_b).sum().cast(pl.Int64).alias("both_right"),
+            (right_a & ~right_b).sum().cast(pl.Int64).alias("only_a"),
+            (~right_a & right_b).sum().cast(pl.Int64).alias("only_b"),
+            (~right_a & ~right_b).sum().cast(pl.Int64).alias("both_wrong"),
+            ((pl.col("__gf_ra") == 1) & (pl.col("__gf_rb") == 1)).all().alias("__gf_single"),
+        )
+    )
+    groups = lazy.select(pl.col(group).unique())
+    pairs = (
+        groups.select(pl.col(group).alias("a"))
+        .join(groups.select(pl.col(group).alias("b")), how="cross")
+        .filter(wanted)
+    )
+    n = pl.col("n_items")
+    se = pl.when(n >= 2).then(pl.col("__gf_sd") / n.cast(pl.Float64).sqrt())
+    low, high = normal_interval("difference", se, z=Z_95, clip=(-1.0, 1.0))
+    p_value = (
+        pl.when(n == 0)
+        .then(None)
+        .when(pl.col("__gf_single"))
+        .then(mcnemar_p_value("only_a", "only_b"))
+        .otherwise(paired_t_p_value("difference", "__gf_sd", "n_items"))
+    )
+    out = (
+        pairs.join(paired, on=["a", "b"], how="left")
+        .with_columns(pl.col("n_items", *_TABLE).fill_null(0))
+        .select(
+            "a",
+            "b",
+            "n_items",
+            "accuracy_a",
+            "accuracy_b",
+            "difference",
+            low,
+            high,
+            *_TABLE,
+            p_value.alias("p_value"),
+        )
+        .sort("a", "b")
+    )
+    return _same_kind(out, frame)
+
+
+def _verdict(name: Any, argument: str, schema: Schema) -> pl.Expr:
+    name = _column_name(name, argument)
+    check_column(schema, name, argument)
+    dtype = schema[name]
+    if dtype not in (pl.Boolean, pl.Null):
+        raise dtype_error(argument, name, dtype, "Boolean (a verdict per row)")
+    return pl.col(name).cast(pl.Boolean)
+
+
+def agreement(
+    frame: Any,
+    a: str,
+    b: str,
+    *,
+    by: str | Sequence[str] | None = None,
+) -> Any:
+    r"""Compare two Boolean verdicts of the same rows: counts, agreement, kappa, McNemar.
+
+    Say ``a`` is an evaluation tool's own verdict and ``b`` gradeframe's. One row per group of
+    ``by`` (one row without it), sorted by the group columns (nulls last), with
+
+    - ``n`` (Int64): rows where both verdicts are present (a row with a null verdict is left
+      out of every column);
+    - ``both_right``, ``only_a``, ``only_b``, ``both_wrong`` (Int64): the 2×2 table;
+    - ``agreement``: the share of equal verdicts, :math:`(n_{11} + n_{00})/n`;
+    - ``kappa``: Cohen's kappa (:func:`gradeframe.stats.cohens_kappa`), null when both verdicts
+      are one constant (agreement expected by chance is then 1);
+    - ``p_value``: McNemar's exact test on ``only_a`` and ``only_b``
+      (:func:`gradeframe.stats.mcnemar_p_value`): small when one verdict says "right" more
+      often than the other, beyond chance.
+
+    All null (counts 0) when ``n`` is 0.
+
+    Parameters
+    ----------
+    frame
+        A Polars DataFrame or LazyFrame, or a pandas DataFrame.
+    a, b
+        The two Boolean verdict columns.
+    by
+        None, a column name, or a list of column names to group by.
+
+    Returns
+    -------
+    pl.DataFrame | pl.LazyFrame | pandas.DataFrame
+        The same kind of frame as the input.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import gradeframe as gf
+    >>> df = pl.DataFrame(
+    ...     {
+    ...         "tool_correct": [True, True, False, True, False, None],
+    ...         "correct": [True, False, False, True, False, True],
+    ...     }
+    ... )
+    >>> gf.agreement(df, "tool_correct", "correct").with_columns(pl.selectors.float().round(4))
+    shape: (1, 8)
+    ┌─────┬────────────┬────────┬────────┬────────────┬───────────┬────────┬─────────┐
+    │ n   ┆ both_right ┆ only_a ┆ only_b ┆ both_wrong ┆ agreement ┆ kappa  ┆ p_value │
+    │ --- ┆ ---        ┆ ---    ┆ ---    ┆ ---        ┆ ---       ┆ ---    ┆ ---     │
+    │ i64 ┆ i64        ┆ i64    ┆ i64    ┆ i64        ┆ f64       ┆ f64    ┆ f64     │
+    ╞═════╪════════════╪════════╪════════╪════════════╪═══════════╪════════╪═════════╡
+    │ 5   ┆ 2          ┆ 1      ┆ 0      ┆ 2          ┆ 0.8       ┆ 0.6154 ┆ 1.0     │
+    └─────┴────────────┴────────┴────────┴────────────┴───────────┴────────┴─────────┘
+    """
+    if _is_pandas(frame):
+        from gradeframe import _frames
+
+        arguments = [("a", a, None), ("b", b, None)]
+        group_names = [by] if isinstance(by, str) else list(by or [])
+        arguments += [("by", name, None) for name in group_names]
+        polars_frame = _frames.to_polars(frame, _frames.needed_columns(frame, arguments))
+        return _frames.to_pandas_frame(agreement(polars_frame, a, b, by=by))
+    _check_frame(frame, "agreement")
+    schema = frame_schema(frame)
+    group = _group_columns(by, schema)
+    verdict_a, verdict_b = _verdict(a, "a", schema), _verdict(b, "b", schema)
+    clash = sorted(set(group) & set(AGREEMENT_COLUMNS))
+    if clash:
+        msg = f"`by`: the group column(s) {clash!r} share a name with agreement columns."
+        raise ValueError(msg)
+    both = verdict_a.is_not_null() & verdict_b.is_not_null()
+    cells = [
+        (both & verdict_a & verdict_b).sum().alias("both_right"),
+        (both & verdict_a & ~verdict_b).sum().alias("only_a"),
+        (both & ~verdict_a & verdict_b).sum().alias("only_b"),
+        (both & ~verdict_a & ~verdict_b).sum().alias("both_wrong"),
+    ]
+    aggregations = [both.sum().cast(pl.Int64).alias("n"), *(c.cast(pl.Int64) for c in cells)]
+    lazy = frame.lazy()
+    if group:
+        counted = lazy.group_by(group).agg(*aggregations).sort(group, nulls_last=True)
+    else:
+        counted = lazy.select(*aggregations)
+    some = pl.col("n") > 0
+    out = counted.select(
+        *group,
+        "n",
+        *_TABLE,
+        pl.when(some)
+        .then((pl.col("both_right") + pl.col("both_wrong")) / pl.col("n"))
+        .alias("agreement"),
+        cohens_kappa(*_TABLE),
+        pl.when(some).then(mcnemar_p_value("only_a", "only_b")).alias("p_value"),
+    )
+    return _same_kind(out, frame)

@@ -1,0 +1,119 @@
+"""Every ``.grade`` method states its function's parameters and shares its docstring."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import pandas as pd
+import polars as pl
+import pytest
+
+import gradeframe as gf
+from gradeframe import _pandas, _polars
+from gradeframe._delegate import delegate_of
+
+NAMESPACES = {
+    "polars DataFrame": _polars.DataFrameGrade,
+    "polars LazyFrame": _polars.LazyFrameGrade,
+    "polars Expr": _polars.ExprGrade,
+    "polars Series": _polars.SeriesGrade,
+    "pandas DataFrame": _pandas.PandasFrameGrade,
+    "pandas Series": _pandas.PandasSeriesGrade,
+}
+
+# Namespaces registered by optional modules (the Dask accessor): every class there with a
+# delegating method is held to the same rules, when the module can be imported.
+for _module_name in ("gradeframe.dask",):
+    try:
+        _module = importlib.import_module(_module_name)
+    except ImportError:
+        continue
+    for _name, _cls in vars(_module).items():
+        if (
+            inspect.isclass(_cls)
+            and _cls.__module__ == _module.__name__
+            and any(delegate_of(f) for _, f in inspect.getmembers(_cls, inspect.isfunction))
+        ):
+            NAMESPACES[f"{_module_name}.{_name}"] = _cls
+
+METHODS = [
+    pytest.param(cls, name, id=f"{where}.{name}")
+    for where, cls in NAMESPACES.items()
+    for name, _ in inspect.getmembers(cls, inspect.isfunction)
+    if not name.startswith("_")
+]
+
+
+def _annotation(value: Any, owner: Callable[..., Any]) -> Any:
+    """An annotation evaluated in its module (the text, where it names what is not imported)."""
+    if not isinstance(value, str):
+        return value
+    namespace = vars(sys.modules[owner.__module__])
+    try:
+        return eval(value, dict(namespace))
+    except NameError:
+        return value
+
+
+def _parameters(function: Callable[..., Any], *, skip: int) -> list[tuple[Any, ...]]:
+    parameters = list(inspect.signature(function).parameters.values())[skip:]
+    return [(p.name, p.kind, p.default, _annotation(p.annotation, function)) for p in parameters]
+
+
+def test_every_method_is_found() -> None:
+    assert len(METHODS) >= 24
+
+
+@pytest.mark.parametrize(("cls", "name"), METHODS)
+def test_method_signature_matches_its_function(cls: type, name: str) -> None:
+    method = getattr(cls, name)
+    function = delegate_of(method)
+    assert function is not None, (
+        f"{cls.__name__}.{name} is not decorated with @delegates(function): see "
+        "gradeframe/_delegate.py"
+    )
+    # The method drops `self`; the function drops the frame, Series or expression it works on.
+    assert _parameters(method, skip=1) == _parameters(function, skip=1)
+    assert "kwargs" not in inspect.signature(method).parameters
+
+
+@pytest.mark.parametrize(("cls", "name"), METHODS)
+def test_method_shares_its_function_docstring(cls: type, name: str) -> None:
+    method = getattr(cls, name)
+    function = delegate_of(method)
+    assert function is not None
+    assert inspect.cleandoc(function.__doc__ or "") in (method.__doc__ or "")
+    assert "Parameters" in (method.__doc__ or "") or "Examples" in (method.__doc__ or "")
+
+
+@pytest.mark.parametrize("frame_type", ["polars DataFrame", "polars LazyFrame", "pandas DataFrame"])
+def test_every_frame_function_has_a_frame_method(frame_type: str) -> None:
+    cls = NAMESPACES[frame_type]
+    frame_functions = [n.removeprefix("with_") for n in gf.__all__ if n.startswith("with_")]
+    missing = [name for name in frame_functions if not hasattr(cls, name)]
+    assert not missing
+
+
+def test_help_shows_the_parameters_of_the_method() -> None:
+    doc = pl.DataFrame().grade.within.__doc__ or ""
+    assert "delta" in doc
+    assert "percent" in doc
+    assert str(inspect.signature(pl.DataFrame().grade.within)).startswith(
+        "(actual: 'IntoExpr', expected: 'IntoExpr | float', *, delta: 'float | None' = None"
+    )
+
+
+def test_method_errors_name_the_argument_as_passed() -> None:
+    frame = pl.DataFrame({"a": [1.0], "b": [1.0]})
+    with pytest.raises(ValueError, match="neither"):
+        frame.grade.within("a", "b")
+    with pytest.raises(pl.exceptions.ColumnNotFoundError, match=r"`answer='respons'`"):
+        frame.grade.answer_contains(answer="respons", refs="b")
+    with pytest.raises(pl.exceptions.ColumnNotFoundError, match=r"`refs='gold'`"):
+        pd.DataFrame({"answer": ["x"]}).grade.answer_contains(refs="gold")
+    with pytest.raises(TypeError, match="`prefix`"):
+        pd.DataFrame({"answer": ["x"], "refs": ["x"]}).grade.answer_contains(prefix=1)  # type: ignore[arg-type]
