@@ -1546,3 +1546,92 @@ def test_newer_openai_evals_and_helm_with_extra_fields_still_read(tmp_path):
         request_state["result"]["future"] = [1]
     (run / "scenario_state.json").write_text(json.dumps(state))
     assert_rows(gf.read_log(run), HELM_QA_ROWS)
+
+
+# ---- the command line -------------------------------------------------------------------------
+
+
+def run_cli(*argv: str) -> tuple[int, str, str]:
+    import contextlib
+    import io
+
+    from gradeframe import cli
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = cli.main([str(a) for a in argv])
+    return status, out.getvalue(), err.getvalue()
+
+
+def _table(text: str, title: str) -> list[dict[str, str]]:
+    """The rows of the Markdown table printed after a title line."""
+    lines = text.split(title, 1)[1].splitlines()
+    lines = lines[next(i for i, line in enumerate(lines) if line.startswith("|")) :]
+    header = [c.strip() for c in lines[0].strip("|").split("|")]
+    rows = []
+    for line in lines[2:]:
+        if not line.startswith("|"):
+            break
+        rows.append(dict(zip(header, (c.strip() for c in line.strip("|").split("|")), strict=True)))
+    return rows
+
+
+AGREEMENT = "with gradeframe's, on"
+
+
+@pytest.mark.parametrize(
+    ("folder", "rows", "agreement"),
+    [
+        # tool, n, both_right, only_tool, only_gradeframe, both_wrong (from the logs' verdicts)
+        ("inspect", 50, ("inspect", "46", "12", "6", "4", "24")),
+        ("lm_eval", 17, ("lm_eval", "17", "5", "0", "1", "11")),
+        ("promptfoo", 40, ("promptfoo", "40", "3", "6", "3", "28")),
+        ("openai_evals", 19, ("openai_evals", "19", "6", "2", "5", "6")),
+        ("helm", 48, ("helm", "18", "1", "0", "2", "15")),
+    ],
+)
+def test_cli_scores_each_tools_log_folder_and_prints_the_agreement(folder, rows, agreement):
+    status, out, err = run_cli("score", LOGS / folder, "--quiet")
+    assert status == 0, err
+    assert out.startswith(f"{rows} answers from {folder} logs in ")
+    assert "| tool " in out  # the report, by tool, model, task
+    assert "| budget_stop |" in out
+    table = _table(out, AGREEMENT)
+    keys = ("tool", "n", "both_right", "only_tool", "only_gradeframe", "both_wrong")
+    assert [tuple(row[k] for k in keys) for row in table] == [agreement]
+    assert "rows where they differ" not in out
+
+
+def test_cli_lists_the_disagreements():
+    status, out, _ = run_cli("score", LOGS / "openai_evals", "--disagreements", "2", "--quiet")
+    assert status == 0
+    listed = _table(out, "rows where they differ (first 2):")
+    assert [(r["sample_id"], r["answer"], r["tool_correct"], r["correct"]) for r in listed] == [
+        ("gf-includes.dev.0", "Made 12,400 units.", "False", "True"),
+        ("gf-includes.dev.1", "It is 145.2 m.", "True", "False"),
+    ]
+
+
+def test_cli_from_tool_and_refs_var():
+    status, out, _ = run_cli("score", PROMPTFOO_JSON, "--from", "promptfoo", "--refs-var", "refs")
+    assert status == 0
+    assert out.startswith("40 answers from promptfoo logs in ")
+    # with the variable, the expanded "45.2 m" test no longer accepts "45.2": still wrong, and
+    # the agreement changes only through the refs
+    assert _table(out, AGREEMENT)[0]["n"] == "40"
+    status, _, err = run_cli("score", OPENAI_MATCH, "--refs-var", "refs")
+    assert status == 2
+    assert "--refs-var refs: only promptfoo logs take it" in err
+    status, _, err = run_cli("score", LOGS / "inspect", "--from", "weave")
+    assert status == 2
+    assert "--from 'weave'` is not a tool gradeframe reads" in err
+    status, _, err = run_cli("score", LOGS / "helm", "--disagreements", "-1")
+    assert status == 2
+    assert "--disagreements must be 0 or more, got -1" in err
+
+
+def test_cli_reads_a_single_log_file_and_groups_by_tool_model_task():
+    status, out, _ = run_cli("score", INSPECT_QA_EVAL, "--quiet", "--by", "sample_id")
+    assert status == 0
+    report = _table(out, "by sample_id\n")
+    assert len(report) == 11

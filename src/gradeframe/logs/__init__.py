@@ -21,6 +21,7 @@ import polars as pl
 
 from gradeframe.logs import helm, inspect, lm_eval, openai_evals, promptfoo
 from gradeframe.logs._common import LogFormatError, PathLike, concat
+from gradeframe.logs.verdicts import disagreements, tool_agreement
 
 Tool = Literal["inspect", "lm_eval", "promptfoo", "openai_evals", "helm"]
 
@@ -50,12 +51,14 @@ __all__ = [
     "READERS",
     "LogFormatError",
     "detect_tool",
+    "disagreements",
     "read_helm",
     "read_inspect",
     "read_lm_eval",
     "read_log",
     "read_openai_evals",
     "read_promptfoo",
+    "tool_agreement",
 ]
 
 
