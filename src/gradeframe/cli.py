@@ -639,13 +639,16 @@ def _parser() -> argparse.ArgumentParser:
         description=(
             "Score each answer against its acceptable answers (answer_contains: folded text, "
             "numbers matched whole) and print accuracy, its 95% Wilson interval and failure "
-            "counts by kind, per group. Inputs: .parquet, .csv, .jsonl/.ndjson, .json. CSV "
+            "counts by kind, per group. Inputs: .parquet, .csv, .jsonl/.ndjson, .json, or the "
+            "logs of inspect, lm-eval, promptfoo, OpenAI evals and HELM (a file or a folder). CSV "
             "cells are text; a refs cell is one acceptable answer unless it is a JSON list."
         ),
     )
     score_parser.add_argument("--version", action="version", version=version)
     source = score_parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("file", nargs="?", type=Path, help="the answers to score")
+    source.add_argument(
+        "file", nargs="?", type=Path, help="the answers to score, or a log file or folder"
+    )
     source.add_argument(
         "--example", action="store_true", help="score the bundled example (grouped by model)"
     )
