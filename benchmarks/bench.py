@@ -9,6 +9,7 @@ Usage::
     python benchmarks/bench.py --extract       # extract_number vs bare str.extract, 1M rows
     python benchmarks/bench.py --matchers      # choice and f1 on 1M rows (printed only)
     python benchmarks/bench.py --distributed   # 10M rows on Polars streaming, Dask and Spark
+    python benchmarks/bench.py --logs          # read_inspect on a 10,000-sample .eval (printed)
 
 Every measurement runs in its own subprocess (``--worker``), so the peak RSS each one reports is
 its own (``resource.getrusage(RUSAGE_SELF).ru_maxrss`` at exit; ``base`` is the RSS after loading
@@ -1233,6 +1234,135 @@ def main_extract(args: argparse.Namespace) -> None:
     print("\n".join(lines))
 
 
+# ---- reading logs: a 10,000-sample inspect .eval ---------------------------------------------
+
+INSPECT_EVAL = (
+    HERE.parent
+    / "tests"
+    / "fixtures"
+    / "logs"
+    / "inspect"
+    / "2026-11-30T20-32-04-00-00_gf-qa_hH4q6vpC7RtD79gw4cKxLP.eval"
+)
+
+
+def _zip_zstd(path: Path, members: list[tuple[str, bytes]]) -> None:
+    """Write a zip whose members are Zstandard-compressed (method 93), as inspect writes them.
+
+    Python's zipfile cannot write method 93, so the headers are written here (no zip64: fewer
+    than 65,535 members and 4 GB).
+    """
+    import struct
+    import zlib
+
+    import zstandard
+
+    compressor = zstandard.ZstdCompressor(level=3)
+    central = []
+    with path.open("wb") as out:
+        for name, data in members:
+            packed = compressor.compress(data)
+            encoded = name.encode()
+            crc = zlib.crc32(data)
+            offset = out.tell()
+            out.write(
+                struct.pack(
+                    "<IHHHHHIIIHH",
+                    0x04034B50,
+                    63,
+                    0,
+                    93,
+                    0,
+                    0x21,
+                    crc,
+                    len(packed),
+                    len(data),
+                    len(encoded),
+                    0,
+                )
+            )
+            out.write(encoded + packed)
+            central.append(
+                struct.pack(
+                    "<IHHHHHHIIIHHHHHII",
+                    0x02014B50,
+                    63,
+                    63,
+                    0,
+                    93,
+                    0,
+                    0x21,
+                    crc,
+                    len(packed),
+                    len(data),
+                    len(encoded),
+                    0,
+                    0,
+                    0,
+                    0,
+                    0,
+                    offset,
+                )
+                + encoded
+            )
+        start = out.tell()
+        directory = b"".join(central)
+        out.write(directory)
+        out.write(
+            struct.pack(
+                "<IHHHHIIH", 0x06054B50, 0, 0, len(members), len(members), len(directory), start, 0
+            )
+        )
+
+
+def make_inspect_eval(path: Path, samples: int) -> None:
+    """Build an inspect .eval of ``samples`` sample-epochs by replicating a real log's samples."""
+    import zipfile
+
+    from gradeframe.logs._common import read_zip_member
+
+    with zipfile.ZipFile(INSPECT_EVAL) as archive:
+        infos = archive.infolist()
+        members = {i.filename: read_zip_member(INSPECT_EVAL, archive, i) for i in infos}
+    originals = [json.loads(v) for k, v in members.items() if k.startswith("samples/")]
+    out = [(k, v) for k, v in members.items() if not k.startswith("samples/")]
+    for i in range(samples):
+        sample = dict(originals[i % len(originals)])
+        sample["id"] = f"{sample['id']}-{i}"
+        name = f"samples/{sample['id']}_epoch_{sample['epoch']}.json"
+        out.append((name, json.dumps(sample).encode()))
+    _zip_zstd(path, out)
+
+
+def main_logs(args: argparse.Namespace) -> None:
+    import tempfile
+
+    import gradeframe as gf
+
+    samples = args.rows or 10_000
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "big.eval"
+        start = time.perf_counter()
+        make_inspect_eval(path, samples)
+        built = time.perf_counter() - start
+        size = path.stat().st_size / 1e6
+        start = time.perf_counter()
+        frame = gf.read_inspect(path)
+        read = time.perf_counter() - start
+        start = time.perf_counter()
+        graded = frame.grade.answer_contains("output", "refs")
+        grade = time.perf_counter() - start
+    assert frame.height == samples
+    assert graded.height == samples
+    kinds = dict(graded.group_by("failure_kind").len().rows())
+    print(f"inspect .eval with {samples:,} samples ({size:.1f} MB zipped, built in {built:.1f} s)")
+    print(
+        f"read_inspect: {read:.2f} s ({samples / read:,.0f} samples/s); "
+        f"answer_contains on the read frame: {grade:.2f} s"
+    )
+    print(f"failure kinds: {kinds}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, help="base size (default 1M, 200k with --quick)")
@@ -1255,9 +1385,14 @@ def main() -> None:
         help="Polars streaming, Dask and Spark on one workload (10M rows; --rows to change)",
     )
     parser.add_argument("--repeats", type=int, help="runs per engine with --distributed (1)")
+    parser.add_argument(
+        "--logs", action="store_true", help="time read_inspect on a 10,000-sample .eval"
+    )
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.worker:
+    if args.logs:
+        main_logs(args)
+    elif args.worker:
         print(json.dumps(worker(json.loads(args.worker)), default=str))
     elif args.distributed:
         main_distributed(args)

@@ -23,6 +23,14 @@ from gradeframe.example import example, example_document
 from gradeframe.extract import extract, extract_answer, extract_boxed, extract_number
 from gradeframe.fold import fold
 from gradeframe.kinds import KINDS
+from gradeframe.logs import (
+    read_helm,
+    read_inspect,
+    read_lm_eval,
+    read_log,
+    read_openai_evals,
+    read_promptfoo,
+)
 from gradeframe.matchers import (
     choice,
     exact_match,
@@ -62,6 +70,12 @@ __all__ = [
     "includes",
     "is_not_found",
     "matches",
+    "read_helm",
+    "read_inspect",
+    "read_lm_eval",
+    "read_log",
+    "read_openai_evals",
+    "read_promptfoo",
     "report",
     "report_counts",
     "report_from_counts",

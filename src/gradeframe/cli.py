@@ -38,6 +38,7 @@ from typing import Any, Final, TextIO
 import polars as pl
 
 from gradeframe import answer as answer_rules
+from gradeframe import logs
 from gradeframe._inputs import check_column as _check_column
 from gradeframe._inputs import struct_fields
 from gradeframe.example import example
@@ -144,6 +145,7 @@ class Input:
     frame: pl.DataFrame
     source: str
     by: list[str]
+    answer: str = "answer"  # the column --answer names by default
 
 
 def read_input(args: argparse.Namespace) -> Input:
@@ -155,11 +157,40 @@ def read_input(args: argparse.Namespace) -> Input:
     if args.example:
         return Input(example(), "the bundled example", ["model"])
     path: Path = args.file
+    if args.from_tool is not None or path.is_dir() or logs.detect_tool(path) is not None:
+        return read_logs(path, args.from_tool, args.refs_var)
+    if args.refs_var is not None:
+        msg = f"--refs-var {args.refs_var}: only promptfoo logs take it; {str(path)!r} is not one"
+        raise CliError(msg)
     frame = read_frame(path, separator=args.separator)
     if not frame.columns:
         msg = f"input {str(path)!r}: holds no records"
         raise CliError(msg)
     return Input(frame, repr(str(path)), [])
+
+
+def read_logs(path: Path, tool: str | None, refs_var: str | None) -> Input:
+    """Read evaluation logs (a file or a folder; ``--from`` names the tool that wrote them)."""
+    if not path.exists():
+        msg = f"input {str(path)!r}: no such file or folder"
+        raise CliError(msg)
+    options = {"refs": refs_var} if refs_var is not None else {}
+    try:
+        if refs_var is not None and not path.is_dir():
+            found = tool or logs.detect_tool(path)
+            if found not in (None, "promptfoo"):
+                msg = (
+                    f"--refs-var {refs_var}: only promptfoo logs take it; "
+                    f"{str(path)!r} is a {found} log"
+                )
+                raise CliError(msg)
+        frame = logs.read_log(path, tool=tool, **options)
+    except (OSError, ValueError, ImportError) as exc:
+        message = _first_line(exc).replace("`tool=", "`--from ")
+        raise CliError(message) from None
+    tools = sorted(frame.get_column("tool").unique().drop_nulls().to_list())
+    source = f"{', '.join(tools)} logs in {str(path)!r}"
+    return Input(frame, source, ["tool", "model", "task"], answer="output")
 
 
 def read_frame(path: Path, *, separator: str = ",") -> pl.DataFrame:
@@ -608,24 +639,27 @@ def _parser() -> argparse.ArgumentParser:
         description=(
             "Score each answer against its acceptable answers (answer_contains: folded text, "
             "numbers matched whole) and print accuracy, its 95% Wilson interval and failure "
-            "counts by kind, per group. Inputs: .parquet, .csv, .jsonl/.ndjson, .json. CSV "
+            "counts by kind, per group. Inputs: .parquet, .csv, .jsonl/.ndjson, .json, or the "
+            "logs of inspect, lm-eval, promptfoo, OpenAI evals and HELM (a file or a folder). CSV "
             "cells are text; a refs cell is one acceptable answer unless it is a JSON list."
         ),
     )
     score_parser.add_argument("--version", action="version", version=version)
     source = score_parser.add_mutually_exclusive_group(required=True)
-    source.add_argument("file", nargs="?", type=Path, help="the answers to score")
+    source.add_argument(
+        "file", nargs="?", type=Path, help="the answers to score, or a log file or folder"
+    )
     source.add_argument(
         "--example", action="store_true", help="score the bundled example (grouped by model)"
     )
     columns = score_parser.add_argument_group("columns")
     columns.add_argument(
         "--answer",
-        default="answer",
+        default=None,
         metavar="COL",
         help=(
             "answer text, or a struct holding the whole output record; COL.FIELD picks a "
-            "struct field, e.g. output.content (default: answer)"
+            "struct field, e.g. output.content (default: answer; output for evaluation logs)"
         ),
     )
     columns.add_argument(
@@ -659,6 +693,28 @@ def _parser() -> argparse.ArgumentParser:
             "a regular expression that marks an answer as 'not in the document' (repeat; "
             "replaces the default phrases)"
         ),
+    )
+    evaluation = score_parser.add_argument_group("evaluation logs")
+    evaluation.add_argument(
+        "--from",
+        dest="from_tool",
+        metavar="TOOL",
+        help=(
+            "read FILE (or the folder) as logs of this tool: inspect, lm_eval, promptfoo, "
+            "openai_evals, helm (default: recognised from each file)"
+        ),
+    )
+    evaluation.add_argument(
+        "--refs-var",
+        metavar="NAME",
+        help="promptfoo: the test metadata key or variable holding the acceptable answers",
+    )
+    evaluation.add_argument(
+        "--disagreements",
+        type=int,
+        default=0,
+        metavar="N",
+        help="list N rows where the tool's own verdict and gradeframe's differ",
     )
     score_parser.add_argument(
         "--separator",
@@ -719,6 +775,9 @@ def _report_options(args: argparse.Namespace, schema: pl.Schema) -> dict[str, An
 
 
 def _run_score(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if args.disagreements < 0:
+        msg = f"--disagreements must be 0 or more, got {args.disagreements}"
+        raise CliError(msg)
     if args.chunk_rows < 1:
         msg = f"--chunk-rows must be at least 1, got {args.chunk_rows}"
         raise CliError(msg)
@@ -727,9 +786,10 @@ def _run_score(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     given = read_input(args)
     frame = _drop_earlier_grading(given.frame, args.prefix)
     by = _group_by(args.by) or given.by
-    answer = column_or_field(frame.schema, args.answer, "--answer")
+    answer_name = args.answer or given.answer
+    answer = column_or_field(frame.schema, answer_name, "--answer")
     refs = column_or_field(frame.schema, args.refs, "--refs")
-    check_record(frame, answer, args.answer)
+    check_record(frame, answer, answer_name)
     if isinstance(refs, str):
         # CSV holds text only, and a JSON Lines file whose refs mix lists and strings is read
         # with the lists as JSON text: either way, a cell that is a JSON list is a list.
@@ -767,10 +827,30 @@ def _run_score(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         write_frame(graded, args.output)  # first: a closed pipe on stdout must not lose it
     print(f"{answers} from {given.source}: {n_correct:,} right{share}{grouped}", file=out)
     print_report(table, out)
+    print_tool_agreement(graded, args, out)
     if args.output is not None and not args.quiet:
         rows = _noun(graded.height, "graded row")
         print(f"gradeframe: wrote {rows} to {args.output}", file=err)
     return 0
+
+
+def print_tool_agreement(graded: pl.DataFrame, args: argparse.Namespace, out: TextIO) -> None:
+    """Where the input has the tool's own verdict, print how often gradeframe agrees with it."""
+    if "tool_correct" not in graded.columns or graded.get_column("tool_correct").null_count() == (
+        graded.height
+    ):
+        return
+    correct, kind = args.prefix + "correct", args.prefix + "failure_kind"
+    by = [name for name in ("tool",) if name in graded.columns]
+    table = logs.tool_agreement(graded, correct=correct, by=by or None)
+    rows = _noun(int(table.get_column("n").sum()), "row")
+    title = f"agreement of the tool's own verdict (tool_correct) with gradeframe's, on {rows}:"
+    print(f"\n{title}", file=out)
+    print_report(table, out)
+    if args.disagreements:
+        differ = logs.disagreements(graded, args.disagreements, correct=correct, failure_kind=kind)
+        print(f"\nrows where they differ (first {args.disagreements}):", file=out)
+        print_report(differ, out)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,0 +1,467 @@
+"""Read the logs of LLM evaluation tools into one frame that gradeframe grades.
+
+Each reader returns one Polars DataFrame with one row per graded attempt (sample × epoch or
+repeat): the identity columns ``tool``, ``log``, ``model``, ``task``, ``sample_id``, ``epoch``;
+``input`` (the question as text); ``output``, a struct record with the fields ``answer``,
+``partial``, ``notes``, ``trace`` (a list of ``{step, finish_reason}``) and ``status``; ``refs``
+(the acceptable answers, a list of strings); the tool's own verdict ``tool_score`` (text) and
+``tool_correct`` (Boolean, null where the tool has none); token counts and ``seconds`` where the
+tool records them; then columns prefixed with the tool's name. So
+``read_log(path).grade.answer_contains("output", "refs")`` grades any of them.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import polars as pl
+
+from gradeframe.logs import helm, inspect, lm_eval, openai_evals, promptfoo
+from gradeframe.logs._common import LogFormatError, PathLike, concat
+from gradeframe.logs.verdicts import disagreements, tool_agreement
+
+Tool = Literal["inspect", "lm_eval", "promptfoo", "openai_evals", "helm"]
+
+#: The readers, in the order formats are tried when recognising a file.
+READERS: dict[str, Any] = {
+    "inspect": inspect,
+    "lm_eval": lm_eval,
+    "promptfoo": promptfoo,
+    "openai_evals": openai_evals,
+    "helm": helm,
+}
+
+# Names users may write for a tool (on the command line too).
+_ALIASES = {
+    "inspect_ai": "inspect",
+    "lm-eval": "lm_eval",
+    "lm_evaluation_harness": "lm_eval",
+    "lm-evaluation-harness": "lm_eval",
+    "lmeval": "lm_eval",
+    "openai-evals": "openai_evals",
+    "evals": "openai_evals",
+    "oaieval": "openai_evals",
+    "crfm-helm": "helm",
+}
+
+__all__ = [
+    "READERS",
+    "LogFormatError",
+    "detect_tool",
+    "disagreements",
+    "read_helm",
+    "read_inspect",
+    "read_lm_eval",
+    "read_log",
+    "read_openai_evals",
+    "read_promptfoo",
+    "tool_agreement",
+]
+
+
+def _tool_name(tool: str) -> str:
+    name = _ALIASES.get(tool.lower(), tool.lower())
+    if name not in READERS:
+        msg = f"`tool={tool!r}` is not a tool gradeframe reads; use one of {sorted(READERS)}"
+        raise ValueError(msg)
+    return name
+
+
+def detect_tool(path: PathLike) -> str | None:
+    """Return the tool that wrote the log at ``path``, or None when no reader recognises it.
+
+    Parameters
+    ----------
+    path
+        A log file, or a HELM run folder.
+
+    Returns
+    -------
+    str or None
+        One of ``"inspect"``, ``"lm_eval"``, ``"promptfoo"``, ``"openai_evals"``, ``"helm"``.
+    """
+    for name, reader in READERS.items():
+        if reader.detect(path):
+            return name
+    return None
+
+
+def _logs_in(folder: Path, tool: str | None) -> list[tuple[str, Path]]:
+    """Every log under a folder, with its tool, in sorted path order (HELM runs as folders)."""
+    found: list[tuple[str, Path]] = []
+    for root, dirs, files in os.walk(folder):
+        dirs.sort()
+        here = Path(root)
+        if helm.run_folder(here) is not None:
+            if tool in (None, "helm"):
+                found.append(("helm", here))
+            dirs.clear()  # a run folder holds nothing else to read
+            continue
+        for name in sorted(files):
+            file = here / name
+            if name.startswith(".") or lm_eval.is_results(file):
+                continue
+            candidates = [tool] if tool is not None else list(READERS)
+            kind = next((t for t in candidates if READERS[t].detect(file)), None)
+            if kind is not None:
+                found.append((kind, file))
+    return found
+
+
+def _options_for(tool: str, options: dict[str, Any]) -> dict[str, Any]:
+    """Return the options the tool's reader takes (a folder read passes each reader its own)."""
+    import inspect as introspect
+
+    accepted = introspect.signature(READERS[tool].read).parameters
+    return {k: v for k, v in options.items() if k in accepted}
+
+
+def _check_options(tools: list[str], options: dict[str, Any]) -> None:
+    import inspect as introspect
+
+    accepted = {
+        name
+        for tool in (tools or list(READERS))
+        for name in introspect.signature(READERS[tool].read).parameters
+    }
+    unknown = sorted(set(options) - accepted - {"path"})
+    if unknown:
+        msg = (
+            f"unknown option(s) {', '.join(repr(u) for u in unknown)} for "
+            f"{', '.join(tools) if tools else 'any reader'}; the readers take "
+            f"{', '.join(sorted(accepted - {'path'}))}"
+        )
+        raise TypeError(msg)
+
+
+def read_log(path: PathLike, *, tool: str | None = None, **options: Any) -> pl.DataFrame:
+    """Read evaluation logs (a file, or a folder of them) into one frame to grade.
+
+    Parameters
+    ----------
+    path
+        A log file (inspect ``.eval``/``.json``, lm-eval ``samples_*.jsonl``, promptfoo
+        ``results.json``/``.jsonl``, OpenAI evals record ``.jsonl``), a HELM run folder, or a
+        folder holding any mix of them (searched recursively; other files are skipped).
+    tool
+        The tool that wrote the logs (``"inspect"``, ``"lm_eval"``, ``"promptfoo"``,
+        ``"openai_evals"``, ``"helm"``); default: recognised from each file.
+    **options
+        Passed to the tool's reader (``scorer=`` for inspect, ``filter=``/``responses=`` for
+        lm-eval, ``refs=`` for promptfoo, ``metric=`` for HELM); in a folder each reader gets
+        the options it takes.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per graded attempt, in the columns described in :mod:`gradeframe.logs`. Logs
+        of several tools stack into one frame (a tool's own columns are null on other rows).
+
+    Raises
+    ------
+    FileNotFoundError
+        When ``path`` does not exist, or a folder holds no log.
+    LogFormatError
+        When a log is truncated or corrupt (the message names the file, and the line for JSON
+        Lines), or a file is not a log of any known tool.
+
+    Examples
+    --------
+    The lm-eval logs kept with gradeframe's tests: lm-eval's ``exact_match`` fails "The answer
+    is 12,400 units." (``tool_correct``); gradeframe finds 12400 in it.
+
+    >>> from pathlib import Path
+    >>> import gradeframe as gf
+    >>> logs = Path(gf.__file__).parents[2] / "tests" / "fixtures" / "logs"
+    >>> graded = gf.read_log(logs / "lm_eval").grade.answer_contains("output", "refs")
+    >>> graded.select("sample_id", "lm_eval_filter", "refs", "tool_correct", "correct").head(3)
+    shape: (3, 5)
+    ┌───────────┬────────────────┬─────────────────────┬──────────────┬─────────┐
+    │ sample_id ┆ lm_eval_filter ┆ refs                ┆ tool_correct ┆ correct │
+    │ ---       ┆ ---            ┆ ---                 ┆ ---          ┆ ---     │
+    │ str       ┆ str            ┆ list[str]           ┆ bool         ┆ bool    │
+    ╞═══════════╪════════════════╪═════════════════════╪══════════════╪═════════╡
+    │ units     ┆ raw            ┆ ["12400", "12,400"] ┆ false        ┆ true    │
+    │ height    ┆ raw            ┆ ["45.2"]            ┆ false        ┆ false   │
+    │ temp      ┆ raw            ┆ ["12"]              ┆ false        ┆ false   │
+    └───────────┴────────────────┴─────────────────────┴──────────────┴─────────┘
+    """
+    path = Path(path)
+    name = _tool_name(tool) if tool is not None else None
+    if not path.exists():
+        msg = f"{os.fspath(path)}: no such file or folder"
+        raise FileNotFoundError(msg)
+    if path.is_dir() and helm.run_folder(path) is None:
+        logs = _logs_in(path, name)
+        if not logs:
+            what = f"{name} logs" if name else "evaluation logs gradeframe reads"
+            msg = f"{os.fspath(path)}: the folder holds no {what}"
+            raise FileNotFoundError(msg)
+        _check_options(sorted({t for t, _ in logs}), options)
+        frames = [READERS[t].read(p, **_options_for(t, options)) for t, p in logs]
+        return _drop_duplicates(concat(frames))
+    if name is None:
+        name = detect_tool(path)
+        if name is None:
+            hint = ""
+            if lm_eval.is_results(path):
+                hint = (
+                    " This is lm-eval's aggregate results file: read the samples_*.jsonl "
+                    "beside it (written with --log_samples)."
+                )
+            elif path.suffix == ".csv":
+                hint = " Read the tool's JSON or JSON Lines output instead of its CSV."
+            raise LogFormatError(
+                f"{os.fspath(path)}: not a log of any tool gradeframe reads "
+                f"({', '.join(READERS)}).{hint}"
+            )
+    _check_options([name], options)
+    return READERS[name].read(path, **options)
+
+
+def _drop_duplicates(frame: pl.DataFrame) -> pl.DataFrame:
+    """Keep one copy of promptfoo results exported twice (``-o results.json results.jsonl``)."""
+    if "promptfoo_id" not in frame.columns:
+        return frame
+    key = pl.col("promptfoo_id")
+    first = key.is_null() | key.is_first_distinct()
+    return frame.filter(first)
+
+
+def read_inspect(path: PathLike, *, scorer: str | Sequence[str] | None = None) -> pl.DataFrame:
+    """Read inspect_ai logs (``.eval`` or ``.json``; a file or a folder) into one frame.
+
+    One row per sample and epoch. inspect's message and turn limits become the note
+    ``call_cap_reached`` and its token and cost limits ``cost_cap_reached`` (``partial`` true),
+    so ``answer_contains`` says ``budget_stop``; a content filter is a trace step finished with
+    ``content_filter`` (``refusal``); a sample error is ``status="error"``. Reading ``.eval``
+    files needs the ``zstandard`` package (``pip install 'gradeframe[logs]'``).
+
+    Parameters
+    ----------
+    path
+        An inspect log file or a folder of them.
+    scorer
+        The scorer whose value becomes ``tool_score``/``tool_correct`` (default: each task's
+        first), or a list of them in order of preference.
+
+    Returns
+    -------
+    polars.DataFrame
+        The common log columns plus ``inspect_*`` columns.
+
+    Examples
+    --------
+    The sample that hit inspect's message limit is a partial run with a budget note:
+
+    >>> from pathlib import Path
+    >>> import polars as pl
+    >>> import gradeframe as gf
+    >>> logs = Path(gf.__file__).parents[2] / "tests" / "fixtures" / "logs"
+    >>> output = pl.col("output")
+    >>> frame = gf.read_inspect(logs / "inspect", scorer=["includes", "choice"])
+    >>> frame.filter(pl.col("sample_id") == "looping", pl.col("epoch") == 1).select(
+    ...     "sample_id", output.struct.field("partial"), output.struct.field("notes")
+    ... ).head(1)
+    shape: (1, 3)
+    ┌───────────┬─────────┬─────────────────────────────────┐
+    │ sample_id ┆ partial ┆ notes                           │
+    │ ---       ┆ ---     ┆ ---                             │
+    │ str       ┆ bool    ┆ list[str]                       │
+    ╞═══════════╪═════════╪═════════════════════════════════╡
+    │ looping   ┆ true    ┆ ["limit:message", "call_cap_re… │
+    └───────────┴─────────┴─────────────────────────────────┘
+    """
+    return read_log(path, tool="inspect", scorer=scorer)
+
+
+def read_lm_eval(
+    path: PathLike,
+    *,
+    filter: str | Sequence[str] | None = None,  # lm-eval's own word for it
+    responses: Literal["filtered", "raw"] = "filtered",
+) -> pl.DataFrame:
+    """Read lm-evaluation-harness ``samples_*.jsonl`` logs (a file or a folder) into one frame.
+
+    One row per document and filter (``lm_eval_filter``), answering with the filtered response
+    lm-eval graded (``"[invalid]"`` becomes null); targets are read as the Python literals
+    lm-eval writes. Multiple-choice answers are the continuation with the highest
+    log-likelihood. ``responses="raw"`` gives one row per repeat instead.
+
+    Parameters
+    ----------
+    path
+        A samples file or a folder (the model name comes from ``results_*.json`` beside it).
+    filter
+        Keep only this filter's rows, or the first of a list of filters that each file has
+        (default: all).
+    responses
+        ``"filtered"`` (default) or ``"raw"``.
+
+    Returns
+    -------
+    polars.DataFrame
+        The common log columns plus ``lm_eval_*`` columns.
+
+    Examples
+    --------
+    The regex filter's rows of the generation task, "[invalid]" read as no answer, and the
+    multiple-choice task's rows:
+
+    >>> from pathlib import Path
+    >>> import polars as pl
+    >>> import gradeframe as gf
+    >>> logs = Path(gf.__file__).parents[2] / "tests" / "fixtures" / "logs"
+    >>> output = pl.col("output")
+    >>> frame = gf.read_lm_eval(logs / "lm_eval", filter=["number", "none"])
+    >>> frame.select("task", "sample_id", output.struct.field("answer"), "refs").head(4)
+    shape: (4, 4)
+    ┌────────┬──────────────┬────────┬─────────────────────┐
+    │ task   ┆ sample_id    ┆ answer ┆ refs                │
+    │ ---    ┆ ---          ┆ ---    ┆ ---                 │
+    │ str    ┆ str          ┆ str    ┆ list[str]           │
+    ╞════════╪══════════════╪════════╪═════════════════════╡
+    │ gf_gen ┆ units        ┆ 12,400 ┆ ["12400", "12,400"] │
+    │ gf_gen ┆ height       ┆ 145.2  ┆ ["45.2"]            │
+    │ gf_gen ┆ temp         ┆ -12    ┆ ["12"]              │
+    │ gf_gen ┆ unanswerable ┆ null   ┆ ["NOT_IN_DOCUMENT"] │
+    └────────┴──────────────┴────────┴─────────────────────┘
+    """
+    return read_log(path, tool="lm_eval", filter=filter, responses=responses)
+
+
+def read_promptfoo(path: PathLike, *, refs: str = "expected") -> pl.DataFrame:
+    """Read promptfoo results (``results.json``/``.jsonl``; a file or a folder) into one frame.
+
+    One row per test, prompt, provider and repeat (repeats numbered in ``epoch``). promptfoo
+    has no reference field: the acceptable answers come from the test ``metadata`` key or
+    variable named ``refs``, else from the values of its ``equals``/``contains*``/
+    ``starts-with`` assertions.
+
+    Parameters
+    ----------
+    path
+        A results file or a folder (a run exported as both ``.json`` and ``.jsonl`` is read
+        once).
+    refs
+        The metadata key or variable holding the acceptable answers.
+
+    Returns
+    -------
+    polars.DataFrame
+        The common log columns plus ``promptfoo_*`` columns.
+
+    Examples
+    --------
+    A content-filtered reply (``isRefusal``) and its repeat, beside the ``echo`` provider's:
+
+    >>> from pathlib import Path
+    >>> import polars as pl
+    >>> import gradeframe as gf
+    >>> logs = Path(gf.__file__).parents[2] / "tests" / "fixtures" / "logs"
+    >>> output = pl.col("output")
+    >>> frame = gf.read_promptfoo(logs / "promptfoo" / "results.json")
+    >>> frame.filter(pl.col("sample_id") == "10").select(
+    ...     "model", "epoch", output.struct.field("status"), "refs"
+    ... )
+    shape: (4, 4)
+    ┌────────────┬───────┬─────────┬──────────────┐
+    │ model      ┆ epoch ┆ status  ┆ refs         │
+    │ ---        ┆ ---   ┆ ---     ┆ ---          │
+    │ str        ┆ i64   ┆ str     ┆ list[str]    │
+    ╞════════════╪═══════╪═════════╪══════════════╡
+    │ scripted-a ┆ 1     ┆ refused ┆ ["anything"] │
+    │ echo       ┆ 1     ┆ ok      ┆ ["anything"] │
+    │ scripted-a ┆ 2     ┆ refused ┆ ["anything"] │
+    │ echo       ┆ 2     ┆ ok      ┆ ["anything"] │
+    └────────────┴───────┴─────────┴──────────────┘
+    """
+    return read_log(path, tool="promptfoo", refs=refs)
+
+
+def read_openai_evals(path: PathLike) -> pl.DataFrame:
+    """Read OpenAI evals record files (``--record_path``; a file or a folder) into one frame.
+
+    One row per sample: the last sampled text, the ``match`` event's ``expected`` and
+    ``correct``.
+
+    Parameters
+    ----------
+    path
+        A record ``.jsonl`` file or a folder of them.
+
+    Returns
+    -------
+    polars.DataFrame
+        The common log columns plus ``openai_evals_*`` columns.
+
+    Examples
+    --------
+    >>> from pathlib import Path
+    >>> import polars as pl
+    >>> import gradeframe as gf
+    >>> logs = Path(gf.__file__).parents[2] / "tests" / "fixtures" / "logs"
+    >>> output = pl.col("output")
+    >>> frame = gf.read_openai_evals(logs / "openai_evals" / "gf-match.jsonl")
+    >>> frame.select("sample_id", output.struct.field("answer"), "refs", "tool_correct").head(2)
+    shape: (2, 4)
+    ┌────────────────┬────────────────────┬────────────────────┬──────────────┐
+    │ sample_id      ┆ answer             ┆ refs               ┆ tool_correct │
+    │ ---            ┆ ---                ┆ ---                ┆ ---          │
+    │ str            ┆ str                ┆ list[str]          ┆ bool         │
+    ╞════════════════╪════════════════════╪════════════════════╪══════════════╡
+    │ gf-match.dev.0 ┆ Made 12,400 units. ┆ ["12400"]          ┆ false        │
+    │ gf-match.dev.1 ┆ It is 145.2 m.     ┆ ["45.2", "45.2 m"] ┆ false        │
+    └────────────────┴────────────────────┴────────────────────┴──────────────┘
+    """
+    return read_log(path, tool="openai_evals")
+
+
+def read_helm(path: PathLike, *, metric: str = "exact_match") -> pl.DataFrame:
+    """Read HELM run folders (one run, or a folder such as ``runs/<suite>``) into one frame.
+
+    One row per request state (instance × train trial × perturbation), with the references
+    tagged ``correct`` as acceptable answers and the instance's ``metric`` as the verdict.
+
+    Parameters
+    ----------
+    path
+        A run folder (holding ``scenario_state.json``) or a folder of run folders.
+    metric
+        The per-instance statistic used as ``tool_score``/``tool_correct``.
+
+    Returns
+    -------
+    polars.DataFrame
+        The common log columns plus ``helm_*`` columns.
+
+    Examples
+    --------
+    A completion that stopped at its length limit, and a request that failed:
+
+    >>> from pathlib import Path
+    >>> import polars as pl
+    >>> import gradeframe as gf
+    >>> logs = Path(gf.__file__).parents[2] / "tests" / "fixtures" / "logs"
+    >>> output = pl.col("output")
+    >>> frame = gf.read_helm(logs / "helm" / "v1" / "gf_qa__model_gf_scripted-a")
+    >>> frame.filter(pl.col("sample_id").is_in(["truncated", "boom"])).select(
+    ...     "sample_id",
+    ...     output.struct.field("answer"),
+    ...     output.struct.field("partial"),
+    ...     output.struct.field("status"),
+    ... )
+    shape: (2, 4)
+    ┌───────────┬───────────────────┬─────────┬────────┐
+    │ sample_id ┆ answer            ┆ partial ┆ status │
+    │ ---       ┆ ---               ┆ ---     ┆ ---    │
+    │ str       ┆ str               ┆ bool    ┆ str    │
+    ╞═══════════╪═══════════════════╪═════════╪════════╡
+    │ truncated ┆ The total was 1,2 ┆ true    ┆ ok     │
+    │ boom      ┆                   ┆ false   ┆ error  │
+    └───────────┴───────────────────┴─────────┴────────┘
+    """
+    return read_log(path, tool="helm", metric=metric)

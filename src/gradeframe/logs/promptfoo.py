@@ -1,0 +1,228 @@
+"""Read promptfoo results: ``promptfoo eval -o results.json`` (or ``.jsonl``).
+
+One row per test case, prompt, provider and repeat. promptfoo has no reference field: the
+acceptable answers come from the test's ``metadata`` or variable named by ``refs=`` (a list is
+best kept in ``metadata``, because promptfoo expands a list-valued variable into one test per
+value), or else from the values of its ``equals``/``contains*``/``starts-with`` assertions (as
+promptfoo rendered them). ``--repeat`` writes each repeat as a test of its own with no repeat
+number: the reader numbers the repeats (``epoch``) of identical tests in order and gives all of
+them the same ``sample_id``. A provider error (``failureReason`` 2) sets ``status="error"``; a
+reply promptfoo flags as a refusal sets ``status="refused"`` and a trace step ``refusal``; a
+content filter (``finishReason: content_filter`` or flagged guardrails) is a trace step finished
+with ``content_filter``; ``finishReason: length`` is a partial answer noted ``finish:length``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from gradeframe.logs._common import (
+    PathLike,
+    as_text,
+    as_text_list,
+    build_frame,
+    first_json_line,
+    head,
+    iter_json_lines,
+    json_text,
+    load_json,
+    log_error,
+    output_record,
+)
+
+TOOL = "promptfoo"
+
+EXTRAS: dict[str, pl.DataType] = {
+    "promptfoo_test": pl.String(),
+    "promptfoo_test_idx": pl.Int64(),
+    "promptfoo_prompt": pl.String(),
+    "promptfoo_prompt_idx": pl.Int64(),
+    "promptfoo_provider_id": pl.String(),
+    "promptfoo_failure_reason": pl.Int64(),
+    "promptfoo_reason": pl.String(),
+    "promptfoo_error": pl.String(),
+    "promptfoo_cost": pl.Float64(),
+    "promptfoo_vars": pl.String(),
+    "promptfoo_id": pl.String(),
+}
+
+# Assertions whose values are acceptable answers (not negated, not regex, not model-graded).
+_REF_ASSERTIONS = {
+    "equals",
+    "contains",
+    "icontains",
+    "contains-any",
+    "icontains-any",
+    "contains-all",
+    "icontains-all",
+    "starts-with",
+}
+_TEMPLATE = re.compile(r"\{\{\s*([A-Za-z_][\w.]*)\s*\}\}")
+_ERROR = 2  # failureReason of a provider error (1 is a failed assertion)
+
+
+def detect(path: PathLike) -> bool:
+    """Return whether ``path`` is a promptfoo results file (``.json`` or ``.jsonl``)."""
+    path = Path(path)
+    if not path.is_file():
+        return False
+    if path.suffix == ".json":
+        text = head(path)
+        return '"evalId"' in text or ('"promptIdx"' in text and '"testIdx"' in text)
+    if path.suffix == ".jsonl":
+        first = first_json_line(path)
+        return first is not None and "promptIdx" in first and "testIdx" in first
+    return False
+
+
+def read(path: PathLike, *, refs: str = "expected") -> pl.DataFrame:
+    """Read one promptfoo results file into the common columns.
+
+    Parameters
+    ----------
+    path
+        ``results.json`` (the ``-o`` JSON export) or ``results.jsonl`` (one result a line).
+    refs
+        The test ``metadata`` key or variable holding the acceptable answers (a string or a
+        list); where a test has neither, the values of its ``equals``/``contains*``/
+        ``starts-with`` assertions are used.
+
+    Returns
+    -------
+    polars.DataFrame
+        One row per test case, prompt, provider and repeat.
+    """
+    path = Path(path)
+    description = None
+    if path.suffix == ".jsonl":
+        results = []
+        for number, record in iter_json_lines(path):
+            if not isinstance(record, dict) or "testIdx" not in record:
+                raise log_error(path, "not a promptfoo result (no 'testIdx')", line=number)
+            results.append(record)
+    else:
+        document = load_json(path)
+        body = document.get("results") if isinstance(document, dict) else None
+        results = body.get("results") if isinstance(body, dict) else body
+        if not isinstance(results, list):
+            raise log_error(path, "not a promptfoo results file (no 'results' list)")
+        description = (document.get("config") or {}).get("description")
+    context = {"log": os.fspath(path), "task": description}
+    rows = []
+    for index, result in enumerate(results):
+        if not isinstance(result, dict):
+            raise log_error(path, f"result {index} is not a JSON object")
+        rows.append(_row(result, context, refs))
+    frame = build_frame(rows, {**EXTRAS, "_test_key": pl.String(), "_repeat_key": pl.String()})
+    # Repeats carry no number: identical tests are repeats, numbered in the order promptfoo ran
+    # them, and share the id of the first one.
+    return frame.with_columns(
+        sample_id=pl.col("promptfoo_test_idx").min().over("_test_key").cast(pl.String),
+        epoch=pl.col("promptfoo_test_idx").rank("ordinal").over("_repeat_key").cast(pl.Int64),
+    ).drop("_test_key", "_repeat_key")
+
+
+def _render(value: Any, variables: dict[str, Any]) -> Any:
+    """Fill ``{{name}}`` placeholders from the test's variables (lists element by element)."""
+    if isinstance(value, list):
+        return [_render(v, variables) for v in value]
+    if not isinstance(value, str):
+        return value
+    return _TEMPLATE.sub(lambda m: str(variables.get(m[1], m[0])), value)
+
+
+def _assertion_refs(result: dict[str, Any], variables: dict[str, Any]) -> list[str]:
+    grading = result.get("gradingResult") or {}
+    components = grading.get("componentResults") if isinstance(grading, dict) else None
+    if components:
+        checks = [
+            (c.get("assertion") or {}, (c.get("metadata") or {}).get("renderedAssertionValue"))
+            for c in components
+            if isinstance(c, dict)
+        ]
+    else:
+        assertions = (result.get("testCase") or {}).get("assert") or []
+        checks = [(a, None) for a in assertions if isinstance(a, dict)]
+    refs: list[str] = []
+    for assertion, rendered in checks:
+        kind = assertion.get("type")
+        if kind not in _REF_ASSERTIONS:
+            continue
+        value = rendered if rendered is not None else _render(assertion.get("value"), variables)
+        if isinstance(value, str) and kind.endswith(("-any", "-all")):
+            value = [part.strip() for part in value.split(",")]
+        refs.extend(as_text_list(value) or [])
+    return list(dict.fromkeys(refs))
+
+
+def _refs(result: dict[str, Any], variables: dict[str, Any], key: str) -> list[str]:
+    metadata = (result.get("testCase") or {}).get("metadata") or {}
+    if isinstance(metadata, dict) and metadata.get(key) is not None:
+        return as_text_list(metadata[key]) or []
+    if variables.get(key) is not None:
+        return as_text_list(variables[key]) or []
+    return _assertion_refs(result, variables)
+
+
+def _row(result: dict[str, Any], context: dict[str, Any], refs_key: str) -> dict[str, Any]:
+    test = result.get("testCase") or {}
+    variables = result.get("vars") or test.get("vars") or {}
+    response = result.get("response") or {}
+    provider = result.get("provider") or {}
+    if isinstance(provider, str):
+        provider = {"id": provider}
+    prompt = result.get("prompt") or {}
+    failure = result.get("failureReason")
+    error = response.get("error") or (result.get("error") if failure == _ERROR else None)
+    finish = response.get("finishReason")
+    refused = response.get("isRefusal") is True
+    flagged = (response.get("guardrails") or {}).get("flagged") is True
+    trace = [("response", finish)] if finish else []
+    if refused:
+        trace.append(("refusal", "refusal"))
+    if flagged and finish != "content_filter":
+        trace.append(("guardrails", "content_filter"))
+    status = "error" if failure == _ERROR or error else ("refused" if refused else "ok")
+    usage = response.get("tokenUsage") or result.get("tokenUsage") or {}
+    latency = result.get("latencyMs")
+    test_key = json_text([test.get("description"), variables])
+    model = provider.get("label") or provider.get("id")
+    prompt_idx = result.get("promptIdx")
+    return {
+        "tool": TOOL,
+        **context,
+        "model": model,
+        "input": as_text(prompt.get("raw")),
+        "output": output_record(
+            as_text(response.get("output")),
+            partial=finish == "length",
+            notes=["finish:length"] if finish == "length" else [],
+            trace=trace,
+            status=status,
+        ),
+        "refs": _refs(result, variables, refs_key),
+        "tool_score": as_text(result.get("score")),
+        "tool_correct": result.get("success"),
+        "input_tokens": usage.get("prompt"),
+        "output_tokens": usage.get("completion"),
+        "total_tokens": usage.get("total"),
+        "seconds": latency / 1000 if isinstance(latency, int | float) else None,
+        "promptfoo_test": test.get("description"),
+        "promptfoo_test_idx": result.get("testIdx"),
+        "promptfoo_prompt": as_text(prompt.get("label")),
+        "promptfoo_prompt_idx": prompt_idx,
+        "promptfoo_provider_id": provider.get("id"),
+        "promptfoo_failure_reason": failure,
+        "promptfoo_reason": (result.get("gradingResult") or {}).get("reason"),
+        "promptfoo_error": as_text(error),
+        "promptfoo_cost": result.get("cost"),
+        "promptfoo_vars": json_text(variables),
+        "promptfoo_id": result.get("id"),
+        "_test_key": test_key,
+        "_repeat_key": json_text([test_key, prompt_idx, provider.get("id"), model]),
+    }
