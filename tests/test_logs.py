@@ -33,18 +33,6 @@ COMMON = ["tool", "log", "model", "task", "sample_id", "epoch", "input", "output
 COMMON += ["tool_score", "tool_correct"]
 
 
-def _chain_is_v2() -> bool:
-    """Whether budget_stop and refusal rank above parse_failure (the chain this turn brings)."""
-    frame = pl.DataFrame(
-        {"answer": [""], "refs": [["x"]], "trace": [["content_filter"]]},
-    )
-    graded = frame.grade.answer_contains("answer", "refs", trace="trace")
-    return graded["failure_kind"][0] == "refusal"
-
-
-V2_CHAIN = _chain_is_v2()
-
-
 def graded_rows(frame: pl.DataFrame) -> list[tuple]:
     """Grade a read frame and return, per row, what the tests compare."""
     graded = frame.grade.answer_contains("output", "refs")
@@ -68,23 +56,11 @@ def graded_rows(frame: pl.DataFrame) -> list[tuple]:
 
 
 def assert_rows(frame: pl.DataFrame, expected: list[tuple]) -> None:
-    """Compare row by row; rows whose kind needs the new chain order are checked last."""
+    """Compare the graded rows with the expected ones, row by row."""
     got = graded_rows(frame)
     assert len(got) == len(expected), f"{len(got)} rows read, {len(expected)} expected"
-    waiting = []
     for index, (row, want) in enumerate(zip(got, expected, strict=True)):
-        if not V2_CHAIN and want[-1] in ("refusal", "budget_stop") and not (row[2] or "").strip():
-            # The chain before this turn's change says parse_failure here; all else must hold.
-            assert row[:-1] == want[:-1], f"row {index}: got {row}, expected {want}"
-            assert row[-1] == "parse_failure"
-            waiting.append(index)
-            continue
         assert row == want, f"row {index}:\n got      {row}\n expected {want}"
-    if waiting:
-        pytest.xfail(
-            f"rows {waiting}: an empty answer after a content filter or budget stop is "
-            "'refusal'/'budget_stop' once the chain ranks them above parse_failure"
-        )
 
 
 # (sample_id, epoch, answer, refs, partial, notes, finish reasons, status, tool_correct,
