@@ -147,14 +147,19 @@ def fold(expr: IntoExpr) -> pl.Expr:
     """
     # Most texts are ASCII: then nothing needs NFC, no dash and no white space but "\t" to "\r"
     # can need folding, and a separator can only be "," between ASCII digits, which a simpler
-    # regex finds. The separator, white-space and NFC steps run only on the texts that need them
-    # (``on_rows``; NFC with the white-space step, see ``_nfc``). The steps are struct fields,
-    # each computed once.
+    # regex finds. The NFC, separator and white-space steps run only on the texts that need them
+    # (``on_rows``). NFC comes first, before lower case: the other order differs where lower
+    # case makes a pair that NFC composes ("T" and a combining diaeresis: "ẗ" becomes "ẗ").
+    # The steps are struct fields, each computed once.
     text, wide = pl.field("text"), pl.field("wide")
     given = to_expr(expr, "expr")
-    staged = pl.struct(text=given.str.to_lowercase()).struct.with_fields(
+    staged = pl.struct(text=given).struct.with_fields(
         wide=text.str.len_chars() != text.str.len_bytes()
     )
+    staged = staged.struct.with_fields(
+        text=_where(wide & _only(wide, text).str.contains(_MAY_NEED_NFC), _nfc)
+    )
+    staged = staged.struct.with_fields(text=text.str.to_lowercase())
     staged = staged.struct.with_fields(text=text.str.replace_all(DASHES, "-"))
     staged = staged.struct.with_fields(
         text=_where(~wide & text.str.contains(_HAS_ASCII_SEPARATOR_RE), _drop_ascii_separators)
@@ -165,7 +170,7 @@ def fold(expr: IntoExpr) -> pl.Expr:
     staged = staged.struct.with_fields(
         text=_where(
             wide | text.str.contains(_ASCII_WHITE_SPACE),
-            lambda text: _nfc(text).str.replace_all(_OTHER_WHITE_SPACE, " "),
+            lambda text: text.str.replace_all(_OTHER_WHITE_SPACE, " "),
         )
     )
     folded = staged.struct.field("text").str.replace_all("  +", " ").str.strip_chars(" ")
@@ -184,19 +189,8 @@ def _where(needed: pl.Expr, step: Callable[[pl.Expr], pl.Expr]) -> pl.Expr:
 
 
 def _nfc(text: pl.Expr) -> pl.Expr:
-    """Normalize to NFC the texts that may need it (on those rows alone).
-
-    It runs after lower case, dashes and separators, on the texts that are not ASCII (one pass
-    with the white-space step): the result is the same as NFC first, since lower case maps no
-    text out of NFC that NFC would map differently, and NFC changes no dash, digit or separator.
-    """
-    return on_rows(
-        text.str.contains(_MAY_NEED_NFC),
-        {"text": text},
-        pl.col("text").str.normalize("NFC"),
-        otherwise=lambda frame: frame.get_column("text"),
-        dtype=pl.String(),
-    )
+    """Normalize to NFC (run by :func:`fold` on the texts that may need it alone)."""
+    return text.str.normalize("NFC")
 
 
 def _only(condition: pl.Expr, text: pl.Expr) -> pl.Expr:
