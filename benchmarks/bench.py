@@ -490,6 +490,7 @@ def _profile(frame: pl.DataFrame, repeats: int) -> dict[str, Any]:
     """
     from gradeframe import answer as ans
     from gradeframe.fold import fold
+    from gradeframe.not_found import not_found_in_folded, phrase_pattern
 
     stages: dict[str, float | str] = {}
     stages["fold answers"] = _time_select(frame, fold(pl.col("answer")), repeats)
@@ -504,7 +505,7 @@ def _profile(frame: pl.DataFrame, repeats: int) -> dict[str, Any]:
     )
     matched = with_info.select(m=match).unnest("m")
     unfound = pl.when(pl.col("found")).then(pl.lit("")).otherwise(pl.col("outcome"))
-    detector = ans._not_found_in_folded(unfound, ans._phrase_pattern(None))
+    detector = not_found_in_folded(unfound, phrase_pattern(None))
     stages["is_not_found on unfound answers"] = _time_select(matched, detector, repeats)
     stages["full answer_contains (String ref)"] = _best(
         lambda: frame.grade.answer_contains("answer", "ref"), repeats
