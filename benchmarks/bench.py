@@ -1137,9 +1137,18 @@ def write_results(
     _say(f"wrote {RESULTS}")
 
 
-#: Sections of RESULTS.md that a full run keeps: the profile (written by ``--profile``) and the
-#: history of earlier runs (kept by hand).
-KEPT_SECTIONS = ("## Distributed", "## Profile", "## History")
+#: Sections of RESULTS.md that a full run keeps (everything from the first of them on): the
+#: extraction, matcher and log-reading rows (``--extract``, ``--matchers``, ``--logs``, pasted
+#: in), the distributed table (``--distributed``), the profile (``--profile``) and the history of
+#: earlier runs (kept by hand).
+KEPT_SECTIONS = (
+    "## Extraction",
+    "## choice and f1",
+    "## Reading logs",
+    "## Distributed",
+    "## Profile",
+    "## History",
+)
 
 
 def _kept_sections() -> str:
