@@ -139,6 +139,21 @@ def text_list(value: Any, argument: str, what: str) -> list[str] | None:
     return list(value)
 
 
+def expected_argument(
+    value: Any, what: str, *, literals: tuple[type, ...] = ()
+) -> tuple[Any, pl.Expr]:
+    """Resolve ``expected`` as ``(what was given, its expression)`` for :func:`expression`.
+
+    A Python list or tuple of strings is one literal list for every row; anything else is a
+    column name, an expression or (of the ``literals`` types) a literal, as :func:`into` reads it.
+    """
+    listed = text_list(value, "expected", what)
+    if listed is None:
+        return value, into(value, "expected", literals=literals)
+    literal = pl.lit(listed, dtype=pl.List(pl.String))
+    return literal, literal
+
+
 @dataclass(frozen=True)
 class Input:
     """One input of a matcher, resolved against the frame's schema."""

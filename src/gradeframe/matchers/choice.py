@@ -272,15 +272,9 @@ def choice(
     └─────────┴────────────┘
     """
     letters = _check_letters(letters)
-    listed = _base.text_list(expected, "expected", "a letter")
-    expected_expr = (
-        pl.lit(listed, dtype=pl.List(pl.String))
-        if listed is not None
-        else _base.into(expected, "expected")
-    )
     arguments = {
         "actual": (actual, _base.into(actual, "actual")),
-        "expected": (expected if listed is None else expected_expr, expected_expr),
+        "expected": _base.expected_argument(expected, "a letter"),
     }
     return _base.expression(
         CHOICE,

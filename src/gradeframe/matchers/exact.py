@@ -114,15 +114,9 @@ def exact_match(
         off = "ignore_case=False" if not ignore_case else "strip=False"
         msg = f"`fold=True` lower-cases and trims every text, so it cannot be combined with {off}."
         raise ValueError(msg)
-    listed = _base.text_list(expected, "expected", "an acceptable answer")
-    expected_expr = (
-        pl.lit(listed, dtype=pl.List(pl.String))
-        if listed is not None
-        else _base.into(expected, "expected", literals=(Real,))
-    )
     arguments = {
         "actual": (actual, _base.into(actual, "actual")),
-        "expected": (expected if listed is None else expected_expr, expected_expr),
+        "expected": _base.expected_argument(expected, "an acceptable answer", literals=(Real,)),
     }
     return _base.expression(
         EXACT_MATCH,

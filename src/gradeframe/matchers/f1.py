@@ -247,15 +247,9 @@ def f1(
     if not (math.isfinite(threshold) and 0 <= threshold <= 1):
         msg = f"`threshold` must be a number from 0 to 1, got {threshold!r}"
         raise ValueError(msg)
-    listed = _base.text_list(expected, "expected", "an expected answer")
-    expected_expr = (
-        pl.lit(listed, dtype=pl.List(pl.String))
-        if listed is not None
-        else _base.into(expected, "expected")
-    )
     arguments = {
         "actual": (actual, _base.into(actual, "actual")),
-        "expected": (expected if listed is None else expected_expr, expected_expr),
+        "expected": _base.expected_argument(expected, "an expected answer"),
     }
     return _base.expression(
         F1,
