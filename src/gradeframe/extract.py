@@ -35,7 +35,7 @@ from gradeframe.matchers.matches import (
     _for_polars,
     _pattern_source,
     _polars_accepts,
-    _timeout,
+    per_distinct,
 )
 
 __all__ = ["extract", "extract_answer", "extract_boxed", "extract_number"]
@@ -289,24 +289,14 @@ def _extract_distinct(
     compiled: regex.Pattern[str], group: int, which: Which, text: pl.Series
 ) -> pl.Series:
     """Run a ``regex`` pattern once per distinct text and spread the captures back."""
-    distinct = text.drop_nulls().unique()
-    timeout = _timeout()
-    captured: list[str | None] = []
-    for value in distinct.to_list():
-        try:
-            found = list(compiled.finditer(value, timeout=timeout))
-        except TimeoutError:
-            shown = value if len(value) <= 80 else value[:77] + "..."
-            msg = (
-                f"`pattern`: {compiled.pattern!r} took longer than {timeout} s on one text "
-                f"({shown!r}); the pattern backtracks catastrophically. Rewrite it, or raise "
-                "gradeframe.matchers.REGEX_TIMEOUT."
-            )
-            raise ValueError(msg) from None
+
+    def capture(value: str, timeout: float) -> str | None:
+        found = list(compiled.finditer(value, timeout=timeout))
         match = (found[0] if which == "first" else found[-1]) if found else None
-        captured.append(match.group(group) or None if match else None)
-    return text.replace_strict(
-        distinct, pl.Series(captured, dtype=pl.String), default=None, return_dtype=pl.String
+        return match.group(group) or None if match else None
+
+    return per_distinct(
+        text, capture, pl.String(), shown=compiled.pattern, where="`pattern`", on="text"
     )
 
 

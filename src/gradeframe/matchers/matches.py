@@ -13,8 +13,8 @@ from __future__ import annotations
 import functools
 import re
 import sys
-from collections.abc import Sequence
-from typing import Final, TypeAlias
+from collections.abc import Callable, Sequence
+from typing import Any, Final, TypeAlias
 
 import polars as pl
 import regex
@@ -158,28 +158,53 @@ def _polars_accepts(pattern: str) -> bool:
     return True
 
 
-def _search_distinct(
-    compiled: regex.Pattern[str], shown: str, where: str, text: pl.Series
+def per_distinct(
+    text: pl.Series,
+    compute: Callable[[str, float], Any],
+    dtype: pl.DataType,
+    *,
+    shown: str,
+    where: str,
+    on: str,
 ) -> pl.Series:
-    """Run a ``regex`` pattern once per distinct text and spread the answers back."""
+    """Run a ``regex`` computation once per distinct text and spread the results back.
+
+    ``compute(text, timeout)`` runs the pattern on one text; a null text gives null. A run past
+    :data:`REGEX_TIMEOUT` raises naming the pattern (``shown``, given as ``where``) and the text
+    (``on`` says what a text is: "answer", "text").
+    """
     if text.is_empty():
-        return pl.Series(text.name, [], dtype=pl.Boolean)
-    distinct = text.unique()
-    found = []
+        return pl.Series(text.name, [], dtype=dtype)
+    distinct = text.drop_nulls().unique()
+    results = []
     timeout = _timeout()
     for value in distinct.to_list():
         try:
-            found.append(compiled.search(value, timeout=timeout) is not None)
+            results.append(compute(value, timeout))
         except TimeoutError:
             cut = value if len(value) <= 80 else value[:77] + "..."
             msg = (
-                f"{where}: {shown!r} took longer than {timeout} s on one answer "
+                f"{where}: {shown!r} took longer than {timeout} s on one {on} "
                 f"({cut!r}); the pattern backtracks catastrophically. Rewrite it, or raise "
                 "gradeframe.matchers.REGEX_TIMEOUT."
             )
             raise ValueError(msg) from None
     return text.replace_strict(
-        distinct, pl.Series(found, dtype=pl.Boolean), return_dtype=pl.Boolean
+        distinct, pl.Series(results, dtype=dtype), default=None, return_dtype=dtype
+    )
+
+
+def _search_distinct(
+    compiled: regex.Pattern[str], shown: str, where: str, text: pl.Series
+) -> pl.Series:
+    """Run a ``regex`` search once per distinct text and spread the answers back."""
+    return per_distinct(
+        text,
+        lambda value, timeout: compiled.search(value, timeout=timeout) is not None,
+        pl.Boolean(),
+        shown=shown,
+        where=where,
+        on="answer",
     )
 
 
