@@ -67,6 +67,10 @@ F1_CASES = [
     pytest.param("x\u00a0the\u2003y", "x y", 1.0, id="unicode_white_space_splits"),
     pytest.param("x\x1fy", "x y", 1.0, id="python_split_separators"),
     pytest.param("the\u2014cat", "cat", 0.0, id="article_before_em_dash_removed_token_kept"),
+    # Python's \b (the script's) differs from Rust's: "½" is a word character to Python, so
+    # "the" in "½the" is no article; a combining mark is not, so "a" in "a\u0301" is one.
+    pytest.param("\u00bdthe", "\u00bd", 0.0, id="number_form_is_a_word_character"),
+    pytest.param("a\u0301", "\u0301", 1.0, id="combining_mark_is_not_a_word_character"),
 ]
 
 
@@ -140,6 +144,76 @@ def test_f1_agrees_with_squad_script(rows) -> None:
     )
     got = df.grade.f1("a", "t")["f1"].to_list()
     assert got == [max(squad_f1(a, t) for t in ts) for a, ts in rows]
+
+
+#: Words as answers hold them: repeated (so that a token counts more than once on either
+#: side, and runs of one word test the whole-word searches), articles, punctuation inside and
+#: around a word, digits, non-ASCII letters and symbols, and control characters (which are
+#: white space to Python's ``str.split`` or, for \x01 and DEL, word boundaries to ``\b``).
+_WORDS = st.sampled_from(
+    [
+        "cat",
+        "cat",
+        "Cat.",
+        "the",
+        "a",
+        "An",
+        "an",
+        "dog",
+        "1,204",
+        "1204",
+        "12",
+        "(3.14)",
+        "3.14",
+        "e.g.",
+        "don't",
+        "caf\u00e9",
+        "\u00e9",
+        "x\u2014",
+        "the\u2014cat",
+        "a\x01",
+        "\x7fthe",
+        "-",
+        "--",
+        "...",
+        "T",
+        "th",
+        "cat's",
+        "\u00bd",
+        "a\u0301",
+    ]
+)
+_SEPARATORS = st.sampled_from([" ", " ", " ", "  ", "\t", "\n", "\x0b", "\x1f", "\u00a0", "-", ""])
+
+
+@st.composite
+def _texts(draw: st.DrawFn, max_words: int) -> str:
+    words = draw(st.lists(_WORDS, max_size=max_words))
+    parts = [draw(_SEPARATORS) if draw(st.booleans()) else ""]
+    for w in words:
+        parts += [w, draw(_SEPARATORS)]
+    return "".join(parts)
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.one_of(st.none(), _texts(12)),
+            st.lists(_texts(5), min_size=1, max_size=3),
+        ),
+        min_size=1,
+        max_size=30,
+    )
+)
+def test_f1_agrees_with_squad_script_on_words(rows) -> None:
+    # The vectorized F1 searches whole words in the answer's text and counts the answer's
+    # tokens without splitting it; this holds it to the script on text built from words.
+    df = pl.DataFrame(
+        {"a": [a for a, _ in rows], "t": [t for _, t in rows]},
+        schema={"a": pl.String, "t": pl.List(pl.String)},
+    )
+    got = df.grade.f1("a", "t")["f1"].to_list()
+    assert got == [max(squad_f1(a or "", t) for t in ts) for a, ts in rows]
 
 
 @pytest.mark.parametrize(

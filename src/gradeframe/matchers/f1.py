@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Final
+from typing import Final, TypeVar
 
 import polars as pl
 
@@ -30,6 +30,8 @@ from gradeframe.matchers._base import Frame, Input
 
 __all__ = ["F1", "F1_COLUMNS", "f1", "squad_tokens", "with_f1"]
 
+FrameOrExpr = TypeVar("FrameOrExpr", pl.Expr, pl.Series)
+
 F1: Final = _base.matcher("f1", {"actual": "text", "expected": "refs"}, f1=pl.Float64())
 #: The columns f1 adds, before ``prefix``.
 F1_COLUMNS: Final = F1.columns
@@ -37,13 +39,31 @@ F1_COLUMNS: Final = F1.columns
 #: Python's ``string.punctuation``: the ASCII characters ``!"#$%&'()*+,-./:;<=>?@[\]^_`{|}~``.
 _PUNCTUATION_RE: Final = r"[!-/:-@\[-`{-~]+"
 #: The articles SQuAD removes, as whole words.
-_ARTICLES_RE: Final = r"\b(?:a|an|the)\b"
+#: An article as SQuAD's ``\b(a|an|the)\b`` finds it, with the characters around it kept
+#: (groups 1 and 2). Python's ``\b`` is a boundary with a word character on one side only,
+#: a word character being a letter, a number (also "½", "²") or "_"; Rust's ``\b`` counts
+#: combining marks as word characters and "½" as not, so the boundary is spelled out. The
+#: characters around are matched, not looked at, so two articles one character apart take two
+#: passes (:func:`_drop_articles`).
+_ARTICLES_RE: Final = r"(^|[^\p{L}\p{N}_])(?:a|an|the)($|[^\p{L}\p{N}_])"
 _ARTICLES: Final = ("a", "an", "the")
 #: What Python's ``str.split()`` splits on: Unicode white space and the separators U+001C-1F.
 _WHITE_SPACE_RE: Final = r"[\s\x1c-\x1f]"
-#: A text of lower-case ASCII letters, digits and plain spaces only: its words are its tokens
-#: (split on " ", articles dropped as tokens), with no regex pass.
-_SIMPLE_RE: Final = r"^[a-z0-9 ]*$"
+#: The same, but for the plain space (a text's spaces are left as they are).
+_OTHER_WHITE_SPACE_RE: Final = r"[[\s\x1c-\x1f]&&[^ ]]"
+#: A character that makes a lower-case, punctuation-free text not *plain*: a plain text holds
+#: lower-case ASCII letters, digits and spaces only, so its words are its tokens.
+_NOT_PLAIN_RE: Final = r"[^a-z0-9 ]"
+#: In a plain text: an article after a space, as a whole word; and one that starts the text.
+_ARTICLE_AFTER_SPACE_RE: Final = r" (?:a|an|the)(?-u:\b)"
+_ARTICLE_FIRST_RE: Final = r"^(?:a|an|the)(?-u:\b)"
+
+
+def _drop_articles(text: FrameOrExpr) -> FrameOrExpr:
+    """Replace each article of a text by a space, as SQuAD's ``remove_articles`` does."""
+    for _ in range(2):  # the second pass takes the articles the first one's context hid
+        text = text.str.replace_all(_ARTICLES_RE, "${1} ${2}")
+    return text
 
 
 def squad_tokens(text: pl.Expr) -> pl.Expr:
@@ -55,28 +75,34 @@ def squad_tokens(text: pl.Expr) -> pl.Expr:
     ['eiffeltower', 'in', 'paris']
     """
     normal = text.str.to_lowercase().str.replace_all(_PUNCTUATION_RE, "")
-    normal = normal.str.replace_all(_ARTICLES_RE, " ").str.replace_all(_WHITE_SPACE_RE, " ")
+    normal = _drop_articles(normal).str.replace_all(_WHITE_SPACE_RE, " ")
     return normal.str.split(" ").list.eval(pl.element().filter(pl.element() != ""))
 
 
-def _normal(text: pl.Series) -> pl.Series:
-    """Normalise a text Series as SQuAD does, up to the split: tokens separated by spaces.
+def _stripped(text: pl.Expr) -> pl.Expr:
+    """Lower-case a text and remove its ASCII punctuation: SQuAD's first two steps."""
+    return text.str.to_lowercase().str.replace_all(_PUNCTUATION_RE, "")
 
-    Same rows, same order. Most texts are plain lower-case ASCII words after the punctuation is
-    gone: their tokens are their words (an article is then a token to drop). Only the others
-    get the article and white-space regexes, and are put back at their positions.
+
+def _finish(stripped: pl.Series) -> tuple[pl.Series, pl.Series]:
+    """Finish SQuAD's normalisation of lower-cased, punctuation-free texts.
+
+    Returns the texts with their tokens apart by spaces (one or more), and whether each was
+    *plain* (lower-case ASCII letters, digits and spaces only). A plain text is already
+    normal: its words are its tokens, an article among them being a token to leave out. Only
+    the others get the article and white-space regexes, and are put back at their positions.
     """
-    normal = text.str.to_lowercase().str.replace_all(_PUNCTUATION_RE, "")
-    slow = ~normal.str.contains(_SIMPLE_RE)
-    if slow.any():
-        where = slow.arg_true()
-        fixed = (
-            normal.gather(where)
-            .str.replace_all(_ARTICLES_RE, " ")
-            .str.replace_all(_WHITE_SPACE_RE, " ")
-        )
-        normal = normal.scatter(where, fixed)
-    return normal
+    plain = ~stripped.str.contains(_NOT_PLAIN_RE)
+    slow = (~plain).arg_true()
+    if slow.len():
+        fixed = _drop_articles(stripped.gather(slow)).str.replace_all(_OTHER_WHITE_SPACE_RE, " ")
+        stripped = stripped.scatter(slow, fixed)
+    return stripped, plain
+
+
+def _normal(text: pl.Series) -> pl.Series:
+    """Normalise a text Series as SQuAD does, up to the split: tokens apart by spaces."""
+    return _finish(text.to_frame().select(_stripped(pl.first())).to_series())[0]
 
 
 def _normal_distinct(text: pl.Series) -> pl.Series:
@@ -98,39 +124,48 @@ def _tokens(frame: pl.DataFrame, text: str, keys: Sequence[str]) -> pl.LazyFrame
     )
 
 
+def _answer_tokens(normal: pl.Series, plain: pl.Series) -> pl.Series:
+    """Count the SQuAD tokens of normal texts (see :func:`_finish`), articles left out."""
+    single = normal.str.strip_chars(" ")
+    runs = single.str.contains("  ", literal=True)
+    if runs.any():
+        where = runs.arg_true()
+        single = single.scatter(where, single.gather(where).str.replace_all("  +", " "))
+    words = (single.str.count_matches(" ") + 1) * (single != "")
+    # Only a plain text still holds articles, each a whole word (the others lost theirs).
+    where = plain.arg_true()
+    if where.len():
+        text = single.gather(where)
+        articles = text.str.count_matches(_ARTICLE_AFTER_SPACE_RE) + text.str.contains(
+            _ARTICLE_FIRST_RE
+        )
+        words = words.scatter(where, words.gather(where) - articles)
+    return words
+
+
 def _scores(batch: pl.Series) -> pl.Series:
     """Return the best SQuAD F1 of each row: ``actual`` against ``expected`` (a list).
 
-    The answers are never split: each is kept as its normalised text with every space doubled
-    (so that the whole-token searches below never overlap), and only the expected answers'
-    tokens (a few per row) are exploded. For each distinct token of an expected answer, its
-    count in the answer is a literal search for " token " in that text; the shared count is the
-    sum of the smaller counts, as SQuAD's ``Counter`` intersection.
+    ``actual`` comes lower-cased and without punctuation (:func:`_stripped`). The answers are
+    never split into tokens: only the expected answers' tokens (a few per row) are exploded,
+    and each is looked for in its answer's text.
+
+    1. A token can only be one of the answer's tokens if it is in its text: the (row, token)
+       pairs that are not are dropped by one literal search, and only the answers left are
+       normalised to the end (:func:`_finish`).
+    2. A token that the expected answer holds once counts once if it is a whole word of the
+       answer (bounded by spaces or the ends); one it holds n times counts up to n, counted in
+       the answer with every space doubled (so that the searches for " token " never
+       overlap). The shared count is the sum, as SQuAD's ``Counter`` intersection.
+    3. The answer's tokens are counted only for the rows that share one (F1 is 0 otherwise).
     """
-    frame = batch.struct.unnest().with_row_index("row")
+    frame = batch.struct.unnest()
     height = frame.height
-    # Tokens one space apart, then every space doubled: a text has one token more than it has
-    # spaces, and doubling adds one byte per space, so the byte lengths count the tokens.
-    single = pl.col("text").str.replace_all("  +", " ").str.strip_chars(" ")
-    doubled = pl.col("single").str.replace_all(" ", "  ", literal=True)
-    spaces = pl.col("doubled").str.len_bytes() - pl.col("single").str.len_bytes()
-    answers = (
-        pl.LazyFrame({"text": _normal(frame.get_column("actual"))})
-        .select(single=single)
-        .with_columns(doubled=doubled)
-        .select(
-            spaced=pl.lit("  ") + pl.col("doubled") + pl.lit("  "),
-            words=pl.when(pl.col("single") == "").then(0).otherwise(spaces + 1),
-        )
-        .select(
-            "spaced",
-            answer_tokens=pl.col("words") - pl.col("spaced").str.count_matches(r" (?:a|an|the) "),
-        )
-        .collect()  # one row per answer, in order: a row number is a position
-    )
+    stripped = frame.get_column("actual")
     items = (
         frame.lazy()
-        .select("row", text="expected")
+        .select(text="expected")
+        .with_row_index("row")
         .explode("text")
         .filter(pl.col("text").is_not_null())
         .with_row_index("item")
@@ -139,42 +174,87 @@ def _scores(batch: pl.Series) -> pl.Series:
     # Expected answers repeat (across models and runs): each distinct one is tokenised and
     # counted once, and the items take their counts by a join.
     distinct = items.select(pl.col("text").unique()).with_columns(normal=pl.col("text"))
-    table = _tokens(distinct, "normal", ["text"]).group_by("text", "token").agg(n_truth=pl.len())
-    counts = (
+    # Each token also as the needles that find it as a whole word of a text: " token " inside
+    # it, "token " at its start, " token" at its end.
+    token = pl.col("token")
+    table = (
+        _tokens(distinct, "normal", ["text"])
+        .group_by("text", "token")
+        .agg(n_truth=pl.len())
+        .with_columns(
+            word=pl.lit(" ") + token + pl.lit(" "),
+            head=token + pl.lit(" "),
+            tail=pl.lit(" ") + token,
+        )
+    ).collect()
+    totals = table.lazy().group_by("text").agg(truth_tokens=pl.col("n_truth").sum())
+    pairs = (
         items.lazy()
-        .join(table, on="text", how="inner")
-        .select("item", "row", "token", "n_truth")
+        .join(table.lazy(), on="text", how="inner")
+        .select("item", "row", "token", "word", "head", "tail", "n_truth")
         .collect()
     )
-    rows = counts.get_column("row")
-    needle = pl.lit(" ") + pl.col("token") + pl.lit(" ")
-    counts = counts.with_columns(
-        spaced=answers.get_column("spaced").gather(rows),
-        answer_tokens=answers.get_column("answer_tokens").gather(rows),
-    ).with_columns(n_answer=pl.col("spaced").str.count_matches(needle, literal=True))
+    # 1. Only the pairs whose token is in the answer's text, and those answers normalised.
+    pairs = pairs.filter(
+        stripped.gather(pairs.get_column("row")).str.contains(
+            pairs.get_column("token"), literal=True
+        )
+    )
+    rows = pairs.get_column("row").unique()
+    normal, plain = _finish(stripped.gather(rows))
+    at = pl.DataFrame({"row": rows, "at": pl.int_range(rows.len(), eager=True, dtype=pl.UInt32)})
+    pairs = pairs.join(at, on="row", how="left")
+    pairs = pairs.with_columns(text=normal.gather(pairs.get_column("at")))
+    # 2. How many times each token counts.
+    text, word = pl.col("text"), pl.col("word")
+    whole_word = (
+        text.str.contains(word, literal=True)
+        | text.str.starts_with(pl.col("head"))
+        | text.str.ends_with(pl.col("tail"))
+        | (text == token)
+    )
+    spaced = pl.lit("  ") + text.str.replace_all(" ", "  ", literal=True) + pl.lit("  ")
+    columns = ("item", "at", "n_truth", "n_answer")
+    once = (
+        pairs.lazy()
+        .filter(pl.col("n_truth") == 1)
+        .filter(whole_word)
+        .select(*columns[:3], n_answer=pl.lit(1, pl.UInt32))
+    )
+    more = (
+        pairs.lazy()
+        .filter(pl.col("n_truth") > 1)
+        .select(*columns[:3], n_answer=spaced.str.count_matches(word, literal=True))
+        .cast({"n_answer": pl.UInt32})
+    )
+    shared = (
+        pl.concat([once, more])
+        .group_by("item")
+        .agg(pl.col("at").first(), shared=pl.min_horizontal("n_truth", "n_answer").sum())
+        .filter(pl.col("shared") > 0)
+        .collect()
+    )
+    if not shared.height:
+        return pl.zeros(height, dtype=pl.Float64, eager=True).alias(batch.name)
+    # 3. The answer's tokens, for the rows that share one.
+    need = shared.get_column("at").unique()
+    answer_tokens = pl.LazyFrame(
+        {"at": need, "answer_tokens": _answer_tokens(normal.gather(need), plain.gather(need))}
+    )
     precision = pl.col("shared") / pl.col("answer_tokens")
     recall = pl.col("shared") / pl.col("truth_tokens")
     best = (
-        counts.lazy()
-        .group_by("item")
-        .agg(
-            row=pl.col("row").first(),
-            answer_tokens=pl.col("answer_tokens").first(),
-            shared=pl.min_horizontal("n_truth", "n_answer").sum(),
-            truth_tokens=pl.col("n_truth").sum(),
-        )
-        .select(
-            "row",
-            f1=pl.when(pl.col("shared") > 0).then(2 * precision * recall / (precision + recall)),
-        )
+        shared.lazy()
+        .join(answer_tokens, on="at")
+        .join(items.lazy().select("item", "row", "text"), on="item")
+        .join(totals, on="text")
+        .select("row", f1=2 * precision * recall / (precision + recall))
         .group_by("row")
         .agg(pl.col("f1").max())
-        .drop_nulls("f1")
         .collect()
     )
     scores = pl.zeros(height, dtype=pl.Float64, eager=True)  # nothing shared: 0
-    if best.height:
-        scores = scores.scatter(best.get_column("row"), best.get_column("f1"))
+    scores = scores.scatter(best.get_column("row"), best.get_column("f1"))
     return scores.alias(batch.name)
 
 
@@ -268,22 +348,26 @@ def _expected_answers(source: Input) -> pl.Expr:
         text = as_text(source.expr, dtype) if dtype != pl.Null else source.expr.cast(pl.String)
         answers = pl.concat_list(text)
     elif isinstance(dtype, pl.List) and (is_text(dtype.inner) or dtype.inner == pl.Null):
-        answers = source.expr.list.eval(pl.element().cast(pl.String))
+        answers = source.expr.cast(pl.List(pl.String))
     else:
         raise source.error("String or List(String)")
-    usable = answers.list.agg(pl.element().is_not_null().any())
-    problem = pl.when(answers.is_null() | ~usable).then(
+    # A struct field, so that the answers (maybe a costly expression) are computed once.
+    value = pl.field("value")
+    usable = value.list.agg(pl.element().is_not_null().any())
+    problem = pl.when(value.is_null() | ~usable).then(
         pl.lit("has no answer (null, or an empty list); every row needs one.")
     )
     return _base.check_rows(
-        pl.struct(value=answers, problem=problem),
+        pl.struct(value=answers).struct.with_fields(problem=problem),
         matcher="f1",
         return_dtype=pl.List(pl.String),
     )
 
 
 def _rule(inputs: dict[str, Input], threshold: float) -> pl.Expr:
-    pair = pl.struct(actual=inputs["actual"].text(), expected=_expected_answers(inputs["expected"]))
+    pair = pl.struct(
+        actual=_stripped(inputs["actual"].text()), expected=_expected_answers(inputs["expected"])
+    )
     scores = pair.map_batches(_scores, return_dtype=pl.Float64, is_elementwise=True)
     stages = pl.struct(f1=scores)
     return stages.struct.with_fields(correct=(pl.field("f1") >= threshold).fill_null(value=False))
