@@ -528,6 +528,10 @@ def _profile(frame: pl.DataFrame, repeats: int) -> dict[str, Any]:
 # choice and f1 (--matchers): ratios against bare Polars str.extract on the same column
 # --------------------------------------------------------------------------------------------
 
+#: The bare-Polars floor for reading a number out of the answers (the floor of
+#: --extract, --matchers and issue 12's ratios): one regex extract.
+BARE_NUMBER = r"(-?[0-9]+(?:\.[0-9]+)?)"
+
 #: Multiple-choice replies as models write them: a bare letter, a label with its text, an
 #: "ANSWER:" line after some reasoning (sometimes corrected), "the answer is (X)", a refusal.
 MC_TEMPLATES = [
@@ -569,36 +573,47 @@ def matcher_frame(rows: int, seed: int = 7) -> pl.DataFrame:
 
 
 def _matchers(frame: pl.DataFrame, repeats: int) -> dict[str, Any]:
-    """Time choice and f1 against bare Polars ``str.extract`` on the same column."""
+    """Time choice and f1 against bare Polars ``str.extract`` on the same column.
+
+    The bare extract is the one of ``--extract`` (``BARE_NUMBER``), so that every row of issue
+    12 is measured against one floor. The calls run interleaved, round by round, so that a
+    change in machine load hits every row alike; each keeps its best round.
+    """
     frame = matcher_frame(frame.height)
-
-    def bare(column: str) -> pl.DataFrame:
-        return frame.select(pl.col(column).str.extract(r"(\d+)", 1))
-
-    times: dict[str, float] = {}
-    times["bare str.extract (reply)"] = _best(lambda: bare("reply"), repeats)[0]
-    times["choice (reply vs key)"] = _best(lambda: frame.grade.choice("reply", "key"), repeats)[0]
-    times["bare str.extract (answer)"] = _best(lambda: bare("answer"), repeats)[0]
-    times["f1 (answer vs String ref)"] = _best(
-        lambda: frame.grade.f1("answer", pl.col("ref").fill_null("")), repeats
-    )[0]
-    times["f1 (answer vs list refs)"] = _best(
-        lambda: frame.grade.f1("answer", pl.col("refs").list.concat(pl.lit([""]))), repeats
-    )[0]
-    return {"times": times, "rows": frame.height}
+    calls: dict[str, Callable[[], Any]] = {
+        "bare str.extract (reply)": lambda: frame.select(
+            pl.col("reply").str.extract(BARE_NUMBER, 1)
+        ),
+        "choice (reply vs key)": lambda: frame.grade.choice("reply", "key"),
+        "bare str.extract (answer)": lambda: frame.select(
+            pl.col("answer").str.extract(BARE_NUMBER, 1)
+        ),
+        "f1 (answer vs String ref)": lambda: frame.grade.f1("answer", pl.col("ref").fill_null("")),
+        "f1 (answer vs list refs)": lambda: frame.grade.f1(
+            "answer", pl.col("refs").list.concat(pl.lit([""]))
+        ),
+    }
+    times = dict.fromkeys(calls, float("inf"))
+    for _ in range(repeats):
+        for name, call in calls.items():
+            start = time.perf_counter()
+            call()
+            times[name] = min(times[name], time.perf_counter() - start)
+    return {"times": times, "rows": frame.height, "repeats": repeats}
 
 
 def main_matchers(args: argparse.Namespace) -> None:
     """Print the choice and f1 rows (ratios against bare ``str.extract`` on the same column)."""
     n = args.rows or (200_000 if args.quick else 1_000_000)
-    r = run_worker({"kind": "matchers", "path": str(frame_path(n)), "repeats": 3})
+    r = run_worker({"kind": "matchers", "path": str(frame_path(n)), "repeats": 5})
     if "error" in r:
         raise SystemExit(r["error"])
     times = r["times"]
     lines = [
-        f"## choice and f1: {r['rows']:,} rows, best of 3 (machine load {os.getloadavg()[0]:.2f})",
+        f"## choice and f1: {r['rows']:,} rows, best of {r['repeats']}, interleaved "
+        f"(machine load {os.getloadavg()[0]:.2f})",
         "",
-        "| call | time | × bare str.extract on the same column |",
+        f"| call | time | × bare `str.extract({BARE_NUMBER!r})` on the same column |",
         "|---|---:|---:|",
     ]
     for name, t in times.items():
@@ -1202,9 +1217,6 @@ def main_profile(args: argparse.Namespace) -> None:
 # --------------------------------------------------------------------------------------------
 # Extraction rows (--extract)
 # --------------------------------------------------------------------------------------------
-
-#: The bare-Polars floor for reading a number out of the answers: one regex extract.
-BARE_NUMBER = r"(-?[0-9]+(?:\.[0-9]+)?)"
 
 
 def main_extract(args: argparse.Namespace) -> None:
