@@ -451,9 +451,30 @@ def on_repeats(
         sample = batch.gather_every(step)
         if sample.n_unique() <= REPEAT_SHARE * sample.len():
             return _by_distinct(batch, build)
-        return batch.alias("v").to_frame().select(build(pl.col("v"))).to_series().alias(batch.name)
+        rows = in_chunks(batch.alias("v").to_frame())
+        return rows.select(build(pl.col("v"))).to_series().alias(batch.name)
 
     return expr.map_batches(run, return_dtype=return_dtype, is_elementwise=True)
+
+
+#: :func:`in_chunks` leaves a chunk at least this many rows.
+CHUNK_ROWS = 50_000
+
+
+def in_chunks(frame: pl.DataFrame) -> pl.DataFrame:
+    """Return the frame in one chunk per thread of Polars' pool (the same rows, in order).
+
+    Polars runs a string kernel (a regex, a split) on the chunks of a column in parallel, but
+    on one chunk in one thread; a column built in one piece is one chunk, so a rule run on it
+    uses one core however many the machine has. The chunks are zero-copy slices. A frame that
+    already has as many chunks, or too few rows to be worth it, is returned as it is.
+    """
+    parts = min(pl.thread_pool_size(), frame.height // CHUNK_ROWS)
+    if parts < 2 or frame.n_chunks() >= parts:
+        return frame
+    size = -(-frame.height // parts)
+    slices = [frame.slice(start, size) for start in range(0, frame.height, size)]
+    return pl.concat(slices, rechunk=False)
 
 
 def check_rows(checked: pl.Expr, *, matcher: str, return_dtype: pl.DataType) -> pl.Expr:
