@@ -50,8 +50,11 @@ _ANSWER_LINE_RE: Final = r"(?im)^[ \t>*#_]*(?:final[ \t]+)?answers?[ \t*_]*:[^\n
 _ANSWER_MARKER_RE: Final = r"(?i)^[ \t>*#_]*(?:final[ \t]+)?answers?[ \t*_]*:[ \t*_]*"
 #: "answer is" / "answers are", to the end of its line.
 _ANSWER_IS_LINE_RE: Final = r"(?i)\banswers?[ \t]+(?:is|are)\b[^\n]*"
-#: The text after the last "answer is" of a line (the greedy ``.*`` makes it the last).
-_ANSWER_IS_RE: Final = r"(?i)\A.*\banswers?[ \t]+(?:is|are)[ \t]*:?[ \t*_]*(.*)"
+#: A line up to its last "answer is" and what follows it (the greedy ``.*`` makes it the
+#: last); removed, it leaves the text after it. Such a line always matches (it begins with
+#: "answer is" and holds no line break), and removing the match is several times faster than
+#: capturing the rest with ``(.*)``, for the same text.
+_ANSWER_IS_RE: Final = r"(?i)\A.*\banswers?[ \t]+(?:is|are)[ \t]*:?[ \t*_]*"
 #: "I" followed by a word: the pronoun, not option I.
 _PRONOUN_RE: Final = r"^I +\p{Ll}"
 
@@ -104,7 +107,8 @@ def sorted_letters(compact: pl.Expr, upper: str) -> pl.Expr:
 
 
 def _nulls(frame: pl.DataFrame) -> pl.Series:
-    return pl.Series([None] * frame.height, dtype=pl.String)
+    # pl.repeat, not a Python list of None: that took about 20 ms per million rows
+    return pl.repeat(None, frame.height, dtype=pl.String, eager=True)
 
 
 def _read(
@@ -172,9 +176,7 @@ def _chosen_text(text: pl.Expr, letters: str) -> pl.Expr:
         text_column.str.extract_all(_ANSWER_LINE_RE).list.last().str.replace(_ANSWER_MARKER_RE, "")
     )
     phrase = _clean(
-        text_column.str.extract_all(_ANSWER_IS_LINE_RE)
-        .list.last()
-        .str.extract(_ANSWER_IS_RE, group_index=1)
+        text_column.str.extract_all(_ANSWER_IS_LINE_RE).list.last().str.replace(_ANSWER_IS_RE, "")
     )
     by_marker = on_rows(
         whole.str.contains(r"(?i)answer"),
