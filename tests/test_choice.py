@@ -215,7 +215,7 @@ def test_choice_pandas_index_kept() -> None:
 
 @pytest.mark.parametrize("engine", ["eager", "lazy", "streaming"])
 def test_choice_repeated_replies_read_once_each_same_result(engine) -> None:
-    # Repeating replies are read once per distinct reply (each case 8 times: at most a quarter
+    # Repeating replies are read once per distinct reply (each case 8 times: at most a fifth
     # of the rows distinct), distinct ones row by row; both give what each case reads alone.
     cases = [(p.values[0], p.values[1]) for p in READING_CASES]
     repeated = [cases[(i * 7) % len(cases)] for i in range(8 * len(cases))]

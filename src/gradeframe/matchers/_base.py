@@ -422,7 +422,7 @@ def _by_distinct(batch: pl.Series, build: Callable[[pl.Expr], pl.Expr]) -> pl.Se
 #: :func:`on_repeats` looks at this many rows of a batch, spread evenly over it ...
 REPEAT_SAMPLE = 10_000
 #: ... and dedupes when at most this share of them are distinct.
-REPEAT_SHARE = 0.25
+REPEAT_SHARE = 0.2
 
 
 def on_repeats(
@@ -431,16 +431,18 @@ def on_repeats(
     """Return ``build(expr)``, computed once per distinct value when the values repeat.
 
     Adaptive, because deduping is not free: finding the distinct values of a batch and joining
-    the rows back costs about as much as a cheap rule does on every row when the values are all
-    distinct (long reasoning replies, where it would make the rule up to twice as slow), but
-    saves nearly all of it when they repeat (multiple-choice replies: "B", "(B)", "ANSWER: B").
-    So each batch is looked at first: a sample of :data:`REPEAT_SAMPLE` rows spread over it
+    the rows back costs more than a rule such as choice's reading does on every row when the
+    values are all distinct (long reasoning replies: two to four times the time), but saves
+    nearly all of it when they repeat (multiple-choice replies: "B", "(B)", "ANSWER: B"). So
+    each batch is looked at first, by a sample of :data:`REPEAT_SAMPLE` rows spread over it
     (about a millisecond on a million rows). When at most :data:`REPEAT_SHARE` of the sampled
     values are distinct, ``build`` runs on the batch's distinct values and the rows take theirs
-    by a join (as :func:`on_distinct` does); else it runs on every row. Deduping paid off up to
-    about a third of the rows distinct on the choice benchmark, so a quarter leaves a margin for
-    a sample that shows more repeats than the batch has. Either way the result is the same; only
-    the time differs.
+    by a join (as :func:`on_distinct` does); else it runs on every row (in one chunk per
+    thread, see :func:`in_chunks`). On choice's benchmark replies with a share of them made
+    unique, deduping paid off up to about 30 % distinct; a fifth leaves a margin. A sample
+    underestimates how many values repeat when there are more distinct values than sampled rows
+    (10,000 rows drawn from 50,000 values are nearly all distinct): such a batch is read row by
+    row, as it was before. Either way the result is the same; only the time differs.
 
     ``build`` must be elementwise (each row's result depends on its value alone): the call is
     marked elementwise, so it streams.
