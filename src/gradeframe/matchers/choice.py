@@ -164,9 +164,9 @@ def chosen_text(text: pl.Expr, letters: str = DEFAULT_LETTERS) -> pl.Expr:
     """Return the option letters an answer chose, as one text of capitals ("" when none).
 
     See the module docstring for the reading rules. Null reads as "" (nothing chosen).
-    Multiple-choice replies often repeat ("B", "(B)", "The answer is (B)."): when a batch's
-    do, each distinct reply is read once (:func:`gradeframe.matchers._base.on_repeats` decides
-    from a sample, so that all-distinct replies do not pay for the deduping).
+    Multiple-choice replies often repeat ("B", "(B)", "The answer is (B)."): when those of a
+    batch do, each distinct reply is read once (:func:`gradeframe.matchers._base.on_repeats`
+    decides from a sample, so that all-distinct replies do not pay for the deduping).
     """
     return _base.on_repeats(text, lambda t: _chosen_text(t, letters), return_dtype=pl.String())
 
