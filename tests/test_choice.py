@@ -211,3 +211,22 @@ def test_choice_pandas_index_kept() -> None:
     result = frame.grade.choice("answer", "key")
     assert list(result.index) == [10, 3]
     assert result["correct"].tolist() == [True, False]
+
+
+@pytest.mark.parametrize("engine", ["eager", "lazy", "streaming"])
+def test_choice_repeated_replies_read_once_each_same_result(engine) -> None:
+    # Repeating replies are read once per distinct reply (each case 8 times: at most a fifth
+    # of the rows distinct), distinct ones row by row; both give what each case reads alone.
+    cases = [(p.values[0], p.values[1]) for p in READING_CASES]
+    repeated = [cases[(i * 7) % len(cases)] for i in range(8 * len(cases))]
+    for rows in (repeated, cases):
+        df = pl.DataFrame(
+            {"answer": [a for a, _ in rows], "key": [k for _, k in rows]},
+            schema={"answer": pl.String, "key": pl.String},
+        )
+        frame = df if engine == "eager" else df.lazy()
+        result = frame.grade.choice("answer", "key")
+        if engine != "eager":
+            result = result.collect(engine="streaming" if engine == "streaming" else "auto")
+        assert result["chosen"].to_list() == [list(k) for _, k in rows]
+        assert result["correct"].all()
