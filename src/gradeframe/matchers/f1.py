@@ -12,8 +12,11 @@ This is the F1 of the official SQuAD v1.1 evaluation script (``evaluate-v1.1.py`
 - the best F1 over the expected answers of the row.
 
 The counting runs on whole columns (one ``map_batches`` per batch, no Python loop over rows):
-the expected answers' tokens are exploded and counted with a group-by, each is counted in the
-answer by a literal search, and the best F1 per row is scattered back.
+the expected answers' tokens are exploded and counted with a group-by; the answers are never
+split, each expected token is looked for in its answer's text by literal searches, and the
+answer's tokens are counted by a regex only where one is shared (see :func:`_scores`). The
+string passes run on the batch cut into one chunk per Polars thread, since Polars runs a
+string kernel on the chunks of a column in parallel.
 """
 
 from __future__ import annotations
@@ -84,25 +87,28 @@ def _stripped(text: pl.Expr) -> pl.Expr:
     return text.str.to_lowercase().str.replace_all(_PUNCTUATION_RE, "")
 
 
-def _finish(stripped: pl.Series) -> tuple[pl.Series, pl.Series]:
-    """Finish SQuAD's normalisation of lower-cased, punctuation-free texts.
+def _finish(texts: pl.DataFrame) -> pl.DataFrame:
+    """Finish SQuAD's normalisation of lower-cased, punctuation-free texts (column ``text``).
 
-    Returns the texts with their tokens apart by spaces (one or more), and whether each was
-    *plain* (lower-case ASCII letters, digits and spaces only). A plain text is already
-    normal: its words are its tokens, an article among them being a token to leave out. Only
-    the others get the article and white-space regexes, and are put back at their positions.
+    Returns the frame with ``text`` normal (its tokens apart by spaces, one or more) and
+    ``plain``: whether it was lower-case ASCII letters, digits and spaces only. A plain text is
+    already normal: its words are its tokens, an article among them being a token to leave
+    out. Only the others get the article and white-space regexes, and are put back at their
+    positions.
     """
-    plain = ~stripped.str.contains(_NOT_PLAIN_RE)
-    slow = (~plain).arg_true()
+    texts = _chunked(texts).with_columns(plain=~pl.col("text").str.contains(_NOT_PLAIN_RE))
+    slow = texts.get_column("plain").not_().arg_true()
     if slow.len():
-        fixed = _drop_articles(stripped.gather(slow)).str.replace_all(_OTHER_WHITE_SPACE_RE, " ")
-        stripped = stripped.scatter(slow, fixed)
-    return stripped, plain
+        fixed = _chunked(texts.select(pl.col("text").gather(slow))).select(
+            _drop_articles(pl.col("text")).str.replace_all(_OTHER_WHITE_SPACE_RE, " ")
+        )
+        texts = texts.with_columns(texts.get_column("text").scatter(slow, fixed.to_series()))
+    return texts
 
 
 def _normal(text: pl.Series) -> pl.Series:
     """Normalise a text Series as SQuAD does, up to the split: tokens apart by spaces."""
-    return _finish(text.to_frame().select(_stripped(pl.first())).to_series())[0]
+    return _finish(text.to_frame().select(text=_stripped(pl.first()))).get_column("text")
 
 
 def _normal_distinct(text: pl.Series) -> pl.Series:
@@ -124,29 +130,41 @@ def _tokens(frame: pl.DataFrame, text: str, keys: Sequence[str]) -> pl.LazyFrame
     )
 
 
-def _answer_tokens(normal: pl.Series, plain: pl.Series) -> pl.Series:
-    """Count the SQuAD tokens of normal texts (see :func:`_finish`), articles left out."""
-    single = normal.str.strip_chars(" ")
-    runs = single.str.contains("  ", literal=True)
-    if runs.any():
-        where = runs.arg_true()
-        single = single.scatter(where, single.gather(where).str.replace_all("  +", " "))
-    words = (single.str.count_matches(" ") + 1) * (single != "")
-    # Only a plain text still holds articles, each a whole word (the others lost theirs).
-    where = plain.arg_true()
-    if where.len():
-        text = single.gather(where)
-        articles = text.str.count_matches(_ARTICLE_AFTER_SPACE_RE) + text.str.contains(
-            _ARTICLE_FIRST_RE
-        )
-        words = words.scatter(where, words.gather(where) - articles)
-    return words
+def _chunked(frame: pl.DataFrame) -> pl.DataFrame:
+    """Return the frame in one chunk per thread.
+
+    Polars runs a string kernel on the chunks of a frame's column in parallel (in a
+    ``select``, not a Series method), and a column built by a gather is one chunk.
+    """
+    return _base.in_chunks(frame)
+
+
+def _answer_tokens(texts: pl.DataFrame) -> pl.Series:
+    """Count the SQuAD tokens of normal texts (the frame of :func:`_finish`), articles out.
+
+    A token starts at each character other than a space that follows a space or starts the
+    text. Only a plain text still holds articles, each a whole word (the others lost theirs).
+    """
+    text = pl.col("text")
+    words = text.str.count_matches(" [^ ]") + text.str.contains("^[^ ]")
+    articles = text.str.count_matches(_ARTICLE_AFTER_SPACE_RE) + text.str.contains(
+        _ARTICLE_FIRST_RE
+    )
+    return (
+        _chunked(texts).select(pl.when("plain").then(words - articles).otherwise(words)).to_series()
+    )
+
+
+def _positions(values: pl.Series, size: int) -> pl.Series:
+    """Return, at each distinct value (an index below ``size``), its position in ``values``."""
+    positions = pl.int_range(values.len(), dtype=pl.UInt32, eager=True)
+    return pl.zeros(size, dtype=pl.UInt32, eager=True).scatter(values, positions)
 
 
 def _scores(batch: pl.Series) -> pl.Series:
     """Return the best SQuAD F1 of each row: ``actual`` against ``expected`` (a list).
 
-    ``actual`` comes lower-cased and without punctuation (:func:`_stripped`). The answers are
+    The answers are lower-cased and their punctuation removed (:func:`_stripped`). They are
     never split into tokens: only the expected answers' tokens (a few per row) are exploded,
     and each is looked for in its answer's text.
 
@@ -161,7 +179,9 @@ def _scores(batch: pl.Series) -> pl.Series:
     """
     frame = batch.struct.unnest()
     height = frame.height
-    stripped = frame.get_column("actual")
+    # Polars runs a string kernel on the chunks of a column in parallel: every column the
+    # string passes below read is cut into one chunk per thread first.
+    stripped = _chunked(frame).select(_stripped(pl.col("actual"))).to_series()
     items = (
         frame.lazy()
         .select(text="expected")
@@ -185,26 +205,24 @@ def _scores(batch: pl.Series) -> pl.Series:
             word=pl.lit(" ") + token + pl.lit(" "),
             head=token + pl.lit(" "),
             tail=pl.lit(" ") + token,
+            truth_tokens=pl.col("n_truth").sum().over("text"),
         )
     ).collect()
-    totals = table.lazy().group_by("text").agg(truth_tokens=pl.col("n_truth").sum())
     pairs = (
         items.lazy()
         .join(table.lazy(), on="text", how="inner")
-        .select("item", "row", "token", "word", "head", "tail", "n_truth")
+        .select("item", "row", "token", "word", "head", "tail", "n_truth", "truth_tokens")
         .collect()
     )
     # 1. Only the pairs whose token is in the answer's text, and those answers normalised.
-    pairs = pairs.filter(
-        stripped.gather(pairs.get_column("row")).str.contains(
-            pairs.get_column("token"), literal=True
-        )
+    pairs = _chunked(pairs.with_columns(text=stripped.gather(pairs.get_column("row")))).filter(
+        pl.col("text").str.contains(pl.col("token"), literal=True)
     )
     rows = pairs.get_column("row").unique()
-    normal, plain = _finish(stripped.gather(rows))
-    at = pl.DataFrame({"row": rows, "at": pl.int_range(rows.len(), eager=True, dtype=pl.UInt32)})
-    pairs = pairs.join(at, on="row", how="left")
-    pairs = pairs.with_columns(text=normal.gather(pairs.get_column("at")))
+    texts = _finish(pl.DataFrame({"text": stripped.gather(rows)}))
+    # Each pair's answer by its position ("at") among those answers.
+    at = _positions(rows, height).gather(pairs.get_column("row"))
+    pairs = _chunked(pairs.with_columns(at=at, text=texts.get_column("text").gather(at)))
     # 2. How many times each token counts.
     text, word = pl.col("text"), pl.col("word")
     whole_word = (
@@ -214,23 +232,26 @@ def _scores(batch: pl.Series) -> pl.Series:
         | (text == token)
     )
     spaced = pl.lit("  ") + text.str.replace_all(" ", "  ", literal=True) + pl.lit("  ")
-    columns = ("item", "at", "n_truth", "n_answer")
+    columns = ("item", "row", "at", "n_truth", "truth_tokens")
     once = (
         pairs.lazy()
         .filter(pl.col("n_truth") == 1)
         .filter(whole_word)
-        .select(*columns[:3], n_answer=pl.lit(1, pl.UInt32))
+        .select(*columns, n_answer=pl.lit(1, pl.UInt32))
     )
     more = (
         pairs.lazy()
         .filter(pl.col("n_truth") > 1)
-        .select(*columns[:3], n_answer=spaced.str.count_matches(word, literal=True))
+        .select(*columns, n_answer=spaced.str.count_matches(word, literal=True))
         .cast({"n_answer": pl.UInt32})
     )
     shared = (
         pl.concat([once, more])
         .group_by("item")
-        .agg(pl.col("at").first(), shared=pl.min_horizontal("n_truth", "n_answer").sum())
+        .agg(
+            pl.col("row", "at", "truth_tokens").first(),
+            shared=pl.min_horizontal("n_truth", "n_answer").sum(),
+        )
         .filter(pl.col("shared") > 0)
         .collect()
     )
@@ -238,16 +259,13 @@ def _scores(batch: pl.Series) -> pl.Series:
         return pl.zeros(height, dtype=pl.Float64, eager=True).alias(batch.name)
     # 3. The answer's tokens, for the rows that share one.
     need = shared.get_column("at").unique()
-    answer_tokens = pl.LazyFrame(
-        {"at": need, "answer_tokens": _answer_tokens(normal.gather(need), plain.gather(need))}
-    )
+    answer_tokens = _answer_tokens(texts.select(pl.all().gather(need)))
+    at = _positions(need, texts.height).gather(shared.get_column("at"))
     precision = pl.col("shared") / pl.col("answer_tokens")
     recall = pl.col("shared") / pl.col("truth_tokens")
     best = (
         shared.lazy()
-        .join(answer_tokens, on="at")
-        .join(items.lazy().select("item", "row", "text"), on="item")
-        .join(totals, on="text")
+        .with_columns(answer_tokens=answer_tokens.gather(at))
         .select("row", f1=2 * precision * recall / (precision + recall))
         .group_by("row")
         .agg(pl.col("f1").max())
@@ -365,9 +383,7 @@ def _expected_answers(source: Input) -> pl.Expr:
 
 
 def _rule(inputs: dict[str, Input], threshold: float) -> pl.Expr:
-    pair = pl.struct(
-        actual=_stripped(inputs["actual"].text()), expected=_expected_answers(inputs["expected"])
-    )
+    pair = pl.struct(actual=inputs["actual"].text(), expected=_expected_answers(inputs["expected"]))
     scores = pair.map_batches(_scores, return_dtype=pl.Float64, is_elementwise=True)
     stages = pl.struct(f1=scores)
     return stages.struct.with_fields(correct=(pl.field("f1") >= threshold).fill_null(value=False))
