@@ -33,7 +33,7 @@ from gradeframe.matchers._base import Frame, Input
 
 __all__ = ["F1", "F1_COLUMNS", "f1", "squad_tokens", "with_f1"]
 
-FrameOrExpr = TypeVar("FrameOrExpr", pl.Expr, pl.Series)
+ExprOrSeries = TypeVar("ExprOrSeries", pl.Expr, pl.Series)
 
 F1: Final = _base.matcher("f1", {"actual": "text", "expected": "refs"}, f1=pl.Float64())
 #: The columns f1 adds, before ``prefix``.
@@ -41,7 +41,6 @@ F1_COLUMNS: Final = F1.columns
 
 #: Python's ``string.punctuation``: the ASCII characters ``!"#$%&'()*+,-./:;<=>?@[\]^_`{|}~``.
 _PUNCTUATION_RE: Final = r"[!-/:-@\[-`{-~]+"
-#: The articles SQuAD removes, as whole words.
 #: An article as SQuAD's ``\b(a|an|the)\b`` finds it, with the characters around it kept
 #: (groups 1 and 2). Python's ``\b`` is a boundary with a word character on one side only,
 #: a word character being a letter, a number (also "½", "²") or "_"; Rust's ``\b`` counts
@@ -62,7 +61,7 @@ _ARTICLE_AFTER_SPACE_RE: Final = r" (?:a|an|the)(?-u:\b)"
 _ARTICLE_FIRST_RE: Final = r"^(?:a|an|the)(?-u:\b)"
 
 
-def _drop_articles(text: FrameOrExpr) -> FrameOrExpr:
+def _drop_articles(text: ExprOrSeries) -> ExprOrSeries:
     """Replace each article of a text by a space, as SQuAD's ``remove_articles`` does."""
     for _ in range(2):  # the second pass takes the articles the first one's context hid
         text = text.str.replace_all(_ARTICLES_RE, "${1} ${2}")
