@@ -181,6 +181,8 @@ _WORDS = st.sampled_from(
         "cat's",
         "\u00bd",
         "a\u0301",
+        "\u0080x",
+        "\x00",
     ]
 )
 _SEPARATORS = st.sampled_from([" ", " ", " ", "  ", "\t", "\n", "\x0b", "\x1f", "\u00a0", "-", ""])
