@@ -28,7 +28,10 @@ annotations must be the same). Adding a method is a few lines in each namespace:
 - pandas Series (``_pandas.PandasSeriesGrade``): as the Polars Series, returning ``pd.Series``.
 - pandas DataFrame (``_pandas.PandasFrameGrade``): a grading method lists the columns it reads
   with their roles and calls ``self._add_columns(function, OUTPUT_COLUMNS, arguments, ...)``
-  (see ``within`` there); a summary method calls the function on ``self._frame``.
+  (see ``within`` there).
+- The summary methods of a frame (``report``, ``failures``, ``chart``, ``compare``,
+  ``agreement``, ``compare_chart``) call their function on ``self._frame``; they are written
+  once, in ``_summary.SummaryMethods``, which the Polars and pandas frame namespaces share.
 
 ``doc=`` names the function whose docstring documents the rule in full, when ``function`` is a
 thin frame wrapper; the method's docstring is ``function``'s followed by ``doc``'s.

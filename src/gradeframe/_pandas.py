@@ -13,18 +13,15 @@ what ``polars.Series.to_pandas`` gives.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pandas as pd
 import polars as pl
 
 from gradeframe import answer as answer_rules
-from gradeframe import chart as chart_rules
-from gradeframe import compare as compare_rules
 from gradeframe import extract as extract_rules
 from gradeframe import fold as fold_rules
 from gradeframe import matchers as matcher_rules
-from gradeframe import report as report_rules
 from gradeframe._delegate import delegates
 from gradeframe._frames import (
     Role,
@@ -33,14 +30,11 @@ from gradeframe._frames import (
     to_polars,
 )
 from gradeframe._inputs import IntoExpr, check_output_names, check_prefix
+from gradeframe._summary import SummaryMethods
 from gradeframe.answer import NotFound
 from gradeframe.extract import Which
 from gradeframe.matchers import _base as matcher_base
 from gradeframe.matchers.matches import PatternLike
-from gradeframe.report import By
-
-if TYPE_CHECKING:
-    import altair as alt
 
 
 def run_on_pandas(
@@ -62,7 +56,7 @@ def run_on_pandas(
 
 
 @pd.api.extensions.register_dataframe_accessor("grade")
-class PandasFrameGrade:
+class PandasFrameGrade(SummaryMethods[pd.DataFrame]):
     """``df.grade``: gradeframe on a pandas DataFrame (same answers as Polars).
 
     Each method spells out its parameters and takes its docstring from the function it runs (see
@@ -248,98 +242,6 @@ class PandasFrameGrade:
     ) -> pd.DataFrame:
         return self._matcher(
             matcher_rules.with_f1, actual, expected, threshold=threshold, label=label, prefix=prefix
-        )
-
-    @delegates(report_rules.report)
-    def report(
-        self,
-        by: By = None,
-        *,
-        correct: str = "correct",
-        failure_kind: str | None = "failure_kind",
-        prefix: str = "",
-        cluster: str | None = None,
-        score: str | None = None,
-        carried_kinds: Sequence[str] | None = None,
-    ) -> pd.DataFrame:
-        return report_rules.report(
-            self._frame,
-            by,
-            correct=correct,
-            failure_kind=failure_kind,
-            prefix=prefix,
-            cluster=cluster,
-            score=score,
-            carried_kinds=carried_kinds,
-        )
-
-    @delegates(report_rules.failures)
-    def failures(
-        self,
-        *,
-        actual: str | bool | None = None,
-        expected: str | bool | None = None,
-        prefix: str = "",
-        correct: str = "correct",
-        failure_kind: str = "failure_kind",
-        kind: str | Sequence[str] | None = None,
-    ) -> pd.DataFrame:
-        return report_rules.failures(
-            self._frame,
-            actual=actual,
-            expected=expected,
-            prefix=prefix,
-            correct=correct,
-            failure_kind=failure_kind,
-            kind=kind,
-        )
-
-    @delegates(chart_rules.chart)
-    def chart(
-        self,
-        by: By = None,
-        *,
-        correct: str = "correct",
-        failure_kind: str = "failure_kind",
-        prefix: str = "",
-        title: str | None = None,
-    ) -> alt.HConcatChart:
-        return chart_rules.chart(
-            self._frame,
-            by,
-            correct=correct,
-            failure_kind=failure_kind,
-            prefix=prefix,
-            title=title,
-        )
-
-    @delegates(compare_rules.compare)
-    def compare(
-        self,
-        by: str = "model",
-        on: str | Sequence[str] = "question_id",
-        *,
-        correct: str = "correct",
-        baseline: Any = None,
-    ) -> pd.DataFrame:
-        return compare_rules.compare(self._frame, by, on, correct=correct, baseline=baseline)
-
-    @delegates(compare_rules.agreement)
-    def agreement(self, a: str, b: str, *, by: str | Sequence[str] | None = None) -> pd.DataFrame:
-        return compare_rules.agreement(self._frame, a, b, by=by)
-
-    @delegates(chart_rules.compare_chart)
-    def compare_chart(
-        self,
-        by: str = "model",
-        on: str | Sequence[str] = "question_id",
-        *,
-        correct: str = "correct",
-        baseline: Any = None,
-        title: str | None = None,
-    ) -> alt.LayerChart:
-        return chart_rules.compare_chart(
-            self._frame, by, on, correct=correct, baseline=baseline, title=title
         )
 
 

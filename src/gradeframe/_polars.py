@@ -8,31 +8,25 @@ out its parameters and takes its docstring from the function (see :mod:`gradefra
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 import polars as pl
 
 from gradeframe import answer as answer_rules
-from gradeframe import chart as chart_rules
-from gradeframe import compare as compare_rules
 from gradeframe import extract as extract_rules
 from gradeframe import fold as fold_rules
 from gradeframe import matchers as matcher_rules
-from gradeframe import report as report_rules
 from gradeframe._delegate import delegates
 from gradeframe._inputs import IntoExpr
+from gradeframe._summary import SummaryMethods
 from gradeframe.answer import NotFound
 from gradeframe.extract import Which
 from gradeframe.matchers.matches import PatternLike
-from gradeframe.report import By
-
-if TYPE_CHECKING:
-    import altair as alt
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
 
 
-class _FrameGrade(Generic[FrameT]):
+class _FrameGrade(SummaryMethods[FrameT]):
     """Shared by DataFrame and LazyFrame: every method returns the same kind of frame."""
 
     def __init__(self, frame: FrameT) -> None:
@@ -169,98 +163,6 @@ class _FrameGrade(Generic[FrameT]):
     ) -> FrameT:
         return matcher_rules.with_within(
             self._frame, actual, expected, delta=delta, percent=percent, label=label, prefix=prefix
-        )
-
-    @delegates(report_rules.report)
-    def report(
-        self,
-        by: By = None,
-        *,
-        correct: str = "correct",
-        failure_kind: str | None = "failure_kind",
-        prefix: str = "",
-        cluster: str | None = None,
-        score: str | None = None,
-        carried_kinds: Sequence[str] | None = None,
-    ) -> FrameT:
-        return report_rules.report(
-            self._frame,
-            by,
-            correct=correct,
-            failure_kind=failure_kind,
-            prefix=prefix,
-            cluster=cluster,
-            score=score,
-            carried_kinds=carried_kinds,
-        )
-
-    @delegates(report_rules.failures)
-    def failures(
-        self,
-        *,
-        actual: str | bool | None = None,
-        expected: str | bool | None = None,
-        prefix: str = "",
-        correct: str = "correct",
-        failure_kind: str = "failure_kind",
-        kind: str | Sequence[str] | None = None,
-    ) -> FrameT:
-        return report_rules.failures(
-            self._frame,
-            actual=actual,
-            expected=expected,
-            prefix=prefix,
-            correct=correct,
-            failure_kind=failure_kind,
-            kind=kind,
-        )
-
-    @delegates(chart_rules.chart)
-    def chart(
-        self,
-        by: By = None,
-        *,
-        correct: str = "correct",
-        failure_kind: str = "failure_kind",
-        prefix: str = "",
-        title: str | None = None,
-    ) -> alt.HConcatChart:
-        return chart_rules.chart(
-            self._frame,
-            by,
-            correct=correct,
-            failure_kind=failure_kind,
-            prefix=prefix,
-            title=title,
-        )
-
-    @delegates(compare_rules.compare)
-    def compare(
-        self,
-        by: str = "model",
-        on: str | Sequence[str] = "question_id",
-        *,
-        correct: str = "correct",
-        baseline: Any = None,
-    ) -> FrameT:
-        return compare_rules.compare(self._frame, by, on, correct=correct, baseline=baseline)
-
-    @delegates(compare_rules.agreement)
-    def agreement(self, a: str, b: str, *, by: str | Sequence[str] | None = None) -> FrameT:
-        return compare_rules.agreement(self._frame, a, b, by=by)
-
-    @delegates(chart_rules.compare_chart)
-    def compare_chart(
-        self,
-        by: str = "model",
-        on: str | Sequence[str] = "question_id",
-        *,
-        correct: str = "correct",
-        baseline: Any = None,
-        title: str | None = None,
-    ) -> alt.LayerChart:
-        return chart_rules.compare_chart(
-            self._frame, by, on, correct=correct, baseline=baseline, title=title
         )
 
 

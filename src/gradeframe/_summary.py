@@ -1,0 +1,125 @@
+"""The summary methods of a frame's ``.grade`` namespace, shared by Polars and pandas.
+
+``report``, ``failures``, ``chart``, ``compare``, ``agreement`` and ``compare_chart`` run the
+same functions on a Polars DataFrame or LazyFrame and on a pandas DataFrame (each function
+takes any of them and returns the kind it was given), so both namespaces take them from
+:class:`SummaryMethods` instead of spelling them out twice. Like every namespace method, each
+states its function's parameters and takes its docstring (see :mod:`gradeframe._delegate`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+import pandas as pd
+import polars as pl
+
+from gradeframe import chart as chart_rules
+from gradeframe import compare as compare_rules
+from gradeframe import report as report_rules
+from gradeframe._delegate import delegates
+from gradeframe.report import By
+
+if TYPE_CHECKING:
+    import altair as alt
+
+Summarized = TypeVar("Summarized", pl.DataFrame, pl.LazyFrame, pd.DataFrame)
+
+
+class SummaryMethods(Generic[Summarized]):
+    """The summary methods of ``.grade`` on a frame held as ``self._frame``."""
+
+    _frame: Summarized
+
+    @delegates(report_rules.report)
+    def report(
+        self,
+        by: By = None,
+        *,
+        correct: str = "correct",
+        failure_kind: str | None = "failure_kind",
+        prefix: str = "",
+        cluster: str | None = None,
+        score: str | None = None,
+        carried_kinds: Sequence[str] | None = None,
+    ) -> Summarized:
+        return report_rules.report(
+            self._frame,
+            by,
+            correct=correct,
+            failure_kind=failure_kind,
+            prefix=prefix,
+            cluster=cluster,
+            score=score,
+            carried_kinds=carried_kinds,
+        )
+
+    @delegates(report_rules.failures)
+    def failures(
+        self,
+        *,
+        actual: str | bool | None = None,
+        expected: str | bool | None = None,
+        prefix: str = "",
+        correct: str = "correct",
+        failure_kind: str = "failure_kind",
+        kind: str | Sequence[str] | None = None,
+    ) -> Summarized:
+        return report_rules.failures(
+            self._frame,
+            actual=actual,
+            expected=expected,
+            prefix=prefix,
+            correct=correct,
+            failure_kind=failure_kind,
+            kind=kind,
+        )
+
+    @delegates(chart_rules.chart)
+    def chart(
+        self,
+        by: By = None,
+        *,
+        correct: str = "correct",
+        failure_kind: str = "failure_kind",
+        prefix: str = "",
+        title: str | None = None,
+    ) -> alt.HConcatChart:
+        return chart_rules.chart(
+            self._frame,
+            by,
+            correct=correct,
+            failure_kind=failure_kind,
+            prefix=prefix,
+            title=title,
+        )
+
+    @delegates(compare_rules.compare)
+    def compare(
+        self,
+        by: str = "model",
+        on: str | Sequence[str] = "question_id",
+        *,
+        correct: str = "correct",
+        baseline: Any = None,
+    ) -> Summarized:
+        return compare_rules.compare(self._frame, by, on, correct=correct, baseline=baseline)
+
+    @delegates(compare_rules.agreement)
+    def agreement(self, a: str, b: str, *, by: str | Sequence[str] | None = None) -> Summarized:
+        return compare_rules.agreement(self._frame, a, b, by=by)
+
+    @delegates(chart_rules.compare_chart)
+    def compare_chart(
+        self,
+        by: str = "model",
+        on: str | Sequence[str] = "question_id",
+        *,
+        correct: str = "correct",
+        baseline: Any = None,
+        title: str | None = None,
+    ) -> alt.LayerChart:
+        return chart_rules.compare_chart(
+            self._frame, by, on, correct=correct, baseline=baseline, title=title
+        )
