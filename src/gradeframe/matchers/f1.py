@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import string
 from collections.abc import Sequence
-from typing import Final, TypeVar
+from typing import Final
 
 import polars as pl
 
@@ -34,14 +34,11 @@ from gradeframe.matchers._base import Frame, Input
 
 __all__ = ["F1", "F1_COLUMNS", "f1", "squad_tokens", "with_f1"]
 
-ExprOrSeries = TypeVar("ExprOrSeries", pl.Expr, pl.Series)
-
 F1: Final = _base.matcher("f1", {"actual": "text", "expected": "refs"}, f1=pl.Float64())
 #: The columns f1 adds, before ``prefix``.
 F1_COLUMNS: Final = F1.columns
 
 #: Python's ``string.punctuation``: the ASCII characters ``!"#$%&'()*+,-./:;<=>?@[\]^_`{|}~``.
-_PUNCTUATION_RE: Final = r"[!-/:-@\[-`{-~]+"
 _PUNCTUATION: Final = list(string.punctuation)
 #: An article as SQuAD's ``\b(a|an|the)\b`` finds it, with the characters around it kept
 #: (groups 1 and 2). Python's ``\b`` is a boundary with a word character on one side only,
@@ -63,7 +60,7 @@ _ARTICLE_AFTER_SPACE_RE: Final = r" (?:a|an|the)(?-u:\b)"
 _ARTICLE_FIRST_RE: Final = r"^(?:a|an|the)(?-u:\b)"
 
 
-def _drop_articles(text: ExprOrSeries) -> ExprOrSeries:
+def _drop_articles(text: pl.Expr) -> pl.Expr:
     """Replace each article of a text by a space, as SQuAD's ``remove_articles`` does."""
     for _ in range(2):  # the second pass takes the articles the first one's context hid
         text = text.str.replace_all(_ARTICLES_RE, "${1} ${2}")
@@ -78,16 +75,15 @@ def squad_tokens(text: pl.Expr) -> pl.Expr:
     >>> pl.select(squad_tokens(pl.lit("The Eiffel-Tower, in  Paris!"))).item().to_list()
     ['eiffeltower', 'in', 'paris']
     """
-    normal = text.str.to_lowercase().str.replace_all(_PUNCTUATION_RE, "")
-    normal = _drop_articles(normal).str.replace_all(_WHITE_SPACE_RE, " ")
+    normal = _drop_articles(_stripped(text)).str.replace_all(_WHITE_SPACE_RE, " ")
     return normal.str.split(" ").list.eval(pl.element().filter(pl.element() != ""))
 
 
 def _stripped(text: pl.Expr) -> pl.Expr:
-    """Lower-case a text and remove its ASCII punctuation: SQuAD's first two steps.
+    r"""Lower-case a text and remove its ASCII punctuation: SQuAD's first two steps.
 
     ``replace_many`` (one Aho-Corasick pass) removes the punctuation characters about a fifth
-    faster than the regex ``_PUNCTUATION_RE`` does, for the same text.
+    faster than the regex ``[!-/:-@\[-`{-~]+`` does, for the same text.
     """
     return text.str.to_lowercase().str.replace_many(_PUNCTUATION, [""] * len(_PUNCTUATION))
 
@@ -101,10 +97,10 @@ def _finish(texts: pl.DataFrame) -> pl.DataFrame:
     out. Only the others get the article and white-space regexes, and are put back at their
     positions.
     """
-    texts = _chunked(texts).with_columns(plain=~pl.col("text").str.contains(_NOT_PLAIN_RE))
+    texts = _base.in_chunks(texts).with_columns(plain=~pl.col("text").str.contains(_NOT_PLAIN_RE))
     slow = texts.get_column("plain").not_().arg_true()
     if slow.len():
-        fixed = _chunked(texts.select(pl.col("text").gather(slow))).select(
+        fixed = _base.in_chunks(texts.select(pl.col("text").gather(slow))).select(
             _drop_articles(pl.col("text")).str.replace_all(_OTHER_WHITE_SPACE_RE, " ")
         )
         texts = texts.with_columns(texts.get_column("text").scatter(slow, fixed.to_series()))
@@ -135,15 +131,6 @@ def _tokens(frame: pl.DataFrame, text: str, keys: Sequence[str]) -> pl.LazyFrame
     )
 
 
-def _chunked(frame: pl.DataFrame) -> pl.DataFrame:
-    """Return the frame in one chunk per thread.
-
-    Polars runs a string kernel on the chunks of a frame's column in parallel (in a
-    ``select``, not a Series method), and a column built by a gather is one chunk.
-    """
-    return _base.in_chunks(frame)
-
-
 def _answer_tokens(texts: pl.DataFrame) -> pl.Series:
     """Count the SQuAD tokens of normal texts (the frame of :func:`_finish`), articles out.
 
@@ -156,7 +143,9 @@ def _answer_tokens(texts: pl.DataFrame) -> pl.Series:
         _ARTICLE_FIRST_RE
     )
     return (
-        _chunked(texts).select(pl.when("plain").then(words - articles).otherwise(words)).to_series()
+        _base.in_chunks(texts)
+        .select(pl.when("plain").then(words - articles).otherwise(words))
+        .to_series()
     )
 
 
@@ -184,9 +173,10 @@ def _scores(batch: pl.Series) -> pl.Series:
     """
     frame = batch.struct.unnest()
     height = frame.height
-    # Polars runs a string kernel on the chunks of a column in parallel: every column the
-    # string passes below read is cut into one chunk per thread first.
-    stripped = _chunked(frame).select(_stripped(pl.col("actual"))).to_series()
+    # Polars runs a string kernel on the chunks of a column in parallel (in a select; a Series
+    # method runs them one after another), and a column built by a gather is one chunk: every
+    # frame the string passes below read is cut into one chunk per thread first.
+    stripped = _base.in_chunks(frame).select(_stripped(pl.col("actual"))).to_series()
     items = (
         frame.lazy()
         .select(text="expected")
@@ -220,14 +210,14 @@ def _scores(batch: pl.Series) -> pl.Series:
         .collect()
     )
     # 1. Only the pairs whose token is in the answer's text, and those answers normalised.
-    pairs = _chunked(pairs.with_columns(text=stripped.gather(pairs.get_column("row")))).filter(
-        pl.col("text").str.contains(pl.col("token"), literal=True)
-    )
+    pairs = _base.in_chunks(
+        pairs.with_columns(text=stripped.gather(pairs.get_column("row")))
+    ).filter(pl.col("text").str.contains(pl.col("token"), literal=True))
     rows = pairs.get_column("row").unique()
     texts = _finish(pl.DataFrame({"text": stripped.gather(rows)}))
     # Each pair's answer by its position ("at") among those answers.
     at = _positions(rows, height).gather(pairs.get_column("row"))
-    pairs = _chunked(pairs.with_columns(at=at, text=texts.get_column("text").gather(at)))
+    pairs = _base.in_chunks(pairs.with_columns(at=at, text=texts.get_column("text").gather(at)))
     # 2. How many times each token counts.
     text, word = pl.col("text"), pl.col("word")
     whole_word = (
