@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime as dt
+import functools
 import importlib
 import io
 import json
@@ -610,13 +611,19 @@ def _matchers(frame: pl.DataFrame, repeats: int) -> dict[str, Any]:
             "answer", pl.col("refs").list.concat(pl.lit([""]))
         ),
     }
-    times = dict.fromkeys(calls, float("inf"))
+    return {"times": _interleaved(calls, repeats), "rows": frame.height, "repeats": repeats}
+
+
+def _interleaved(calls: dict[str, Callable[[], Any]], repeats: int) -> dict[str, float]:
+    """Time each call ``repeats`` times, round by round (a change in machine load then hits
+    every call alike); return each call's best time."""
+    best = dict.fromkeys(calls, float("inf"))
     for _ in range(repeats):
         for name, call in calls.items():
             start = time.perf_counter()
             call()
-            times[name] = min(times[name], time.perf_counter() - start)
-    return {"times": times, "rows": frame.height, "repeats": repeats}
+            best[name] = min(best[name], time.perf_counter() - start)
+    return best
 
 
 def main_matchers(args: argparse.Namespace) -> None:
@@ -1256,12 +1263,9 @@ def main_extract(args: argparse.Namespace) -> None:
         "extract_answer": gf.extract_answer("answer"),
         "extract_boxed": gf.extract_boxed("answer"),
     }
-    best = dict.fromkeys(rows, float("inf"))
-    for _ in range(5):
-        for label, expr in rows.items():
-            start = time.perf_counter()
-            frame.select(expr)
-            best[label] = min(best[label], time.perf_counter() - start)
+    best = _interleaved(
+        {label: functools.partial(frame.select, expr) for label, expr in rows.items()}, 5
+    )
     bare = best[bare_label]
     lines = [
         f"## Extraction: {n:,} rows, best of 5 (machine load {os.getloadavg()[0]:.2f})",
