@@ -101,3 +101,46 @@ def struct_fields(dtype: pl.DataType) -> dict[str, pl.DataType]:
     if isinstance(dtype, pl.Struct):
         return {f.name: f.dtype for f in dtype.fields}
     return {}
+
+
+#: The item columns tried in order when ``on`` is None (SPEC §2 "Defaults that follow the data"):
+#: ``question_id``; else ``task`` and ``sample_id`` together (log frames, whose sample ids repeat
+#: across tasks); else ``sample_id``.
+ITEM_DEFAULTS: tuple[tuple[str, ...], ...] = (
+    ("question_id",),
+    ("task", "sample_id"),
+    ("sample_id",),
+)
+
+
+def item_columns(on: str | list[str] | tuple[str, ...] | None, schema: Schema) -> list[str]:
+    """Return the columns that name an item: ``on`` as given, or the first default present.
+
+    Parameters
+    ----------
+    on
+        A column name, a list of column names, or None for the default of SPEC §2.
+    schema
+        The frame's schema.
+
+    Examples
+    --------
+    >>> item_columns(None, {"task": pl.String, "sample_id": pl.String, "model": pl.String})
+    ['task', 'sample_id']
+    >>> item_columns("qid", {"qid": pl.Int64})
+    ['qid']
+    """
+    if on is not None:
+        names = [on] if isinstance(on, str) else list(on)
+        for name in names:
+            check_column(schema, name, "on")
+        return names
+    for names in ITEM_DEFAULTS:
+        if all(name in schema for name in names):
+            return list(names)
+    msg = (
+        "`on` was not given and the frame has none of the default item columns: `question_id`, "
+        "`task` with `sample_id`, or `sample_id`; pass on=... naming the column(s) that identify "
+        f"an item (columns: {list(schema)[:12]!r})"
+    )
+    raise ValueError(msg)
