@@ -45,8 +45,16 @@ def frame_schema(frame: pl.DataFrame | pl.LazyFrame) -> pl.Schema:
     return frame.schema
 
 
-def check_column(schema: Schema, name: str, argument: str) -> None:
-    """Raise a ``ColumnNotFoundError`` naming the argument and the closest existing columns."""
+class MissingColumnError(pl.exceptions.ColumnNotFoundError, ValueError):
+    """A column the call needs is missing, with what to do about it (also a ``ValueError``)."""
+
+
+def check_column(schema: Schema, name: str, argument: str, advice: str = "") -> None:
+    """Raise a ``ColumnNotFoundError`` naming the argument and the closest existing columns.
+
+    ``advice``, when given, is a sentence saying what to do (say, "grade the frame first"); the
+    error is then a :class:`MissingColumnError`, which is also a ``ValueError``.
+    """
     if name in schema:
         return
     close = difflib.get_close_matches(name, list(schema), n=3, cutoff=0.5)
@@ -57,6 +65,8 @@ def check_column(schema: Schema, name: str, argument: str) -> None:
         f"`{argument}={name!r}`: the frame has no column {name!r}.{hint} "
         f"Its columns are: {shown}{more}."
     )
+    if advice:
+        raise MissingColumnError(f"{msg} {advice}")
     raise pl.exceptions.ColumnNotFoundError(msg)
 
 

@@ -99,7 +99,7 @@ class SummaryMethods(Generic[Summarized]):
     def compare(
         self,
         by: str = "model",
-        on: str | Sequence[str] = "question_id",
+        on: str | Sequence[str] | None = None,
         *,
         correct: str = "correct",
         baseline: Any = None,
@@ -114,7 +114,7 @@ class SummaryMethods(Generic[Summarized]):
     def compare_chart(
         self,
         by: str = "model",
-        on: str | Sequence[str] = "question_id",
+        on: str | Sequence[str] | None = None,
         *,
         correct: str = "correct",
         baseline: Any = None,

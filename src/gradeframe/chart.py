@@ -144,7 +144,7 @@ def chart(
 def compare_chart(
     frame: Any,
     by: str = "model",
-    on: str | Sequence[str] = "question_id",
+    on: str | Sequence[str] | None = None,
     *,
     correct: str = "correct",
     baseline: Any = None,

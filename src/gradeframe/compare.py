@@ -17,8 +17,9 @@ from typing import Any, Final
 
 import polars as pl
 
-from gradeframe._inputs import Schema, check_column, dtype_error, frame_schema
+from gradeframe._inputs import Schema, check_column, dtype_error, frame_schema, item_columns
 from gradeframe.report import (
+    GRADE_FIRST,
     _check_frame,
     _column_name,
     _correct_expr,
@@ -51,7 +52,12 @@ COMPARE_COLUMNS: Final = (
     "only_b",
     "both_wrong",
     "p_value",
+    "verdict",
 )
+
+#: The words of ``verdict`` in :func:`compare`: the interval of the difference b − a lies above
+#: 0, below 0, or holds 0.
+VERDICTS: Final = ("b better", "a better", "not settled")
 
 #: The statistics columns of :func:`agreement`, in order, after the group columns.
 AGREEMENT_COLUMNS: Final = (
@@ -66,6 +72,13 @@ AGREEMENT_COLUMNS: Final = (
 )
 
 _TABLE: Final = ("both_right", "only_a", "only_b", "both_wrong")
+
+
+def _pandas_on(on: Any, frame: Any) -> list[str]:
+    """Return the item columns a pandas frame's ``on`` names (the default resolved)."""
+    if on is None:
+        return item_columns(None, {str(c): pl.Null for c in frame.columns})
+    return [on] if isinstance(on, str) else list(on) if isinstance(on, Sequence) else []
 
 
 def _on_columns(on: str | Sequence[str], schema: Schema) -> list[str]:
@@ -85,7 +98,7 @@ def _on_columns(on: str | Sequence[str], schema: Schema) -> list[str]:
 def compare(
     frame: Any,
     by: str = "model",
-    on: str | Sequence[str] = "question_id",
+    on: str | Sequence[str] | None = None,
     *,
     correct: str = "correct",
     baseline: Any = None,
@@ -111,7 +124,10 @@ def compare(
       majority verdict (per-item mean ≥ 0.5 is right);
     - ``p_value``: McNemar's exact test on ``only_a`` and ``only_b`` when every shared item has
       exactly one row on each side (:func:`gradeframe.stats.mcnemar_p_value`); otherwise the
-      paired t-test on the per-item differences (:func:`gradeframe.stats.paired_t_p_value`).
+      paired t-test on the per-item differences (:func:`gradeframe.stats.paired_t_p_value`);
+    - ``verdict`` (String), in words for a reader who is no statistician: ``"b better"`` when
+      ``ci_low > 0``, ``"a better"`` when ``ci_high < 0``, else ``"not settled"`` (also when
+      there is no interval: fewer than two shared items).
 
     Parameters
     ----------
@@ -120,7 +136,10 @@ def compare(
     by
         The column whose values are compared (say the model).
     on
-        The column or columns that name an item (say the question).
+        The column or columns that name an item (say the question). None (the default): the
+        frame's ``question_id``, else ``task`` and ``sample_id`` together (the log readers'
+        frames, whose sample ids repeat across tasks), else ``sample_id``; else it raises
+        naming these choices.
     correct
         The Boolean column that says an answer is right.
     baseline
@@ -160,17 +179,19 @@ def compare(
     if _is_pandas(frame):
         from gradeframe import _frames
 
-        on_names = [on] if isinstance(on, str) else list(on) if isinstance(on, Sequence) else []
+        on_names = _pandas_on(on, frame)
         arguments = [("by", by, None), *[("on", c, None) for c in on_names]]
+        if isinstance(correct, str):
+            check_column(dict.fromkeys(map(str, frame.columns)), correct, "correct", GRADE_FIRST)  # type: ignore[arg-type]
         arguments.append(("correct", correct, None))
         polars_frame = _frames.to_polars(frame, _frames.needed_columns(frame, arguments))
-        result = compare(polars_frame, by, on, correct=correct, baseline=baseline)
+        result = compare(polars_frame, by, on_names or on, correct=correct, baseline=baseline)
         return _frames.to_pandas_frame(result)
     _check_frame(frame, "compare")
     schema = frame_schema(frame)
     group = _column_name(by, "by")
     check_column(schema, group, "by")
-    items = _on_columns(on, schema)
+    items = _on_columns(item_columns(None, schema) if on is None else on, schema)
     if group in items:
         msg = f"`by={group!r}` is also an `on` column."
         raise ValueError(msg)
@@ -237,6 +258,14 @@ def compare(
         .then(mcnemar_p_value("only_a", "only_b"))
         .otherwise(paired_t_p_value("difference", "__gf_sd", "n_items"))
     )
+    b_better, a_better, unsettled = (pl.lit(v, dtype=pl.String) for v in VERDICTS)
+    verdict = (
+        pl.when(pl.col("ci_low") > 0)
+        .then(b_better)
+        .when(pl.col("ci_high") < 0)
+        .then(a_better)
+        .otherwise(unsettled)
+    )
     out = (
         pairs.join(paired, on=["a", "b"], how="left")
         .with_columns(pl.col("n_items", *_TABLE).fill_null(0))
@@ -252,6 +281,7 @@ def compare(
             *_TABLE,
             p_value.alias("p_value"),
         )
+        .with_columns(verdict.alias("verdict"))
         .sort("a", "b")
     )
     return _same_kind(out, frame)

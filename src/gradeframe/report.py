@@ -131,8 +131,16 @@ def _default_name(value: Any, default: str, prefix: str, argument: str) -> tuple
     return name, False
 
 
+#: What to do when a summary finds no verdict column (SPEC §2 "Defaults that follow the data").
+GRADE_FIRST: Final = (
+    "Grade the frame first: df.grade.answer_contains('answer', 'refs') (or a matcher such as "
+    "df.grade.exact_match(...)) adds the Boolean `correct` column; or name your own Boolean "
+    "verdict column with correct=..."
+)
+
+
 def _correct_expr(correct: str, schema: Schema, argument: str = "correct") -> pl.Expr:
-    check_column(schema, correct, argument)
+    check_column(schema, correct, argument, GRADE_FIRST)
     dtype = schema[correct]
     if dtype not in (pl.Boolean, pl.Null):
         raise dtype_error(argument, correct, dtype, "Boolean (as answer_contains adds it)")
@@ -653,11 +661,19 @@ def _compared_columns(
                 )
                 raise ValueError(msg)
             value = defaults[argument]
+            advice = (
+                f"failures() shows the answer and the acceptable answers that were graded; its "
+                f"defaults are actual='answer' and expected='refs'. Name the columns this frame "
+                f"was graded on: failures(actual=..., expected=...) (or {argument}=False to leave "
+                "it out)."
+            )
+        else:
+            advice = ""
         if not isinstance(value, str):
             kind = type(value).__name__
             msg = f"`{argument}` must be a column name (str), None or False, got {kind}: {value!r}"
             raise TypeError(msg)
-        check_column(schema, value, argument)
+        check_column(schema, value, argument, advice)
         shown.append((argument, value))
     return shown
 
@@ -794,6 +810,7 @@ def _failures_pandas(frame: pd.DataFrame, **kwargs: Any) -> pd.DataFrame:
     check_prefix(prefix)
     present = {str(c): pl.Null() for c in frame.columns}
     correct_name, _ = _default_name(kwargs["correct"], "correct", prefix, "correct")
+    check_column(present, correct_name, "correct", GRADE_FIRST)
     arguments = [("correct", correct_name, None)]
     shown = _compared_columns(kwargs["actual"], kwargs["expected"], present, prefix)
     arguments += [
@@ -859,9 +876,11 @@ def _pandas_columns(
     """Return the columns a report needs from a pandas frame, a missing one named by argument."""
     from gradeframe import _frames
 
-    present = {str(c) for c in frame.columns}
+    present = dict.fromkeys(str(c) for c in frame.columns)
     arguments: list[tuple[str, Any, None]] = [("by", name, None) for name in _pandas_by(by)]
+    _frames.needed_columns(frame, arguments)  # a wrong `by` is named first, as on Polars
     correct_name, _ = _default_name(correct, "correct", prefix, "correct")
+    check_column(dict.fromkeys(present), correct_name, "correct", GRADE_FIRST)  # type: ignore[arg-type]
     arguments.append(("correct", correct_name, None))
     if failure_kind is not None:
         kind_name, default = _default_name(failure_kind, "failure_kind", prefix, "failure_kind")
