@@ -30,7 +30,7 @@ WHITE_SPACE = (
 )
 _WS_RUN = regex.compile("[" + regex.escape(WHITE_SPACE) + "]+")
 _DASH = regex.compile("[\u2010\u2011\u2012\u2013\u2212]")
-_SEPARATOR = regex.compile(r"(?<=\d)[,\u00a0\u2007\u2009\u202f](?=\d{3}(?!\d))")
+_SEPARATOR = regex.compile(r"(?<=\d)(?:[,\u00a0\u2007\u2009\u202f]|\{,\})(?=\d{3}(?!\d))")
 
 # A word character: a letter, a number or a combining mark ("_" is not one).
 WORD = r"[\p{L}\p{N}\p{M}]"

@@ -54,6 +54,10 @@ SPECIAL = [
     "not in document",
     "12",
     "1,204",
+    "{,}",  # LaTeX's thousands separator (v3): "9{,}500" folds to "9500"
+    "9{,}500",
+    "{",
+    "}",
     "45.2",
     "-12",
     ".5",

@@ -57,8 +57,9 @@ __all__ = ["fold"]
 #: Dashes that fold to "-": hyphen, non-breaking hyphen, figure dash, en dash, minus sign.
 DASHES: Final = "[\u2010\u2011\u2012\u2013\u2212]"
 
-#: Thousands separators: comma, no-break space, figure space, thin space, narrow no-break space.
-SEPARATORS: Final = "[,\u00a0\u2007\u2009\u202f]"
+#: Thousands separators: comma, no-break space, figure space, thin space, narrow no-break space,
+#: and LaTeX's "{,}" ("9{,}500").
+SEPARATORS: Final = "(?:[,\u00a0\u2007\u2009\u202f]|\\{,\\})"
 
 #: A separator between a digit and exactly three digits. The fourth group is "not a digit or the
 #: end"; it is consumed, so a chain "1,234,567" needs two passes (see :func:`_drop_separators`).
@@ -66,8 +67,8 @@ _SEPARATOR_RE: Final = r"(\d)" + SEPARATORS + r"(\d{3})(\D|$)"
 #: Whether a text may hold a separator to drop (no capture groups: a fast scan).
 _HAS_SEPARATOR_RE: Final = r"\d" + SEPARATORS + r"\d{3}"
 #: The same in an ASCII text, where digits are ASCII and the only separator is ",".
-_HAS_ASCII_SEPARATOR_RE: Final = "[0-9],[0-9]{3}"
-_ASCII_SEPARATOR_RE: Final = "([0-9]),([0-9]{3})([^0-9]|$)"
+_HAS_ASCII_SEPARATOR_RE: Final = r"[0-9](?:,|\{,\})[0-9]{3}"
+_ASCII_SEPARATOR_RE: Final = r"([0-9])(?:,|\{,\})([0-9]{3})([^0-9]|$)"
 
 #: Unicode White_Space, less the plain space, which is what runs fold to.
 _OTHER_WHITE_SPACE: Final = (
@@ -110,9 +111,9 @@ def fold(expr: IntoExpr) -> pl.Expr:
     In order: null stays null; Unicode NFC normalization (a decomposed "é" equals the composed
     one), then lower case (no case folding: "ß" stays "ß"; no NFKC: "x²" stays "x²"); the dashes
     U+2010 to U+2013 and the minus sign U+2212 become "-"; a thousands separator (",", no-break
-    space U+00A0, figure space U+2007, thin space U+2009, narrow no-break space U+202F) between a
-    digit and a group of exactly three digits not followed by another digit is dropped (a plain
-    space is kept: "3 100" stays); every run of white space becomes one space, and the ends are
+    space U+00A0, figure space U+2007, thin space U+2009, narrow no-break space U+202F, LaTeX's
+    "{,}") between a digit and a group of exactly three digits not followed by another digit is
+    dropped (a plain space is kept: "3 100" stays; "9{,}500" is "9500"); every run of white space becomes one space, and the ends are
     trimmed.
 
     Parameters
