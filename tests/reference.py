@@ -105,7 +105,8 @@ def number_text(value: Any) -> str | None:
     if isinstance(value, int | np.integer):
         return str(int(value))
     if isinstance(value, decimal.Decimal):
-        digits = value
+        # SPEC v3 §2: a Decimal keeps its scale ("2.50" stays "2.50")
+        return format(abs(value) if value.is_zero() else value, "f")
     else:
         number = float(value)
         if math.isnan(number) or math.isinf(number):

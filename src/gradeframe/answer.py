@@ -268,13 +268,12 @@ def number_text(expr: pl.Expr, dtype: pl.DataType) -> pl.Expr:
     ``12400.0`` is "12400", ``1e15`` "1000000000000000", ``1e-7`` "0.0000001", ``2.50`` "2.5";
     a float has the shortest digits that read back as the same value in its own width (Float32
     or Float64). NaN, infinities and null are null (no acceptable answer), and ``-0.0`` is "0".
+    A Decimal keeps its scale (SPEC v3 §2): Decimal(4, 2) 2.50 is "2.50", as it was written.
     """
-    if dtype.is_integer():
+    if dtype.is_integer() or dtype.is_decimal():
         return expr.cast(pl.String)
     if dtype.is_float():
         written = pl.when(expr.is_finite()).then(expr).cast(pl.String)
-    elif dtype.is_decimal():
-        written = expr.cast(pl.String)
     else:
         msg = f"not a numeric dtype: {dtype}"
         raise TypeError(msg)

@@ -77,10 +77,11 @@ _DETERMINERS: Final = (
     r" )*"
 )
 
-#: What may follow the noun: the end, a punctuation mark, or a word that cannot continue the
-#: noun (so "in the document centre" and "in the text message" are not the document).
+#: What may follow the noun: the end, a punctuation mark (also after a space: "not in document
+#: (see above)"), or a word that cannot continue the noun (so "in the document centre" and "in
+#: the text message" are not the document).
 _AFTER_NOUN: Final = (
-    r"(?:$|[^\p{L}\p{N}\p{M} ]| (?:provided|given|supplied|shown|presented|above|below|itself"
+    r"(?:$|[^\p{L}\p{N}\p{M} ]| [^\p{L}\p{N}\p{M} ]| (?:provided|given|supplied|shown|presented|above|below|itself"
     r"|alone|you|i|we|that|which|or|and|nor|but|so|as|at|either|anywhere|here|there|available"
     r"|attached|regarding|about|on|for|to|is|was|are|were|does|do|did|has|have|had|cannot|can"
     r"|could|only|in|from|with|because|since|though|although|while|hence|therefore|thus|it|this"
@@ -173,12 +174,13 @@ _THING: Final = (
 LABEL: Final = NOT_IN_DOCUMENT_LABEL
 
 #: A whole answer that is only "not mentioned", "not stated", ..., "unknown from the text", "no
-#: answer" (maybe after "Answer:" or "It is"; up to three final "." or "!" ignored).
+#: answer" (maybe after "Answer:" or "It is"; up to three final ".", "!", "?" or "…" ignored:
+#: "Not stated?" is one).
 WHOLE_ANSWER: Final = (
     r"^(?:(?:final )?answer ?: ?)?"
     r"(?:(?:it|this|that|the answer|this information|the information) (?:is|was|'s|’s) )?"
     r"(?:not (?:explicitly |clearly )?(?:mentioned|stated|specified|given|provided|available)"
-    r"|unknown (?:from|in|based on) " + _DETERMINERS + _NOUN + r"|no answer)[.!]{0,3}$"
+    r"|unknown (?:from|in|based on) " + _DETERMINERS + _NOUN + r"|no answer)[.!?…]{0,3}$"
 )
 
 #: "the document does not mention ...", "the text doesn't explicitly state ...", "the passage
@@ -375,12 +377,12 @@ _PUNCTUATION_END: Final = r"[^\p{L}\p{N}\p{M} ]$"
 #: does not).
 _IN_SENTENCE: Final = r"(?:[^.!?]|[.!?][^ ])"
 
-#: A clause that may give the answer anyway, after the last phrase: from a ";" or a "but",
-#: "however", ... in the phrase's own sentence, or from such a word that begins a later sentence,
-#: to the end of that sentence ("; revenue was 12 million", ", but it says 1921", ". However, it
-#: says 1921").
+#: A clause that may give the answer anyway, after the last phrase: from a ";", a ":" or a
+#: "but", "however", ... in the phrase's own sentence, or from such a word that begins a later
+#: sentence, to the end of that sentence ("; revenue was 12 million", ": the reading was 45.2",
+#: ", but it says 1921", ". However, it says 1921").
 ANSWER_ANYWAY_CLAUSE: Final = (
-    rf"^(?:{_IN_SENTENCE}*?|.*?[.!?] )((?:;|\b(?:but|however|although|though|yet|whereas"
+    rf"^(?:{_IN_SENTENCE}*?|.*?[.!?] )((?:[;:]|\b(?:but|however|although|though|yet|whereas"
     rf"|instead|nevertheless|nonetheless|still)\b){_IN_SENTENCE}*)"
 )
 
