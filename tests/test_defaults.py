@@ -74,7 +74,7 @@ def test_compare_on_none_follows_the_data(
 
 
 def test_compare_on_none_without_item_columns_names_the_choices(constructor: Any) -> None:
-    with pytest.raises(ValueError, match="question_id.*task.*sample_id.*on="):
+    with pytest.raises(ValueError, match=r"question_id.*task.*sample_id.*on="):
         constructor(ITEMS).grade.compare()
 
 

@@ -113,8 +113,8 @@ def fold(expr: IntoExpr) -> pl.Expr:
     U+2010 to U+2013 and the minus sign U+2212 become "-"; a thousands separator (",", no-break
     space U+00A0, figure space U+2007, thin space U+2009, narrow no-break space U+202F, LaTeX's
     "{,}") between a digit and a group of exactly three digits not followed by another digit is
-    dropped (a plain space is kept: "3 100" stays; "9{,}500" is "9500"); every run of white space becomes one space, and the ends are
-    trimmed.
+    dropped (a plain space is kept: "3 100" stays; "9{,}500" is "9500"); every run of white
+    space becomes one space, and the ends are trimmed.
 
     Parameters
     ----------

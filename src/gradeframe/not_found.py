@@ -81,7 +81,8 @@ _DETERMINERS: Final = (
 #: (see above)"), or a word that cannot continue the noun (so "in the document centre" and "in
 #: the text message" are not the document).
 _AFTER_NOUN: Final = (
-    r"(?:$|[^\p{L}\p{N}\p{M} ]| [^\p{L}\p{N}\p{M} ]| (?:provided|given|supplied|shown|presented|above|below|itself"
+    r"(?:$|[^\p{L}\p{N}\p{M} ]| [^\p{L}\p{N}\p{M} ]"
+    r"| (?:provided|given|supplied|shown|presented|above|below|itself"
     r"|alone|you|i|we|that|which|or|and|nor|but|so|as|at|either|anywhere|here|there|available"
     r"|attached|regarding|about|on|for|to|is|was|are|were|does|do|did|has|have|had|cannot|can"
     r"|could|only|in|from|with|because|since|though|although|while|hence|therefore|thus|it|this"
