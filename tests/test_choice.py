@@ -88,6 +88,15 @@ READING_CASES = [
     pytest.param("A dog barked.", "", id="article_a_is_not_a_choice"),
     pytest.param("I think B", "", id="bare_claim_without_marker_chose_nothing"),
     pytest.param("ANSWER: K", "", id="letter_outside_options"),
+    # SPEC v3 §3: a bare run counts only in capitals, distinct, in the order of the letters.
+    pytest.param("ABD", "ABD", id="v3_ordered_distinct_run_of_three"),
+    pytest.param("BAD", "", id="v3_run_out_of_order_is_the_word_bad"),
+    pytest.param("CAFE", "", id="v3_run_cafe_is_a_word"),
+    pytest.param("CA", "", id="v3_run_out_of_order"),
+    pytest.param("AA", "", id="v3_run_with_a_repeated_letter"),
+    pytest.param("ab", "", id="v3_lower_case_run"),
+    pytest.param("A or B", "", id="v3_hedging_between_options"),
+    pytest.param("Either A or B.", "", id="v3_either_or_hedge"),
     pytest.param("", "", id="empty_answer"),
     pytest.param(None, "", id="null_answer_chose_nothing"),
 ]
@@ -124,6 +133,20 @@ def test_choice_literal_expected_for_every_row(constructor) -> None:
     frame = constructor({"answer": ["B", "C", None]})
     assert_equal_data(frame.grade.choice("answer", ["B"]), {"correct": [True, False, False]})
     assert_equal_data(frame.grade.choice("answer", pl.lit("c")), {"correct": [False, True, False]})
+
+
+@pytest.mark.parametrize(
+    ("answer", "chosen"),
+    [
+        pytest.param("A, E", [], id="a_letter_outside_letters_voids_the_list"),
+        pytest.param("AE", [], id="a_run_with_a_letter_outside_letters"),
+        pytest.param("E", [], id="a_bare_letter_outside_letters"),
+        pytest.param("A, D", ["A", "D"], id="letters_inside_are_read"),
+    ],
+)
+def test_choice_letters_outside_the_options_choose_nothing(constructor, answer, chosen) -> None:
+    frame = constructor({"answer": [answer], "key": ["A"]})
+    assert_equal_data(frame.grade.choice("answer", "key", letters="ABCD"), {"chosen": [chosen]})
 
 
 def test_choice_letters_and_label(constructor) -> None:

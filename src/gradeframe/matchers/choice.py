@@ -11,8 +11,9 @@ wins):
 5. else its first line (a letter, then the reasons: "B\nBecause ...").
 
 The text a source gives is read as a *bare list* of letters ("B", "b", "(B)", "B.", "[B]",
-"A, C", "A and C", "A & C"; run together only in capitals: "AC", since "bad" and "cab" are
-words), else as a *leading option label* followed by its text ("B) Paris", "(B) Paris",
+"A, C", "A and C", "A & C"; run together only in capitals, distinct and in the order of the
+option letters: "AC" and "ABD" choose, "BAD", "CAB", "AA" and "ab" choose nothing, since they
+are words or no list), else as a *leading option label* followed by its text ("B) Paris", "(B) Paris",
 "B. Paris", "B: Paris"); either may start with the word "option" or "choice" ("Option B").
 After ``answer is`` a capital letter followed by anything but a letter
 also counts ("The answer is C because ..."), except the pronoun "I" followed by a word ("the
@@ -72,8 +73,10 @@ class _Patterns:
         separator = r"(?:[ \t]*[,;/&][ \t]*|[ \t]+(?i:and)[ \t]+|[ \t]+)"
         #: A bare list of letters, the whole text ("B", "(B).", "A, C", "A and C").
         self.bare = rf"^{word}{token}(?:{separator}{token})*[.!]?$"
-        #: Capitals run together, the whole text ("AC", "(AC)").
-        self.run = rf"^[(\[]?[{caps}]{{2,}}[)\]]?[.!]?$"
+        #: Capitals run together, the whole text ("AC", "(AC)"): two or more distinct letters
+        #: in the order of ``letters`` ("BAD", "CA", "AA" and "CAFE" are no run). Written as
+        #: an alternation on the first two letters, each followed by the later ones, optional.
+        self.run = rf"^[(\[]?(?:{_ordered_runs(self.upper)})[)\]]?[.!]?$"
         #: Either of the two.
         self.bare_or_run = f"{self.bare}|{self.run}"
         #: A leading option label followed by its text ("B) Paris", "(B) Paris", "B. Paris",
@@ -83,6 +86,16 @@ class _Patterns:
         self.lead = rf"^{word}\(?([{caps}])\)?(?:$|[^\p{{L}}\p{{N}}'’])"
         #: Anything in an upper-cased bare list that is not a letter ("AND", brackets, commas).
         self.not_letter = rf"^(?:OPTIONS?|CHOICES?)[ \t]+|\bAND\b|[^{caps}]"
+
+
+def _ordered_runs(upper: str) -> str:
+    """Return a regex for runs of two or more distinct letters of ``upper``, in its order."""
+    runs = []
+    for i, first in enumerate(upper):
+        for j in range(i + 1, len(upper)):
+            later = "".join(f"{re.escape(c)}?" for c in upper[j + 1 :])
+            runs.append(re.escape(first) + re.escape(upper[j]) + later)
+    return "|".join(runs) or "(?!)"
 
 
 def _clean(text: pl.Expr) -> pl.Expr:
