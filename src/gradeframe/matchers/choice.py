@@ -15,8 +15,9 @@ The text a source gives is read as a *bare list* of letters ("B", "b", "(B)", "B
 option letters: "AC" and "ABD" choose, "BAD", "CAB", "AA" and "ab" choose nothing, since they
 are words or no list), else as a *leading option label* followed by its text ("B) Paris",
 "(B) Paris", "B. Paris", "B: Paris"); either may start with the word "option" or "choice"
-("Option B"). After ``answer is`` a capital letter followed by anything but a letter also counts ("The answer is C because ..."), except the pronoun "I" followed by a word ("the
-answer is I think B" does not choose I). A letter inside a word never counts ("Don't know"
+("Option B"). After ``answer is`` a capital letter followed by anything but a letter also
+counts ("The answer is C because ..."), except the pronoun "I" followed by a word ("the answer
+is I think B" does not choose I). A letter inside a word never counts ("Don't know"
 chose nothing, "None of the above" chose nothing).
 """
 
