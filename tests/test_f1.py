@@ -61,6 +61,11 @@ F1_CASES = [
     # OpenBMB/UltraRAG PR #510: an answer that is only an article normalises to nothing; SQuAD
     # v1.1 then scores 0 whatever the answer.
     pytest.param("A", "a", 0.0, id="ultrarag_510_article_only_scores_0"),
+    # SPEC v3 §3: an expected answer that normalises to nothing ("The") never makes every
+    # answer right (SQuAD v2's script scores two empty sides 1; v1.1 scores 0).
+    pytest.param("Paris", "The", 0.0, id="v3_expected_only_an_article_rights_nothing"),
+    pytest.param("the", "The", 0.0, id="v3_both_sides_empty_after_normalising_score_0"),
+    pytest.param("!!", "?", 0.0, id="v3_both_sides_only_punctuation_score_0"),
     pytest.param("", "cat", 0.0, id="empty_answer"),
     pytest.param(None, "cat", 0.0, id="null_answer_scores_0"),
     pytest.param("caf\u00e9 au lait", "Café", 0.5, id="unicode_letters_kept"),
