@@ -95,6 +95,10 @@ ANSWER_CASES = [
     # the next non-empty line when the marker's line is empty
     ("Answer:\n\n   \n  Lisbon  \nmore", "Lisbon"),
     ("Windows line ends\r\nANSWER: 7\r\n", "7"),
+    # v3: the fullwidth colon "：" counts as ":" (replies in Chinese and Japanese use it)
+    ("Answer：42", "42"),
+    ("推理过程……\nFinal Answer： 7", "7"),
+    ("**Answer：** **42**", "42"),
     # not line-initial, or no colon: no answer (None, so answer_contains says parse_failure)
     ("The answer is 12.", None),
     ("My answer: 12", None),
@@ -372,6 +376,14 @@ BOXED_CASES = [
     (r"\boxed{1} and \boxed{2", "1"),
     (r"\boxed{", None),
     (r"\boxed{}", None),
+    # v3: \fbox only in a text without \boxed; escaped braces are text, not nesting
+    (r"\boxed{4}, then \fbox{3}", "4"),
+    (r"\fbox{2} and an unclosed \boxed{3", None),
+    (r"\boxed{\{1, 2\}}", r"\{1, 2\}"),
+    (r"\boxed{\}}", r"\}"),
+    (r"\boxed{\left\{ x \right\}}", r"\left\{ x \right\}"),
+    (r"So $\boxed 12$ apples", "12"),
+    (r"\boxed{ }", None),
     ("no box at all", None),
     (None, None),
 ]

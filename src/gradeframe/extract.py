@@ -90,20 +90,39 @@ BOXED_DEPTH: Final = 8
 _OPEN, _CLOSE = "\ufdd0", "\ufdd1"
 
 
+#: A character of a box's content that is not a brace: any character but a brace or a
+#: backslash, or a backslash and the character after it (so the escaped braces "\{" and "\}"
+#: are text, not nesting).
+_BOX_TEXT: Final = r"(?:[^{}\\]|\\.)*"
+
+
 def _balanced(depth: int) -> str:
     """Text whose braces are balanced and nest at most ``depth`` deep (a regex, no recursion)."""
-    inner = "[^{}]*"
+    inner = _BOX_TEXT
     for _ in range(depth):
-        inner = r"[^{}]*(?:\{" + inner + r"\}[^{}]*)*"
+        inner = _BOX_TEXT + r"(?:\{" + inner + r"\}" + _BOX_TEXT + r")*"
     return inner
 
 
-#: The last ``\boxed{...}`` or ``\fbox{...}`` (group 1), or ``\boxed 5`` (group 2). The greedy
-#: ``.*`` in front makes it the last one: the regex engine takes the longest prefix after which
-#: a complete box still follows.
-_BOXED: Final = (
-    r"(?s)\A.*\\(?:boxed|fbox)(?:[ \t]*\{(" + _balanced(BOXED_DEPTH) + r")\}|[ \t]+([^\s${}]+))"
-)
+def _box(command: str) -> str:
+    r"""Match the last ``\command{...}`` (group 1) or ``\command 5`` (group 2) of a text.
+
+    The greedy ``.*`` in front makes it the last one: the regex engine takes the longest prefix
+    after which a complete box still follows (so a box never closed is passed over).
+    """
+    return (
+        r"(?s)\A.*\\"
+        + command
+        + r"(?:[ \t]*\{("
+        + _balanced(BOXED_DEPTH)
+        + r")\}|[ \t]+([^\s${}]+))"
+    )
+
+
+#: The last ``\boxed{...}`` (group 1), or ``\boxed 5`` (group 2).
+_BOXED: Final = _box("boxed")
+#: The same for ``\fbox``, read only in a text without ``\boxed`` (as the MATH code does).
+_FBOX: Final = _box("fbox")
 
 
 #: The end of the code points that can be decimal digits (the Basic and Supplementary
@@ -155,8 +174,9 @@ def _answer_pattern(marker: str) -> str:
     """Match the last marker line: group 1 is the rest of that line, group 2 the text after."""
     wordy = marker[-1].isalnum() or marker[-1] == "_"
     escaped = re.escape(marker)
-    # After a word ("Answer") a colon is required, after symbols ("####") it is optional.
-    colon = r"[ \t]*[*_]*[ \t]*:" if wordy else r"[ \t]*[*_]*[ \t]*:?"
+    # After a word ("Answer") a colon is required, after symbols ("####") it is optional; the
+    # fullwidth colon "：" counts ("Answer：42").
+    colon = r"[ \t]*[*_]*[ \t]*[:：]" if wordy else r"[ \t]*[*_]*[ \t]*[:：]?"
     final = r"(?:final[ \t]+)?" if marker[0].isalnum() else ""
     # A hedge that repeats the marker ("Final answer: ANSWER: D") is read past the repeat.
     repeat = r"(?:[ \t]*[*_]*[ \t]*" + final + escaped + colon + ")*"
@@ -176,7 +196,7 @@ def extract_answer(expr: IntoExpr, *, marker: str = "answer") -> pl.Expr:
 
     The marker is matched in any case, at the start of a line (after white space and markdown
     heading or bold marks), optionally after "final" ("Final answer:" counts), and followed by a
-    colon. The answer is the rest of that line; when that is empty, the next non-empty line.
+    colon (":" or the fullwidth "："). The answer is the rest of that line; when that is empty, the next non-empty line.
     Surrounding white space and markdown bold or italic marks are dropped ("**Answer:** **42**"
     gives "42"). A marker of symbols needs no colon: ``marker="####"`` reads GSM8K's "#### 42".
     The last marker line wins, so a reply that corrects itself is read at its correction.
@@ -465,11 +485,13 @@ def extract_number(expr: IntoExpr, *, which: Which = "last") -> pl.Expr:
 def extract_boxed(expr: IntoExpr) -> pl.Expr:
     r"""Return the content of the last ``\boxed{...}`` in a text, nested braces kept.
 
-    As in the MATH benchmark's answer reading, ``\fbox{...}`` counts too, and so does the form
-    without braces, ``\boxed 5`` (the token after the space, up to white space or ``$``). Braces
-    may nest :data:`BOXED_DEPTH` (8) levels deep inside the box; a box nested deeper, or one whose
-    braces never close, is not read (an earlier complete box is then the last one). The content
-    is trimmed of white space.
+    As in the MATH benchmark's answer reading, ``\fbox{...}`` counts too, but only in a text that
+    has no ``\boxed``, and so does the form without braces, ``\boxed 5`` (the token after the
+    space, up to white space or ``$``). Escaped braces ``\{`` and ``\}`` inside a box are text,
+    not nesting (``\boxed{\{1, 2\}}`` gives ``\{1, 2\}``). Braces may nest
+    :data:`BOXED_DEPTH` (8) levels deep inside the box; a box nested deeper, or one whose braces
+    never close, is not read (an earlier complete box is then the last one). The content is
+    trimmed of white space; an empty box (``\boxed{}``) gives null.
 
     Parameters
     ----------
@@ -509,6 +531,12 @@ def extract_boxed(expr: IntoExpr) -> pl.Expr:
     └─────────────┘
     """
     text = _text(expr)
-    found = text.str.extract_groups(_BOXED)
-    content = pl.coalesce(found.struct.field("1"), found.struct.field("2")).str.strip_chars()
+    boxed = text.str.extract_groups(_BOXED)
+    fbox = text.str.extract_groups(_FBOX)
+    content = (
+        pl.when(text.str.contains(r"\\boxed", literal=False))
+        .then(pl.coalesce(boxed.struct.field("1"), boxed.struct.field("2")))
+        .otherwise(pl.coalesce(fbox.struct.field("1"), fbox.struct.field("2")))
+        .str.strip_chars()
+    )
     return keep_name(_none_if_empty(content), text)
