@@ -97,7 +97,7 @@ ANSWER_CASES = [
     ("Windows line ends\r\nANSWER: 7\r\n", "7"),
     # v3: the fullwidth colon "：" counts as ":" (replies in Chinese and Japanese use it)
     ("Answer：42", "42"),
-    ("推理过程……\nFinal Answer： 7", "7"),
+    ("\u63a8\u7406\u2026\nFinal Answer\uff1a 7", "7"),
     ("**Answer：** **42**", "42"),
     # not line-initial, or no colon: no answer (None, so answer_contains says parse_failure)
     ("The answer is 12.", None),
