@@ -196,7 +196,8 @@ def extract_answer(expr: IntoExpr, *, marker: str = "answer") -> pl.Expr:
 
     The marker is matched in any case, at the start of a line (after white space and markdown
     heading or bold marks), optionally after "final" ("Final answer:" counts), and followed by a
-    colon (":" or the fullwidth "："). The answer is the rest of that line; when that is empty, the next non-empty line.
+    colon (":" or the fullwidth "："). The answer is the rest of that line; when that is empty,
+    the next non-empty line.
     Surrounding white space and markdown bold or italic marks are dropped ("**Answer:** **42**"
     gives "42"). A marker of symbols needs no colon: ``marker="####"`` reads GSM8K's "#### 42".
     The last marker line wins, so a reply that corrects itself is read at its correction.
