@@ -1211,8 +1211,9 @@ def test_helm_maps_a_joint_choice_letter_through_output_mapping(tmp_path):
 def test_folder_of_every_tool_reads_as_one_frame():
     frame = gf.read_log(LOGS)
     counts = dict(frame.group_by("tool").len().rows())
-    # promptfoo's run was exported as both .json and .jsonl: read once; its .csv is skipped
-    assert counts == {"inspect": 50, "lm_eval": 17, "promptfoo": 40, "openai_evals": 19, "helm": 48}
+    # promptfoo's run was exported as both .json and .jsonl: read once; its .csv is skipped;
+    # inspect: 50 rows of gf-qa and gf-mcq, 9 of the unscored logs (inspect/unscored/)
+    assert counts == {"inspect": 59, "lm_eval": 17, "promptfoo": 40, "openai_evals": 19, "helm": 48}
     assert frame.filter(tool="inspect", task="gf_mcq")["refs"].to_list()[:3] == [
         ["Paris"],
         ["7"],
@@ -1559,7 +1560,7 @@ AGREEMENT = "with gradeframe's, on"
     ("folder", "rows", "agreement"),
     [
         # tool, n, both_right, only_tool, only_gradeframe, both_wrong (from the logs' verdicts)
-        ("inspect", 50, ("inspect", "46", "12", "6", "4", "24")),
+        ("inspect", 59, ("inspect", "46", "12", "6", "4", "24")),
         ("lm_eval", 17, ("lm_eval", "17", "5", "0", "1", "11")),
         ("promptfoo", 40, ("promptfoo", "40", "3", "6", "3", "28")),
         ("openai_evals", 19, ("openai_evals", "19", "6", "2", "5", "6")),
