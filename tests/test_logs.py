@@ -1266,7 +1266,7 @@ def test_options_go_to_the_reader_that_takes_them():
     frame = gf.read_log(LOGS, refs="refs", scorer=["match", "choice"])
     promptfoo = frame.filter(tool="promptfoo", sample_id="2")
     assert promptfoo["refs"][0].to_list() == ["45.2"]
-    inspect = frame.filter(tool="inspect", sample_id="units", epoch=1)
+    inspect = frame.filter(tool="inspect", task="gf_qa", sample_id="units", epoch=1)
     assert inspect["tool_score"].to_list() == ["C", "C"]
     mcq = frame.filter(tool="inspect", task="gf_mcq")
     assert mcq["inspect_scorer"].unique().to_list() == ["choice"]
