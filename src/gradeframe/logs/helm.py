@@ -27,6 +27,8 @@ from gradeframe.logs._common import (
     load_json,
     log_error,
     output_record,
+    record_row,
+    rows_frame,
 )
 
 TOOL = "helm"
@@ -92,7 +94,8 @@ def read(path: PathLike, *, metric: str = "exact_match") -> pl.DataFrame:
     for index, request_state in enumerate(requests):
         if not isinstance(request_state, dict) or "instance" not in request_state:
             raise log_error(folder / STATE, f"request state {index} has no 'instance'")
-        rows.append(_row(request_state, context))
+        where, what = folder / STATE, f"request_states[{index}]"
+        rows.append(record_row(_row, request_state, context, where=where, what=what))
     frame = build_frame(rows, EXTRAS)
     stats = _stats(folder / STATS, metric)
     if stats is None:
@@ -132,22 +135,11 @@ def _stats(path: Path, metric: str) -> pl.DataFrame | None:
         raise log_error(path, "not HELM per-instance stats (not a list)")
     wanted = {metric: "__value", "num_prompt_tokens": "__prompt_tokens"}
     wanted["num_output_tokens"] = "__output_tokens"
-    rows = []
-    for entry in entries:
-        if not isinstance(entry, dict):
-            continue
-        perturbation = (entry.get("perturbation") or {}).get("name")
-        row: dict[str, Any] = {
-            "sample_id": as_text(entry.get("instance_id")),
-            "__trial": entry.get("train_trial_index"),
-            "helm_perturbation": perturbation,
-        }
-        for stat in entry.get("stats") or []:
-            name = stat.get("name") or {}
-            column = wanted.get(name.get("name"))
-            if column and (name.get("perturbation") or {}).get("name") == perturbation:
-                row[column] = stat.get("mean")
-        rows.append(row)
+    rows = [
+        record_row(_stats_row, entry, wanted, where=path, what=f"entry {index}")
+        for index, entry in enumerate(entries)
+        if isinstance(entry, dict)
+    ]
     schema = {
         "sample_id": pl.String,
         "__trial": pl.Int64,
@@ -156,8 +148,23 @@ def _stats(path: Path, metric: str) -> pl.DataFrame | None:
         "__prompt_tokens": pl.Float64,
         "__output_tokens": pl.Float64,
     }
-    frame = pl.DataFrame(rows, schema=schema, strict=False)
+    frame = rows_frame(rows, schema, where=path)
     return frame.unique(["sample_id", "__trial", "helm_perturbation"], keep="first")
+
+
+def _stats_row(entry: dict[str, Any], wanted: dict[str, str]) -> dict[str, Any]:
+    perturbation = (entry.get("perturbation") or {}).get("name")
+    row: dict[str, Any] = {
+        "sample_id": as_text(entry.get("instance_id")),
+        "__trial": entry.get("train_trial_index"),
+        "helm_perturbation": perturbation,
+    }
+    for stat in entry.get("stats") or []:
+        name = stat.get("name") or {}
+        column = wanted.get(name.get("name"))
+        if column and (name.get("perturbation") or {}).get("name") == perturbation:
+            row[column] = stat.get("mean")
+    return row
 
 
 def _row(request_state: dict[str, Any], context: dict[str, Any]) -> dict[str, Any]:

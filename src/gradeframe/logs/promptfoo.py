@@ -33,6 +33,7 @@ from gradeframe.logs._common import (
     load_json,
     log_error,
     output_record,
+    record_row,
 )
 
 TOOL = "promptfoo"
@@ -100,24 +101,31 @@ def read(path: PathLike, *, refs: str = "expected") -> pl.DataFrame:
     path = Path(path)
     description = None
     if path.suffix == ".jsonl":
-        results = []
+        results, lines = [], []
         for number, record in iter_json_lines(path):
             if not isinstance(record, dict) or "testIdx" not in record:
                 raise log_error(path, "not a promptfoo result (no 'testIdx')", line=number)
             results.append(record)
+            lines.append(number)
     else:
         document = load_json(path)
         body = document.get("results") if isinstance(document, dict) else None
         results = body.get("results") if isinstance(body, dict) else body
         if not isinstance(results, list):
             raise log_error(path, "not a promptfoo results file (no 'results' list)")
-        description = (document.get("config") or {}).get("description")
+        config = document.get("config") or {}
+        if not isinstance(config, dict):
+            raise log_error(path, "field 'config' is not a JSON object")
+        description = as_text(config.get("description"))
+        lines = []
     context = {"log": os.fspath(path), "task": description}
     rows = []
     for index, result in enumerate(results):
         if not isinstance(result, dict):
             raise log_error(path, f"result {index} is not a JSON object")
-        rows.append(_row(result, context, refs))
+        where = f"{os.fspath(path)}, line {lines[index]}" if lines else path
+        what = "the result" if lines else f"results[{index}]"
+        rows.append(record_row(_row, result, context, refs, where=where, what=what))
     frame = build_frame(rows, {**EXTRAS, "_test_key": pl.String(), "_repeat_key": pl.String()})
     # Repeats carry no number: identical tests are repeats, numbered in the order promptfoo ran
     # them, and share the id of the first one.
