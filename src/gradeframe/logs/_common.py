@@ -385,11 +385,14 @@ def rows_frame(
         return pl.DataFrame(rows, schema=schema, orient="row" if not rows else None, strict=False)
     except (pl.exceptions.PolarsError, *FIELD_ERRORS) as error:
         for name, dtype in schema.items():
-            try:
-                pl.Series(name, [row.get(name) for row in rows], dtype=dtype, strict=False)
-            except (pl.exceptions.PolarsError, *FIELD_ERRORS):
-                problem = f"a value for {name!r} has an unexpected type ({_problem(error)})"
-                raise log_error(where, problem) from None
+            for row in rows:
+                try:
+                    pl.DataFrame([{name: row.get(name)}], schema={name: dtype}, strict=False)
+                except (pl.exceptions.PolarsError, *FIELD_ERRORS):
+                    value = repr(row.get(name))
+                    value = value if len(value) < 60 else value[:57] + "..."
+                    problem = f"the value for {name!r} has an unexpected type ({value})"
+                    raise log_error(where, problem) from None
         raise log_error(where, f"cannot build its rows ({_problem(error)})") from None
 
 

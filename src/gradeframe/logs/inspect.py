@@ -546,7 +546,11 @@ def _usage(usage: dict[str, Any]) -> list[int | None]:
 
 
 def _usage_text(text: str) -> list[int | None]:
-    return _usage(json.loads(text, strict=False))
+    try:
+        usage = json.loads(text, strict=False)
+    except (ValueError, RecursionError):
+        usage = None  # not an object of models: no token counts
+    return _usage(usage)
 
 
 def _resolve(value: Any, attachments: dict[str, Any]) -> Any:
