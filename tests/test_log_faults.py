@@ -158,6 +158,14 @@ def test_cli_stops_at_a_broken_log_in_a_folder_or_skips_it_when_asked(tmp_path):
     assert str(broken) in err
 
 
+def test_helm_run_folder_without_its_scenario_state_is_named(tmp_path):
+    run = tmp_path / "runs" / HELM_QA.name
+    shutil.copytree(HELM_QA, run)
+    (run / "scenario_state.json").unlink()
+    with pytest.raises(LogFormatError, match=r"not a HELM run folder \(no scenario_state\.json\)"):
+        gf.read_log(tmp_path / "runs")
+
+
 def test_a_first_line_longer_than_4_mb_is_read(tmp_path):
     lines = _lm_eval_lines()
     first = json.loads(lines[0])

@@ -87,6 +87,8 @@ class SkippedLogWarning(UserWarning):
 _LOG_NAMES: dict[str, re.Pattern[str]] = {
     "inspect": re.compile(r"^\d{4}-\d\d-\d\dT\d\d[-:]\d\d[-:]\d\d.*_[A-Za-z0-9]{16,}\.json$"),
     "lm_eval": re.compile(r"^samples_.+\.jsonl$"),
+    # a HELM run folder's files, in a folder that lacks its scenario_state.json
+    "helm": re.compile(r"^(scenario_state|per_instance_stats|run_spec)\.json$"),
 }
 # Keys only a tool's logs hold (any group found anywhere in the file is a sign of that tool).
 _SIGNS: dict[str, tuple[tuple[bytes, ...], ...]] = {
