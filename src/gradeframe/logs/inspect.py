@@ -195,17 +195,21 @@ class Members:
     """
 
     def __init__(self) -> None:
-        self.lines = bytearray()
+        self.lines = io.BytesIO()
         self.spans: list[tuple[str, int, int]] = []
 
     def add(self, name: str, chunks: Any) -> None:
         """Append a member's bytes, given a chunk at a time."""
         if self.spans:
-            self.lines += b"\n"
-        start = len(self.lines)
+            self.lines.write(b"\n")
+        start = self.lines.tell()
         for chunk in chunks:
-            self.lines += chunk.replace(b"\n", b" ")
-        self.spans.append((name, start, len(self.lines)))
+            self.lines.write(chunk.replace(b"\n", b" "))
+        self.spans.append((name, start, self.lines.tell()))
+
+    def _bytes(self, start: int, end: int) -> bytes:
+        with self.lines.getbuffer() as view:
+            return view[start:end].tobytes()
 
     def __len__(self) -> int:
         return len(self.spans)
@@ -213,14 +217,14 @@ class Members:
     def all_objects(self) -> bool:
         """Whether every member starts as a JSON object does (else it is read one at a time)."""
         return all(
-            self.lines[start : start + 64].lstrip()[:1] == b"{" for _, start, _ in self.spans
+            self._bytes(start, start + 64).lstrip()[:1] == b"{" for _, start, _ in self.spans
         )
 
     def __getitem__(self, index: Any) -> Any:
         if isinstance(index, slice):
             return [self[i] for i in range(len(self))[index]]
         name, start, end = self.spans[index]
-        return name, bytes(self.lines[start:end])
+        return name, self._bytes(start, end)
 
     def __iter__(self) -> Any:
         return (self[i] for i in range(len(self)))
@@ -404,7 +408,8 @@ def _fast_parts(path: Path, members: Members, scorers: list[str]) -> pl.DataFram
     if not members:
         return pl.DataFrame(schema=PARTS)
     try:
-        raw = pl.read_ndjson(io.BytesIO(members.lines), schema=_fast_schema(scorers))
+        members.lines.seek(0)
+        raw = pl.read_ndjson(members.lines, schema=_fast_schema(scorers))
     except (pl.exceptions.PolarsError, RecursionError):
         raw = None
     if raw is None or raw.height != len(members) or not members.all_objects():
@@ -500,14 +505,14 @@ def _python(column: pl.Series, function: Any, dtype: pl.DataType) -> pl.Series:
 _TARGET_KEY = re.compile(rb'"target"\s*:\s*(.)')
 
 
-def _list_targets(texts: pl.Series, members: list[tuple[str, bytes]]) -> pl.Series:
+def _list_targets(texts: pl.Series, members: Members) -> pl.Series:
     """Return the targets whose text starts with "[": a list, or a string that looks like one.
 
     Polars wrote a list target as JSON text, and a string target as it is: where the text reads
-    as a JSON list of strings, the sample's own bytes say which it was.
+    as a JSON list, the sample's own bytes say which it was.
     """
     values: list[list[str] | None] = []
-    for text, (_, data) in zip(texts.to_list(), members, strict=True):
+    for index, text in enumerate(texts.to_list()):
         if text is None:
             values.append(None)
             continue
@@ -517,7 +522,7 @@ def _list_targets(texts: pl.Series, members: list[tuple[str, bytes]]) -> pl.Seri
             value = None
         is_list = isinstance(value, list)
         if is_list:
-            key = _TARGET_KEY.search(data)
+            key = _TARGET_KEY.search(members[index][1])
             is_list = key is None or key[1] == b"["
         values.append(as_text_list(value) if is_list else [text])
     return pl.Series(texts.name, values, dtype=pl.List(pl.String))
