@@ -354,7 +354,12 @@ def _drop_duplicates(frame: pl.DataFrame) -> pl.DataFrame:
     return frame.filter(first)
 
 
-def read_inspect(path: PathLike, *, scorer: str | Sequence[str] | None = None) -> pl.DataFrame:
+def read_inspect(
+    path: PathLike,
+    *,
+    scorer: str | Sequence[str] | None = None,
+    max_bytes: int | None = inspect.MAX_BYTES,
+) -> pl.DataFrame:
     """Read inspect_ai logs (``.eval`` or ``.json``; a file or a folder) into one frame.
 
     One row per sample and epoch. inspect's message and turn limits become the note
@@ -369,7 +374,11 @@ def read_inspect(path: PathLike, *, scorer: str | Sequence[str] | None = None) -
         An inspect log file or a folder of them.
     scorer
         The scorer whose value becomes ``tool_score``/``tool_correct`` (default: each task's
-        first), or a list of them in order of preference.
+        first), or a list of them in order of preference. A log without scores (no scorer, or
+        ``--no-score``) reads with null verdicts whatever this says.
+    max_bytes
+        The most bytes decompressed from one ``.eval`` log (default 2 GiB; None: no limit), a
+        guard against zip bombs; each member is also read no further than its declared size.
 
     Returns
     -------
@@ -398,7 +407,7 @@ def read_inspect(path: PathLike, *, scorer: str | Sequence[str] | None = None) -
     │ looping   ┆ true    ┆ ["limit:message", "call_cap_re… │
     └───────────┴─────────┴─────────────────────────────────┘
     """
-    return read_log(path, tool="inspect", scorer=scorer)
+    return read_log(path, tool="inspect", scorer=scorer, max_bytes=max_bytes)
 
 
 def read_lm_eval(
