@@ -377,22 +377,37 @@ def record_row(function: Any, record: Any, *args: Any, where: PathLike, what: st
         raise field_error(where, what, function, record, *args, error=error) from None
 
 
+#: Where a row came from: the file (with its line) and the record, as ``record_row`` takes them.
+Location: TypeAlias = tuple[PathLike, str]
+
+
 def rows_frame(
-    rows: list[dict[str, Any]], schema: Mapping[str, pl.DataType], *, where: PathLike
+    rows: list[dict[str, Any]],
+    schema: Mapping[str, pl.DataType],
+    *,
+    where: PathLike,
+    locations: list[Location] | None = None,
+    fields: Mapping[str, str] | None = None,
 ) -> pl.DataFrame:
-    """Build a frame from rows; a value of the wrong type raises naming its column."""
+    """Build a frame from rows; a value of the wrong type raises naming its record and field.
+
+    ``locations`` say where each row came from, and ``fields`` the log field behind a column
+    (a column not listed is named as it is).
+    """
     try:
         return pl.DataFrame(rows, schema=schema, orient="row" if not rows else None, strict=False)
     except (pl.exceptions.PolarsError, *FIELD_ERRORS) as error:
         for name, dtype in schema.items():
-            for row in rows:
+            for index, row in enumerate(rows):
                 try:
                     pl.DataFrame([{name: row.get(name)}], schema={name: dtype}, strict=False)
                 except (pl.exceptions.PolarsError, *FIELD_ERRORS):
                     value = repr(row.get(name))
                     value = value if len(value) < 60 else value[:57] + "..."
-                    problem = f"the value for {name!r} has an unexpected type ({value})"
-                    raise log_error(where, problem) from None
+                    field = (fields or {}).get(name, name)
+                    place, what = locations[index] if locations else (where, f"row {index + 1}")
+                    problem = f"{what}: field {field!r} has a value of an unexpected type ({value})"
+                    raise log_error(place, problem) from None
         raise log_error(where, f"cannot build its rows ({_problem(error)})") from None
 
 
@@ -442,14 +457,20 @@ def output_record(
     }
 
 
-def build_frame(rows: list[dict[str, Any]], extras: Mapping[str, pl.DataType]) -> pl.DataFrame:
+def build_frame(
+    rows: list[dict[str, Any]],
+    extras: Mapping[str, pl.DataType],
+    *,
+    locations: list[Location] | None = None,
+    fields: Mapping[str, str] | None = None,
+) -> pl.DataFrame:
     """Build a reader's frame: the identity columns, the measures present, then the extras."""
     schema: dict[str, pl.DataType] = dict(IDENTITY)
     present = set().union(*(row.keys() for row in rows)) if rows else set(MEASURES)
     schema.update({name: dtype for name, dtype in MEASURES.items() if name in present})
     schema.update(extras)
     log = rows[0].get("log") if rows else None
-    return rows_frame(rows, schema, where=log or "the log")
+    return rows_frame(rows, schema, where=log or "the log", locations=locations, fields=fields)
 
 
 def conform(frame: pl.DataFrame, extras: Mapping[str, pl.DataType]) -> pl.DataFrame:

@@ -35,6 +35,21 @@ TOOL = "helm"
 STATE = "scenario_state.json"
 STATS = "per_instance_stats.json"
 
+# The request state field behind each column (named when a value does not fit the column).
+_FIELDS = {
+    "model": "request.model",
+    "sample_id": "instance.id",
+    "epoch": "train_trial_index",
+    "input": "instance.input.text",
+    "seconds": "result.request_time",
+    "helm_perturbation": "instance.perturbation.name",
+    "helm_split": "instance.split",
+    "helm_reference_index": "reference_index",
+    "helm_error": "result.error",
+    "task": "run_spec.json: name",
+    "helm_run": "run_spec.json: name",
+}
+
 EXTRAS: dict[str, pl.DataType] = {
     "helm_run": pl.String(),
     "helm_perturbation": pl.String(),
@@ -90,13 +105,14 @@ def read(path: PathLike, *, metric: str = "exact_match") -> pl.DataFrame:
     run = spec.get("name") if isinstance(spec, dict) else None
     run = run or folder.name
     context = {"log": os.fspath(folder), "task": _task(run), "helm_run": run}
-    rows = []
+    rows, locations = [], []
     for index, request_state in enumerate(requests):
         if not isinstance(request_state, dict) or "instance" not in request_state:
             raise log_error(folder / STATE, f"request state {index} has no 'instance'")
         where, what = folder / STATE, f"request_states[{index}]"
         rows.append(record_row(_row, request_state, context, where=where, what=what))
-    frame = build_frame(rows, EXTRAS)
+        locations.append((where, what))
+    frame = build_frame(rows, EXTRAS, locations=locations, fields=_FIELDS)
     stats = _stats(folder / STATS, metric)
     if stats is None:
         return frame
@@ -135,10 +151,11 @@ def _stats(path: Path, metric: str) -> pl.DataFrame | None:
         raise log_error(path, "not HELM per-instance stats (not a list)")
     wanted = {metric: "__value", "num_prompt_tokens": "__prompt_tokens"}
     wanted["num_output_tokens"] = "__output_tokens"
+    kept = [(index, entry) for index, entry in enumerate(entries) if isinstance(entry, dict)]
+    locations = [(path, f"entry {index}") for index, _ in kept]
     rows = [
-        record_row(_stats_row, entry, wanted, where=path, what=f"entry {index}")
-        for index, entry in enumerate(entries)
-        if isinstance(entry, dict)
+        record_row(_stats_row, entry, wanted, where=p, what=w)
+        for (_, entry), (p, w) in zip(kept, locations, strict=True)
     ]
     schema = {
         "sample_id": pl.String,
@@ -148,7 +165,11 @@ def _stats(path: Path, metric: str) -> pl.DataFrame | None:
         "__prompt_tokens": pl.Float64,
         "__output_tokens": pl.Float64,
     }
-    frame = rows_frame(rows, schema, where=path)
+    fields = {"sample_id": "instance_id", "__trial": "train_trial_index"}
+    fields |= {"helm_perturbation": "perturbation.name", "__value": f"stats ({metric}).mean"}
+    fields |= {"__prompt_tokens": "stats (num_prompt_tokens).mean"}
+    fields |= {"__output_tokens": "stats (num_output_tokens).mean"}
+    frame = rows_frame(rows, schema, where=path, locations=locations, fields=fields)
     return frame.unique(["sample_id", "__trial", "helm_perturbation"], keep="first")
 
 

@@ -342,14 +342,17 @@ def _exact_parts(
     path: Path, samples: list[Any], scorers: list[str], names: list[str] | None = None
 ) -> pl.DataFrame:
     """Read samples one at a time; ``names`` are their members (of a ``.eval``) for errors."""
-    rows = []
+    rows, locations = [], []
     for index, sample in enumerate(samples):
         where = f"{os.fspath(path)}[{names[index]}]" if names else f"{os.fspath(path)}"
         what = "the sample" if names else f"samples[{index}]"
         if not isinstance(sample, dict):
             raise log_error(where, f"{what} is not a JSON object")
         rows.append(record_row(_exact_row, sample, scorers, where=where, what=what))
-    return rows_frame(rows, PARTS, where=os.fspath(path))
+        locations.append((where, what))
+    fields = {"sample_id": "id", "refs": "target", "stop": "output.choices[0].stop_reason"}
+    fields |= {"limit": "limit.type", "error": "error.message", "usage": "model_usage"}
+    return rows_frame(rows, PARTS, where=path, locations=locations, fields=fields)
 
 
 # ---- the fast way: Polars parses every sample at once ----------------------------------------

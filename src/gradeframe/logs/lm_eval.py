@@ -49,6 +49,8 @@ EXTRAS: dict[str, pl.DataType] = {
 }
 
 INVALID = "[invalid]"  # the regex filter's "no match"
+# The record field behind each column (named when a value does not fit the column).
+_FIELDS = {"lm_eval_doc_id": "doc_id", "lm_eval_filter": "filter", "sample_id": "doc.id"}
 _SAMPLES = re.compile(r"^samples_(?P<task>.+)_(?P<time>\d{4}-\d\d-\d\dT[\d.:-]+)\.jsonl$")
 _RESULTS = re.compile(r"^results_(?P<time>\d{4}-\d\d-\d\dT[\d.:-]+)\.json$")
 
@@ -116,6 +118,7 @@ def read(
             msg = f"`filter={filter!r}`: {path} has no such filter; its filters are {filters}"
             raise ValueError(msg)
     rows: list[dict[str, Any]] = []
+    locations: list[tuple[PathLike, str]] = []
     seen: set[str | None] = set()
     for number, record in records:
         if chosen is not None and str(record.get("filter")) != chosen:
@@ -129,7 +132,8 @@ def read(
             rows.extend(record_row(_raw_rows, record, context, where=where, what="the record"))
         else:
             rows.append(record_row(_row, record, context, where=where, what="the record"))
-    return build_frame(rows, EXTRAS)
+        locations.extend([(where, "the record")] * (len(rows) - len(locations)))
+    return build_frame(rows, EXTRAS, locations=locations, fields=_FIELDS)
 
 
 def _model_name(path: Path, match: re.Match[str] | None) -> str:

@@ -125,7 +125,13 @@ def read(path: PathLike) -> pl.DataFrame:
         )
         for sample_id, events in samples.items()
     ]
-    frame = build_frame(rows, EXTRAS)
+    locations = [
+        (f"{os.fspath(path)}, line {events['first']}", f"sample {sample_id!r}")
+        for sample_id, events in samples.items()
+    ]
+    fields = {"model": "spec.completion_fns", "task": "spec.eval_name"}
+    fields |= {"openai_evals_run_id": "spec.run_id", "openai_evals_sampled_model": "data.model"}
+    frame = build_frame(rows, EXTRAS, locations=locations, fields=fields)
     # Events arrive in completion order; sort by the line number in the samples file.
     order = frame["sample_id"].str.extract(r"\.(\d+)$").cast(pl.Int64, strict=False)
     return frame.with_columns(__order=order).sort("__order", nulls_last=True).drop("__order")

@@ -65,6 +65,26 @@ _REF_ASSERTIONS = {
 }
 _TEMPLATE = re.compile(r"\{\{\s*([A-Za-z_][\w.]*)\s*\}\}")
 _ERROR = 2  # failureReason of a provider error (1 is a failed assertion)
+# The result field behind each column (named when a value does not fit the column).
+_FIELDS = {
+    "task": "config.description",
+    "model": "provider.label",
+    "input": "prompt.raw",
+    "tool_score": "score",
+    "tool_correct": "success",
+    "input_tokens": "response.tokenUsage.prompt",
+    "output_tokens": "response.tokenUsage.completion",
+    "total_tokens": "response.tokenUsage.total",
+    "seconds": "latencyMs",
+    "promptfoo_test": "testCase.description",
+    "promptfoo_test_idx": "testIdx",
+    "promptfoo_prompt_idx": "promptIdx",
+    "promptfoo_provider_id": "provider.id",
+    "promptfoo_failure_reason": "failureReason",
+    "promptfoo_reason": "gradingResult.reason",
+    "promptfoo_cost": "cost",
+    "promptfoo_id": "id",
+}
 
 
 def detect(path: PathLike) -> bool:
@@ -119,14 +139,16 @@ def read(path: PathLike, *, refs: str = "expected") -> pl.DataFrame:
         description = as_text(config.get("description"))
         lines = []
     context = {"log": os.fspath(path), "task": description}
-    rows = []
+    rows, locations = [], []
     for index, result in enumerate(results):
         if not isinstance(result, dict):
             raise log_error(path, f"result {index} is not a JSON object")
         where = f"{os.fspath(path)}, line {lines[index]}" if lines else path
         what = "the result" if lines else f"results[{index}]"
         rows.append(record_row(_row, result, context, refs, where=where, what=what))
-    frame = build_frame(rows, {**EXTRAS, "_test_key": pl.String(), "_repeat_key": pl.String()})
+        locations.append((where, what))
+    extras = {**EXTRAS, "_test_key": pl.String(), "_repeat_key": pl.String()}
+    frame = build_frame(rows, extras, locations=locations, fields=_FIELDS)
     # Repeats carry no number: identical tests are repeats, numbered in the order promptfoo ran
     # them, and share the id of the first one.
     return frame.with_columns(
