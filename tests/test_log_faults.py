@@ -61,8 +61,7 @@ def write_eval(target: Path, members: dict[str, bytes] | list[tuple[str, bytes]]
 
 
 def run(*argv: str) -> tuple[int, str, str]:
-    """Run ``gradeframe`` in this process; an error it does not handle fails the test, as a
-    traceback would show on a user's terminal."""
+    """Run ``gradeframe`` in this process (an error it does not handle fails the test)."""
     return run_cli(*map(str, argv))
 
 
@@ -609,6 +608,82 @@ def test_malformed_fields_read_or_raise_a_log_format_error_naming_the_file(tmp_p
         if original is not None:
             target.write_bytes(original)
     assert not escaped, "\n".join(map(str, escaped))
+
+
+def _first_result(document: dict, change: dict) -> dict:
+    results = document["results"]["results"]
+    return {
+        **document,
+        "results": {**document["results"], "results": [{**results[0], **change}, *results[1:]]},
+    }
+
+
+def _first_line(records: list, change: dict) -> list:
+    return [{**records[0], **change}, *records[1:]]
+
+
+def _first_state(document: dict, change: Callable[[dict], dict]) -> dict:
+    states = document["request_states"]
+    return {**document, "request_states": [change(states[0]), *states[1:]]}
+
+
+NAMED_FIELDS = {
+    "promptfoo": (
+        PROMPTFOO_JSON,
+        lambda d: _first_result(d, {"response": 7}),
+        r"results\.json: results\[0\]: field 'response' has an unexpected value",
+    ),
+    "promptfoo-deep": (
+        PROMPTFOO_JSON,
+        lambda d: _first_result(d, {"vars": _DEEP}),
+        r"results\.json: JSON nested too deeply",
+    ),
+    "lm_eval": (
+        LM_EVAL_GEN,
+        lambda r: _first_line(r, {"doc_id": {"a": 1}}),
+        r"\.jsonl, line 1: the record: field 'doc_id' has a value of an unexpected type",
+    ),
+    "openai_evals": (
+        OPENAI_MATCH,
+        lambda r: [
+            r[0],
+            *[{**x, "data": [1]} if x.get("type") == "sampling" else x for x in r[1:]],
+        ],
+        r"gf-match\.jsonl, line \d+: sample 'gf-match\.dev\.\d+': field 'sampling\[0\]",
+    ),
+    "helm": (
+        HELM_QA / "scenario_state.json",
+        lambda d: _first_state(d, lambda s: {**s, "result": {**s["result"], "completions": 5}}),
+        r"request_states\[0\]: field 'result\.completions' has an unexpected value",
+    ),
+    "inspect": (
+        INSPECT_QA_JSON,
+        lambda d: {
+            **d,
+            "samples": [{**d["samples"][0], "output": {"choices": "x"}}, *d["samples"][1:]],
+        },
+        r"\.json: samples\[0\]: field 'output\.choices' has an unexpected value",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(NAMED_FIELDS))
+def test_malformed_field_error_names_the_record_and_the_field(tmp_path, case):
+    source, change, message = NAMED_FIELDS[case]
+    if source.suffix == ".jsonl":
+        target = tmp_path / source.name
+        _write_lines(target, change(_json_lines(source)))
+        if source == LM_EVAL_GEN:
+            shutil.copy(LM_EVAL_RESULTS, tmp_path)
+    elif source.name == "scenario_state.json":
+        target = tmp_path / "run"
+        shutil.copytree(source.parent, target)
+        _write_json(target / source.name, change(json.loads(source.read_text())))
+    else:
+        target = tmp_path / source.name
+        _write_json(target, change(json.loads(source.read_text())))
+    with pytest.raises(LogFormatError, match=message):
+        gf.read_log(target)
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import struct
 import zipfile
 import zlib
@@ -307,16 +308,19 @@ def open_zip(path: PathLike) -> zipfile.ZipFile:
 FIELD_ERRORS = (AttributeError, TypeError, KeyError, IndexError, ValueError, RecursionError)
 
 
-class _Traced(dict):  # type: ignore[type-arg]
-    """A record that remembers the last field read from it (to name a malformed field)."""
+_Trail: TypeAlias = list[tuple[str, Any]]
 
-    def __init__(self, value: dict[Any, Any], path: str, trail: list[str], depth: int) -> None:
+
+class _Traced(dict):  # type: ignore[type-arg]
+    """A record that notes each field read from it, with its value (to name a malformed one)."""
+
+    def __init__(self, value: dict[Any, Any], path: str, trail: _Trail, depth: int) -> None:
         super().__init__(value)
         self._path, self._trail, self._depth = path, trail, depth
 
     def _wrap(self, key: Any, value: Any) -> Any:
         name = f"{self._path}.{key}" if self._path else str(key)
-        self._trail.append(name)
+        self._trail.append((name, value))
         return _traced(value, name, self._trail, self._depth + 1)
 
     def get(self, key: Any, default: Any = None) -> Any:
@@ -327,11 +331,23 @@ class _Traced(dict):  # type: ignore[type-arg]
 
 
 class _TracedList(list):  # type: ignore[type-arg]
-    def __init__(self, value: list[Any], path: str, trail: list[str], depth: int) -> None:
+    def __init__(self, value: list[Any], path: str, trail: _Trail, depth: int) -> None:
         super().__init__(_traced(v, f"{path}[{i}]", trail, depth + 1) for i, v in enumerate(value))
+        self._path, self._trail = path, trail
+
+    def __getitem__(self, index: Any) -> Any:
+        value = super().__getitem__(index)
+        if isinstance(index, int):
+            self._trail.append((f"{self._path}[{index % len(self)}]", value))
+        return value
+
+    def __iter__(self) -> Any:
+        for index, value in enumerate(super().__iter__()):
+            self._trail.append((f"{self._path}[{index}]", value))
+            yield value
 
 
-def _traced(value: Any, path: str, trail: list[str], depth: int) -> Any:
+def _traced(value: Any, path: str, trail: _Trail, depth: int) -> Any:
     if depth > 50:  # deeper than any reader looks
         return value
     if isinstance(value, dict) and not isinstance(value, _Traced):
@@ -356,15 +372,40 @@ def field_error(
     The reader runs again on a copy of the record that notes each field read: the last one
     read before the same error is the malformed field.
     """
-    trail: list[str] = []
+    trail: _Trail = []
+    again: BaseException = error
     try:
         function(_traced(record, "", trail, 0), *args)
-    except LogFormatError as again:
-        return again
-    except Exception:  # the same error again, now with the field noted
-        pass
-    field = f" field {trail[-1]!r}" if trail else ""
+    except LogFormatError as named_error:
+        return named_error
+    except Exception as rerun:  # the same error again, now with the fields read noted
+        again = rerun
+    field = _culprit(trail, again)
+    field = f" field {field!r}" if field else ""
     return log_error(where, f"{what}:{field} has an unexpected value ({_problem(error)})")
+
+
+def _culprit(trail: _Trail, error: BaseException) -> str | None:
+    """Return the field an error was about.
+
+    That is the field whose value the error names (an AttributeError's object), else the last
+    field read whose value has the type it names ("'int' object is not iterable"), else the
+    last field read.
+    """
+    if not trail:
+        return None
+    if isinstance(error, AttributeError) and error.obj is not None:
+        for name, value in reversed(trail):
+            if value is error.obj:
+                return name
+    named = re.match(r"'(\w+)' object", str(error))
+    if named:
+        kinds = {"dict": dict, "list": list}
+        for name, value in reversed(trail):
+            kind = kinds.get(named[1])
+            if type(value).__name__ == named[1] or (kind and isinstance(value, kind)):
+                return name
+    return trail[-1][0]
 
 
 def record_row(function: Any, record: Any, *args: Any, where: PathLike, what: str) -> Any:
