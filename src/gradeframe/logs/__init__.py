@@ -86,7 +86,7 @@ class SkippedLogWarning(UserWarning):
 # Names the tools give their logs: a file named so is a log, even when it cannot be read.
 _LOG_NAMES: dict[str, re.Pattern[str]] = {
     "inspect": re.compile(r"^\d{4}-\d\d-\d\dT\d\d[-:]\d\d[-:]\d\d.*_[A-Za-z0-9]{16,}\.json$"),
-    "lm_eval": re.compile(r"^samples_.+\.jsonl$"),
+    "lm_eval": lm_eval.SAMPLES_NAME,  # samples_<task>_<time>.jsonl
     # a HELM run folder's files, in a folder that lacks its scenario_state.json
     "helm": re.compile(r"^(scenario_state|per_instance_stats|run_spec)\.json$"),
 }

@@ -52,6 +52,7 @@ INVALID = "[invalid]"  # the regex filter's "no match"
 # The record field behind each column (named when a value does not fit the column).
 _FIELDS = {"lm_eval_doc_id": "doc_id", "lm_eval_filter": "filter", "sample_id": "doc.id"}
 _SAMPLES = re.compile(r"^samples_(?P<task>.+)_(?P<time>\d{4}-\d\d-\d\dT[\d.:-]+)\.jsonl$")
+SAMPLES_NAME = _SAMPLES  # the name lm-eval gives a samples file
 _RESULTS = re.compile(r"^results_(?P<time>\d{4}-\d\d-\d\dT[\d.:-]+)\.json$")
 
 
