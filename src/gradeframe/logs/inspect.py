@@ -177,7 +177,7 @@ def _scorers(header: dict[str, Any], samples: list[Any]) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def _member_scorers(path: Path, members: Members) -> list[str]:
+def _member_scorers(path: Path, members: _Members) -> list[str]:
     """Return the scorers of the first sample (for a header that lists none)."""
     for member, data in members[:1]:
         sample = load_json(path, data, member=member)
@@ -186,7 +186,7 @@ def _member_scorers(path: Path, members: Members) -> list[str]:
     return []
 
 
-class Members:
+class _Members:
     """The sample members of a ``.eval`` log, held once: one JSON text a line, in one buffer.
 
     Each member is decompressed a chunk at a time straight into the buffer (a JSON text holds
@@ -230,7 +230,7 @@ class Members:
         return (self[i] for i in range(len(self)))
 
 
-def _read_eval(path: Path, max_bytes: int | None) -> tuple[dict[str, Any], Members, list[Any]]:
+def _read_eval(path: Path, max_bytes: int | None) -> tuple[dict[str, Any], _Members, list[Any]]:
     """Return the header, the sample members (in archive order) and the sample summaries."""
     with open_zip(path) as archive:
         log = ZipLog(path, archive, max_bytes)
@@ -240,7 +240,7 @@ def _read_eval(path: Path, max_bytes: int | None) -> tuple[dict[str, Any], Membe
         if name not in infos:
             raise log_error(path, "not an inspect .eval log (no header.json)")
         header = load_json(path, log.read(name), member=name)
-        members = Members()
+        members = _Members()
         for member in infos:
             if _SAMPLE_MEMBER.match(member):
                 members.add(member, log.chunks(member))
@@ -396,7 +396,7 @@ def _fast_schema(scorers: list[str]) -> dict[str, pl.DataType]:
 _STOP_REASON = r'"stop_reason"\s*:\s*"([^"\\]*)"'
 
 
-def _members_exactly(path: Path, members: Members, scorers: list[str]) -> pl.DataFrame:
+def _members_exactly(path: Path, members: _Members, scorers: list[str]) -> pl.DataFrame:
     """Read every sample member the exact way (each must be a JSON object)."""
     samples = []
     for member, data in members:
@@ -407,7 +407,7 @@ def _members_exactly(path: Path, members: Members, scorers: list[str]) -> pl.Dat
     return _exact_parts(path, samples, scorers, [member for member, _ in members])
 
 
-def _fast_parts(path: Path, members: Members, scorers: list[str]) -> pl.DataFrame:
+def _fast_parts(path: Path, members: _Members, scorers: list[str]) -> pl.DataFrame:
     if not members:
         return pl.DataFrame(schema=PARTS)
     try:
@@ -508,7 +508,7 @@ def _python(column: pl.Series, function: Any, dtype: pl.DataType) -> pl.Series:
 _TARGET_KEY = re.compile(rb'"target"\s*:\s*(.)')
 
 
-def _list_targets(texts: pl.Series, members: Members) -> pl.Series:
+def _list_targets(texts: pl.Series, members: _Members) -> pl.Series:
     """Return the targets whose text starts with "[": a list, or a string that looks like one.
 
     Polars wrote a list target as JSON text, and a string target as it is: where the text reads
