@@ -29,6 +29,7 @@ import os
 import re
 import sys
 import time
+import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -158,7 +159,9 @@ def read_input(args: argparse.Namespace) -> Input:
         return Input(example(), "the bundled example", ["model"])
     path: Path = args.file
     if args.from_tool is not None or path.is_dir() or logs.detect_tool(path) is not None:
-        return read_logs(path, args.from_tool, args.refs_var)
+        return read_logs(
+            path, args.from_tool, args.refs_var, skip_bad=getattr(args, "skip_bad_logs", False)
+        )
     if args.refs_var is not None:
         msg = f"--refs-var {args.refs_var}: only promptfoo logs take it; {str(path)!r} is not one"
         raise CliError(msg)
@@ -169,8 +172,14 @@ def read_input(args: argparse.Namespace) -> Input:
     return Input(frame, repr(str(path)), [])
 
 
-def read_logs(path: Path, tool: str | None, refs_var: str | None) -> Input:
-    """Read evaluation logs (a file or a folder; ``--from`` names the tool that wrote them)."""
+def read_logs(
+    path: Path, tool: str | None, refs_var: str | None, *, skip_bad: bool = False
+) -> Input:
+    """Read evaluation logs (a file or a folder; ``--from`` names the tool that wrote them).
+
+    With ``--skip-bad-logs`` a folder's logs that cannot be read are left out, each named on
+    stderr, and the first line of the output says how many were skipped.
+    """
     if not path.exists():
         msg = f"input {str(path)!r}: no such file or folder"
         raise CliError(msg)
@@ -184,12 +193,27 @@ def read_logs(path: Path, tool: str | None, refs_var: str | None) -> Input:
                     f"{str(path)!r} is a {found} log"
                 )
                 raise CliError(msg)
-        frame = logs.read_log(path, tool=tool, **options)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", logs.SkippedLogWarning)
+            frame = logs.read_log(
+                path, tool=tool, errors="skip" if skip_bad else "raise", **options
+            )
     except (OSError, ValueError, ImportError) as exc:
         message = _first_line(exc).replace("`tool=", "`--from ")
         raise CliError(message) from None
     tools = sorted(frame.get_column("tool").unique().drop_nulls().to_list())
     source = f"{', '.join(tools)} logs in {str(path)!r}"
+    skipped = [w for w in caught if issubclass(w.category, logs.SkippedLogWarning)]
+    for warning in skipped:
+        lines = str(warning.message).splitlines()
+        print(f"gradeframe: warning: {lines[0]}", file=sys.stderr)
+        print("\n".join(lines[1:]), file=sys.stderr)
+        source += f" ({len(lines) - 1} unreadable log(s) skipped, named on stderr)"
+    for warning in caught:
+        if not issubclass(warning.category, logs.SkippedLogWarning):
+            warnings.warn_explicit(
+                warning.message, warning.category, warning.filename, warning.lineno
+            )
     return Input(frame, source, ["tool", "model", "task"], answer="output")
 
 
@@ -708,6 +732,14 @@ def _parser() -> argparse.ArgumentParser:
         "--refs-var",
         metavar="NAME",
         help="promptfoo: the test metadata key or variable holding the acceptable answers",
+    )
+    evaluation.add_argument(
+        "--skip-bad-logs",
+        action="store_true",
+        help=(
+            "leave out the logs in a folder that cannot be read (truncated, corrupt), naming "
+            "each on stderr, instead of stopping at the first"
+        ),
     )
     evaluation.add_argument(
         "--disagreements",
