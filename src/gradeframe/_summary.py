@@ -1,7 +1,7 @@
 """The summary methods of a frame's ``.grade`` namespace, shared by Polars and pandas.
 
-``report``, ``failures``, ``chart``, ``compare``, ``agreement``, ``compare_chart`` and ``html`` run the
-same functions on a Polars DataFrame or LazyFrame and on a pandas DataFrame (each function
+``report``, ``failures``, ``chart``, ``compare``, ``agreement``, ``compare_chart`` and ``html``
+run the same functions on a Polars DataFrame or LazyFrame and on a pandas DataFrame (each function
 takes any of them and returns the kind it was given), so both namespaces take them from
 :class:`SummaryMethods` instead of spelling them out twice. Like every namespace method, each
 states its function's parameters and takes its docstring (see :mod:`gradeframe._delegate`).
@@ -9,10 +9,9 @@ states its function's parameters and takes its docstring (see :mod:`gradeframe._
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
-
-import os
 
 import pandas as pd
 import polars as pl

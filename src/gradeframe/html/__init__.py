@@ -12,6 +12,6 @@ rendered, so ``import gradeframe`` does not import it.
 
 from __future__ import annotations
 
-from gradeframe.html._page import build_page, html_report
+from gradeframe.html._page import Grader, build_page, html_report, write_page
 
-__all__ = ["build_page", "html_report"]
+__all__ = ["Grader", "build_page", "html_report", "write_page"]

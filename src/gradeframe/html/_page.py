@@ -29,7 +29,7 @@ import polars as pl
 from gradeframe import kinds
 from gradeframe._inputs import item_columns
 from gradeframe.compare import agreement, compare, discordant
-from gradeframe.report import STAT_COLUMNS, failures, report
+from gradeframe.report import CLUSTER_COLUMNS, STAT_COLUMNS, failures, report
 
 __all__ = ["build_page", "html_report"]
 
@@ -99,7 +99,7 @@ def html_report(
     title: str | None = None,
     max_failures: int = 5000,
 ) -> str:
-    """Return one self-contained HTML page of a graded frame, and write it to ``path``.
+    r"""Return one self-contained HTML page of a graded frame, and write it to ``path``.
 
     The page holds, where the data allows (a section that does not apply is left out): a
     summary (rows, accuracy with its interval, the input's name, the grader and its options);
@@ -170,10 +170,20 @@ def write_page(page: str, path: str | os.PathLike[str]) -> None:
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
             out.write(page)
+        os.chmod(temporary, _file_mode(target))  # mkstemp made it private (0600)
         os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _file_mode(target: Path) -> int:
+    """Return the mode a new file gets (0666 less the umask), or the mode of the file replaced."""
+    if target.exists():
+        return target.stat().st_mode & 0o777
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
 
 
 # --------------------------------------------------------------------------------------------
@@ -193,6 +203,7 @@ def build_page(
     actual: str | bool | None = None,
     expected: str | bool | None = None,
     prefix: str = "",
+    cluster: str | None = None,
 ) -> str:
     """Return the page of :func:`html_report`, with what only a caller such as the CLI knows.
 
@@ -211,6 +222,9 @@ def build_page(
         output none (the page cannot know which columns it compared).
     prefix
         The prefix the frame was graded with.
+    cluster
+        As in :func:`gradeframe.report`: the summary's and the report's intervals are the
+        cluster-robust ones.
 
     Returns
     -------
@@ -228,6 +242,7 @@ def build_page(
         actual=actual,
         expected=expected,
         prefix=prefix,
+        cluster=cluster,
     )
     return render(context)
 
@@ -291,6 +306,7 @@ def page_context(
     actual: str | bool | None,
     expected: str | bool | None,
     prefix: str,
+    cluster: str | None = None,
 ) -> dict[str, Any]:
     """Gather every section's data: the functions' results as display values."""
     _check_arguments(title, max_failures, source)
@@ -301,23 +317,25 @@ def page_context(
     kind_column = _kind_column(schema, prefix)
     grader = grader or infer_grader(df, prefix)
 
-    overall = report(df, prefix=prefix).row(0, named=True)
+    overall = report(df, prefix=prefix, cluster=cluster).row(0, named=True)
     context: dict[str, Any] = {
         "title": title or "gradeframe report",
         "source": source or title or f"a graded {frame_type}",
         "grader": grader,
         "summary": _summary(overall, groups),
-        "report": _report_section(df, groups, prefix),
-        "colours": _colours(df, groups, prefix),
+        "report": _report_section(df, groups, prefix, cluster),
     }
     items = _items(on, schema, groups)
-    context["compare"] = _compare_section(df, groups, items, correct, max_failures)
+    # Within a group, the item columns that are not group columns name an item (a log frame
+    # grouped by tool, model and task has items task and sample_id: sample_id within a group).
+    paired = [c for c in items or [] if c not in groups] or None
+    context["compare"] = _compare_section(df, groups, paired, correct, max_failures)
     context["agreement"] = _agreement_section(df, groups, prefix, max_failures)
-    context["samples"] = _samples_section(df, groups, items, correct, max_failures)
+    context["samples"] = _samples_section(df, groups, paired, correct, max_failures)
     context["failures"] = _failures_section(
         df,
         groups=groups,
-        items=items,
+        items=[c for c in items or [] if c not in groups],
         kind_column=kind_column,
         total=overall["n"] - overall["n_correct"],
         max_failures=max_failures,
@@ -370,7 +388,7 @@ def infer_grader(df: pl.DataFrame, prefix: str = "") -> Grader:
 def _items(
     on: str | Sequence[str] | None, schema: Mapping[str, Any], groups: list[str]
 ) -> list[str] | None:
-    """The item columns: ``on`` as given (checked), else the default, else None."""
+    """Return the item columns: ``on`` as given (checked), else the default, else None."""
     if on is not None:
         names = item_columns(on if isinstance(on, str) else list(on), schema)
     else:
@@ -378,11 +396,9 @@ def _items(
             names = item_columns(None, schema)
         except ValueError:
             return None
-    if set(names) & set(groups):
-        if on is not None:
-            msg = f"`on={on!r}` names a `by` column."
-            raise ValueError(msg)
-        return None
+    if set(names) & set(groups) and on is not None:
+        msg = f"`on={on!r}` names a `by` column."
+        raise ValueError(msg)
     return names
 
 
@@ -408,9 +424,11 @@ def _label(values: Sequence[Any]) -> str:
     return " · ".join("(null)" if v is None else str(v) for v in values)
 
 
-def _report_section(df: pl.DataFrame, groups: list[str], prefix: str) -> dict[str, Any]:
-    table = report(df, groups or None, prefix=prefix)
-    kind_names = [c for c in table.columns if c not in {*groups, *STAT_COLUMNS}]
+def _report_section(
+    df: pl.DataFrame, groups: list[str], prefix: str, cluster: str | None
+) -> dict[str, Any]:
+    table = report(df, groups or None, prefix=prefix, cluster=cluster)
+    kind_names = [c for c in table.columns if c not in {*groups, *STAT_COLUMNS, *CLUSTER_COLUMNS}]
     totals = table.select(pl.col(kind_names).sum()).row(0, named=True) if kind_names else {}
     shown_kinds = [k for k in kind_names if totals[k]]
     rows = []
@@ -436,21 +454,21 @@ def _report_section(df: pl.DataFrame, groups: list[str], prefix: str) -> dict[st
         "kinds": shown_kinds,
         "has_kinds": bool(kind_names),
         "zero_kinds": [k for k in kind_names if not totals[k]],
+        "cluster": cluster,
+        "colours": _colours(kind_names),
     }
 
 
-def _colours(df: pl.DataFrame, groups: list[str], prefix: str) -> dict[str, str]:
-    table = report(df, prefix=prefix)
-    names = [c for c in table.columns if c not in STAT_COLUMNS]
+def _colours(kind_names: list[str]) -> dict[str, str]:
     colours = dict(COLOURS)
-    carried = [k for k in names if k not in colours]
+    carried = [k for k in kind_names if k not in colours]
     for i, name in enumerate(carried):
         colours[name] = CARRIED_COLOURS[i % len(CARRIED_COLOURS)]
     return colours
 
 
 def _bar(row: Mapping[str, Any], shown_kinds: list[str]) -> list[dict[str, Any]]:
-    """The segments of a stacked bar: right rows, then each kind, as shares of ``n``."""
+    """Return the segments of a stacked bar: right rows, then each kind, as shares of ``n``."""
     n = row["n"]
     if not n:
         return []
@@ -477,8 +495,11 @@ def _compare_section(
     pairs = discordant(df, group, items, correct=correct)
     has_verdict = "verdict" in table.columns
     reach = max(
-        (abs(v) for v in table.select("ci_low", "ci_high", "difference").to_numpy().ravel()
-         if v is not None and not math.isnan(v)),
+        (
+            abs(v)
+            for v in table.select("ci_low", "ci_high", "difference").to_numpy().ravel()
+            if v is not None and not math.isnan(v)
+        ),
         default=0.0,
     )
     scale = min(1.0, max(0.1, math.ceil(reach * 10 + 1e-9) / 10))
@@ -566,9 +587,10 @@ def _samples_section(
         return None
     by = groups or None
     consistency = samples.consistency(df, by=by, on=items, correct=correct)
-    if consistency.is_empty() or not consistency.select(
-        (pl.col("n_samples") > pl.col("n_items")).any()
-    ).item():
+    if (
+        consistency.is_empty()
+        or not consistency.select((pl.col("n_samples") > pl.col("n_items")).any()).item()
+    ):
         return None
     # The largest power of 2 not above the smallest sample count: the candidates are powers of
     # 2 up to the fewest samples per item on average (the smallest count is at most that), and
@@ -712,26 +734,26 @@ def _failures_section(
 
 
 def count(value: Any) -> str:
-    """A count, exact (no separators, so it copies as a number)."""
+    """Show a count exactly (no separators, so it copies as a number)."""
     return MISSING if value is None else str(int(value))
 
 
 def proportion(value: Any) -> str:
-    """A proportion to 3 decimals."""
+    """Show a proportion to 3 decimals."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return MISSING
     return f"{value:.3f}"
 
 
 def percent(value: Any) -> str:
-    """A proportion as a percentage to one decimal."""
+    """Show a proportion as a percentage to one decimal."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return MISSING
     return f"{100 * value:.1f}%"
 
 
 def signed(value: Any) -> str:
-    """A difference to 3 decimals with its sign."""
+    """Show a difference to 3 decimals with its sign."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return MISSING
     text = f"{value:+.3f}"
@@ -739,21 +761,21 @@ def signed(value: Any) -> str:
 
 
 def p_value(value: Any) -> str:
-    """A p-value to 3 decimals ("<0.001" below that)."""
+    """Show a p-value to 3 decimals ("<0.001" below that)."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return MISSING
     return "<0.001" if value < 0.0005 else f"{value:.3f}"
 
 
 def _unit(value: Any) -> float | None:
-    """A proportion as a position on a 0..1 axis (None: not drawn)."""
+    """Place a proportion on a 0..1 axis (None: not drawn)."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
     return min(1.0, max(0.0, float(value)))
 
 
 def _signed_unit(value: Any, scale: float) -> float | None:
-    """A difference in [-scale, scale] as a position on a 0..1 axis."""
+    """Place a difference in [-scale, scale] on a 0..1 axis."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
     return min(1.0, max(0.0, (float(value) / scale + 1) / 2))
@@ -792,7 +814,7 @@ def _marked(text: str, near_miss: str | None) -> tuple[int, int] | None:
 
 
 def _segments(text: str, span: tuple[int, int] | None, start: int, end: int) -> list[Any]:
-    """The text from start to end as (text, marked) pieces."""
+    """Split the text from start to end into (text, marked) pieces."""
     if span is None or span[1] <= start or span[0] >= end:
         return [(text[start:end], False)] if end > start else []
     low, high = max(span[0], start), min(span[1], end)
@@ -803,11 +825,8 @@ def _segments(text: str, span: tuple[int, int] | None, start: int, end: int) -> 
 def _cell(
     value: Any, *, mark: str | None = None, number: bool = False, key: bool = False
 ) -> dict[str, Any]:
-    """A table cell: its text split into the part always shown and the rest (on demand)."""
-    if number and isinstance(value, float):
-        text = proportion(value)
-    else:
-        text = _text(value)
+    """Make a table cell: its text split into the part always shown and the rest."""
+    text = proportion(value) if number and isinstance(value, float) else _text(value)
     span = _marked(text, mark)
     cut = len(text)
     if len(text) > SHORT_TEXT + SHORT_TEXT // 4:
@@ -825,7 +844,7 @@ def _cell(
 
 
 def _plain_table(table: pl.DataFrame) -> dict[str, Any]:
-    """A small listing as column names and display cells."""
+    """Turn a small listing into column names and display cells."""
     numeric = [table.schema[c].is_numeric() for c in table.columns]
     rows = [
         [_cell(v, number=is_number) for v, is_number in zip(row, numeric, strict=True)]
