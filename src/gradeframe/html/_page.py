@@ -99,7 +99,7 @@ def html_report(
     title: str | None = None,
     max_failures: int = 5000,
 ) -> str:
-    r"""Return one self-contained HTML page of a graded frame, and write it to ``path``.
+    """Return one self-contained HTML page of a graded frame, and write it to ``path``.
 
     The page holds, where the data allows (a section that does not apply is left out): a
     summary (rows, accuracy with its interval, the input's name, the grader and its options);
@@ -147,7 +147,7 @@ def html_report(
     >>> page = gf.html_report(graded, title="Example run")
     >>> page.startswith("<!DOCTYPE html>")
     True
-    >>> "<h2 id=\\"failures-title\\">" in page, page == graded.grade.html(title="Example run")
+    >>> 'id="failures-title"' in page, page == graded.grade.html(title="Example run")
     (True, True)
     """
     page = build_page(frame, by=by, on=on, title=title, max_failures=max_failures)
