@@ -98,8 +98,6 @@ def test_comparisons_show_compare_and_each_pairs_discordant_items() -> None:
         "ci_high": "signed",
         "only_a": "count",
         "only_b": "count",
-        "both_right": "count",
-        "both_wrong": "count",
         "p_value": "p",
     }
     assert only(parsed.tables["compare-table"], list(kinds)) == expected_table(want, kinds)
@@ -111,6 +109,9 @@ def test_comparisons_show_compare_and_each_pairs_discordant_items() -> None:
         assert pair.height == row["only_a"] + row["only_b"]
         summary = f"{row['a']} vs {row['b']}: {pair.height} items"
         assert summary in page
+        both = f'<span data-col="both_right">{row["both_right"]}</span> both right, '
+        both += f'<span data-col="both_wrong">{row["both_wrong"]}</span> both wrong'
+        assert f"{summary} (" in page.split(both)[0][-300:]
 
 
 def test_discordant_items_are_compares_only_a_and_only_b_with_repeated_rows() -> None:

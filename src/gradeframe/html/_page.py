@@ -45,7 +45,7 @@ MISSING: Final = "—"
 #: Colours of the right rows and of each failure kind in the stacked bars (Tableau 10);
 #: carried kinds take the rest in order.
 COLOURS: Final = {
-    "right": "#59a14f",
+    "right": "#b9dcb1",
     "wrong": "#e15759",
     "no_reference": "#bab0ac",
     "error": "#b07aa1",
