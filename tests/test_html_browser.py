@@ -185,7 +185,7 @@ def test_each_kind_and_group_filter_shows_exactly_failures_rows(example_page) ->
 
 
 def test_search_narrows_the_rows(example_page) -> None:
-    opened, graded = example_page
+    opened, _ = example_page
     page = opened.page
     everything = len(opened.visible_failures())
     page.fill("#search", "REVENUE")
@@ -223,7 +223,7 @@ def test_markup_in_answers_runs_nothing(browser: Browser, tmp_path: Path) -> Non
     ]
     graded = pl.DataFrame(
         {
-            "model": ["<b>m</b>", "m2\" onfocus=\"window.__gradeframe_pwned=5"] * 2,
+            "model": ["<b>m</b>", 'm2" onfocus="window.__gradeframe_pwned=5'] * 2,
             "answer": hostile,
             "refs": [["none"]] * 4,
         }
@@ -231,10 +231,16 @@ def test_markup_in_answers_runs_nothing(browser: Browser, tmp_path: Path) -> Non
     opened = Opened(browser, write(tmp_path, graded, "hostile.html", title="<i>t</i>"))
     page = opened.page
     assert page.evaluate("window.__gradeframe_pwned") is None
-    assert page.evaluate("document.querySelectorAll('main img, main a[href^=javascript]').length") == 0
-    cells = page.eval_on_selector_all("#failure-table tbody tr", "rs => rs.map(r => r.cells[2].textContent)")
+    assert (
+        page.evaluate("document.querySelectorAll('main img, main a[href^=javascript]').length") == 0
+    )
+    cells = page.eval_on_selector_all(
+        "#failure-table tbody tr", "rs => rs.map(r => r.cells[2].textContent)"
+    )
     assert cells == hostile
-    for option in page.eval_on_selector_all("#group-filter option", "os => os.map(o => o.value)")[1:]:
+    for option in page.eval_on_selector_all("#group-filter option", "os => os.map(o => o.value)")[
+        1:
+    ]:
         page.select_option("#group-filter", option)
     page.fill("#search", "script")
     assert page.evaluate("window.__gradeframe_pwned") is None
