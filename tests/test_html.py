@@ -500,3 +500,18 @@ def test_wheel_install_renders_a_page(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert result.stdout.split()[1] == "True"
     assert (elsewhere / "page.html").stat().st_size > 10_000
+
+
+def test_discordant_lists_share_the_row_budget_and_say_the_cut() -> None:
+    frame = pl.DataFrame(
+        {
+            "model": ["a"] * 150 + ["b"] * 150,
+            "question_id": [f"q{i:03}" for i in range(150)] * 2,
+            "correct": [True] * 150 + [False] * 150,
+        }
+    )
+    page = frame.grade.html(max_failures=10)
+    assert "The first 100 of 150 items." in page
+    assert page.count('data-only="a"') == 100
+    assert 'data-only="a"' in frame.grade.html(max_failures=5000)
+    assert frame.grade.html(max_failures=5000).count('data-only="a"') == 150

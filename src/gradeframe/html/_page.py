@@ -493,6 +493,9 @@ def _compare_section(
     if table.is_empty():
         return None
     pairs = discordant(df, group, items, correct=correct)
+    # The pairs share the page's row budget (at least 100 items listed each): with 8 models,
+    # 28 pairs each listing thousands of items would outweigh everything else on the page.
+    limit = max(100, limit // table.height)
     has_verdict = "verdict" in table.columns
     reach = max(
         (
