@@ -665,8 +665,8 @@ def _failures_section(
     else:
         actual = False if actual is None else actual
         expected = False if expected is None else expected
-    rows_out = failures(df, actual=actual, expected=expected, prefix=prefix)
-    shown = rows_out.head(max_failures)
+    # failures() of the LazyFrame: only the rows shown are cut and turned into text.
+    shown = failures(df.lazy(), actual=actual, expected=expected, prefix=prefix).head(max_failures)
     near_miss = prefix + "near_miss"
     details = [
         prefix + c
@@ -687,6 +687,17 @@ def _failures_section(
     if by_answer_contains:
         columns.append(("outcome", "outcome (folded)"))
     columns += [("detail:" + c, c) for c in details]
+    needed = [
+        *groups,
+        *(items or []),
+        *([kind_column] if kind_column else []),
+        *([prefix + "actual"] if actual is not False else []),
+        *([prefix + "expected"] if expected is not False else []),
+        *([prefix + "outcome"] if by_answer_contains else []),
+        *([near_miss] if near_miss in df.columns else []),
+        *details,
+    ]
+    shown = shown.select(list(dict.fromkeys(needed))).collect()
     rows = []
     for row in shown.iter_rows(named=True):
         group = _label([row[g] for g in groups]) if groups else ""
@@ -840,8 +851,11 @@ def _cell(
         "head": _segments(text, span, 0, cut),
         "tail": _segments(text, span, cut, len(text)),
         "missing": value is None,
-        "number": number,
-        "key": key,
+        "cls": " ".join(
+            name
+            for name, on in (("key", key), ("num", number and not span), ("missing", value is None))
+            if on
+        ),
         "unmarked": mark if mark and span is None else None,
     }
 
