@@ -183,6 +183,16 @@ def test_max_failures_cuts_the_rows_and_says_so() -> None:
     assert "max_failures=5" in page
 
 
+def test_outcomes_are_cut_like_answers_so_a_long_reply_cannot_swell_the_page() -> None:
+    frame = pl.DataFrame({"answer": ["x " * 20_000], "refs": [["zzz"]]}).grade.answer_contains()
+    row = read_page(frame.grade.html()).rows["failure-table"][0]
+    # each cell: its first 200 characters, the "…" that says more is hidden, then the rest
+    answer, outcome = (row["cells"][i][:200] + row["cells"][i][201:] for i in (1, 3))
+    assert len(answer) == len(outcome) == gf.MAX_METADATA_LENGTH
+    assert outcome.endswith("…")
+    assert len(frame.grade.html()) < 20_000
+
+
 def test_long_answers_show_their_start_and_the_rest_on_demand() -> None:
     long = "word " * 200
     frame = pl.DataFrame({"answer": [long], "refs": [["zzz"]]}).grade.answer_contains()

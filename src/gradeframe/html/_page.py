@@ -29,7 +29,14 @@ import polars as pl
 from gradeframe import kinds
 from gradeframe._inputs import item_columns
 from gradeframe.compare import agreement, compare, discordant
-from gradeframe.report import CLUSTER_COLUMNS, STAT_COLUMNS, failures, report
+from gradeframe.report import (
+    CLUSTER_COLUMNS,
+    STAT_COLUMNS,
+    _cut,
+    failures,
+    max_metadata_length,
+    report,
+)
 
 __all__ = ["build_page", "html_report"]
 
@@ -667,6 +674,9 @@ def _failures_section(
         expected = False if expected is None else expected
     # failures() of the LazyFrame: only the rows shown are cut and turned into text.
     shown = failures(df.lazy(), actual=actual, expected=expected, prefix=prefix).head(max_failures)
+    if by_answer_contains:  # the outcome is the folded answer: shown cut as failures() cuts it
+        outcome = pl.col(prefix + "outcome")
+        shown = shown.with_columns(_cut(outcome, max_metadata_length()))
     near_miss = prefix + "near_miss"
     details = [
         prefix + c
