@@ -265,6 +265,13 @@ def test_every_matchers_output_makes_a_page(grade, grader, expectation: str) -> 
 def test_near_miss_marks_the_whole_number_that_holds_the_acceptable_answer() -> None:
     cell = _cell("It is 145.2 m.", mark="45.2")
     assert cell["head"] == [("It is ", False), ("145.2", True), (" m.", False)]
+    assert _cell("It fell to -12 °C.", mark="12")["head"][1] == ("-12", True)
+    assert _cell("He lives in Ukraine.", mark="UK")["head"][1] == ("Ukraine", True)
+    assert _cell("12 or 2012?", mark="12")["head"] == [
+        ("12 or ", False),
+        ("2012", True),
+        ("?", False),
+    ]
     assert _cell("It is 3 m.", mark="45.2")["unmarked"] == "45.2"
 
 

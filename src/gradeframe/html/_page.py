@@ -225,7 +225,8 @@ def build_page(
         answer_contains; ``expectation``: a matcher, named by the columns it adds).
     actual, expected
         The compared columns shown in the failure browser, as in :func:`gradeframe.failures`.
-        Default: on answer_contains output ``answer`` and ``refs`` when present; on a matcher's
+        Default: on answer_contains output ``answer`` (else a log frame's ``output``) and
+        ``refs`` when present; on a matcher's
         output none (the page cannot know which columns it compared).
     prefix
         The prefix the frame was graded with.
@@ -667,7 +668,9 @@ def _failures_section(
         return None
     by_answer_contains = prefix + "outcome" in df.columns
     if by_answer_contains:
-        actual = ("answer" if "answer" in df.columns else False) if actual is None else actual
+        # `output`: the output record of a log frame (gradeframe.read_log), graded from it.
+        answers = [c for c in ("answer", "output") if c in df.columns]
+        actual = (answers[0] if answers else False) if actual is None else actual
         expected = ("refs" if "refs" in df.columns else False) if expected is None else expected
     else:
         actual = False if actual is None else actual
@@ -826,15 +829,20 @@ def _text(value: Any) -> str:
 
 
 #: The extent of a near miss in the answer: the acceptable answer with the word or number
-#: characters around it ("145.2" around "45.2").
+#: characters around it ("145.2" around "45.2"), and a number's sign ("-12" around "12").
 _AROUND: Final = r"(?:\w|[.,](?=\d))*"
+_SIGN: Final = r"(?:[-\u2212](?=[\w.,]*\d))?"
 
 
 def _marked(text: str, near_miss: str | None) -> tuple[int, int] | None:
     if not near_miss:
         return None
-    found = re.search(_AROUND + re.escape(near_miss) + _AROUND, text, flags=re.IGNORECASE)
-    return (found.start(), found.end()) if found else None
+    pattern = _SIGN + _AROUND + re.escape(near_miss) + _AROUND
+    found = list(re.finditer(pattern, text, flags=re.IGNORECASE))
+    # The occurrence inside a longer number or word is the near miss; else the first one.
+    inside = [m for m in found if len(m.group()) > len(near_miss)]
+    first = (inside or found or [None])[0]
+    return (first.start(), first.end()) if first else None
 
 
 def _segments(text: str, span: tuple[int, int] | None, start: int, end: int) -> list[Any]:
