@@ -128,7 +128,7 @@ def test_page_loads_with_no_request_and_no_console_error(example_page, tmp_path:
     opened, _ = example_page
     assert opened.page.title() == "The bundled example"
     screenshot = os.environ.get("GRADEFRAME_SCREENSHOT") or str(tmp_path / "report.png")
-    opened.page.set_viewport_size({"width": 1200, "height": 1500})
+    opened.page.set_viewport_size({"width": 1280, "height": 1500})
     opened.page.screenshot(path=screenshot, full_page=False)
     assert Path(screenshot).stat().st_size > 10_000
     opened.check_clean()
@@ -273,11 +273,20 @@ def test_matcher_page_filters_by_expectation(browser: Browser, tmp_path: Path) -
 
 
 def test_log_page_shows_agreement_with_the_tool(browser: Browser, tmp_path: Path) -> None:
-    graded = gf.read_log(LOGS / "inspect").grade.answer_contains("output", "refs")
+    logs = gf.read_log(LOGS / "inspect")
+    try:  # explain=True (SPEC v3 §2) adds near_miss: "It is 145.2 m." for 45.2
+        graded, explained = logs.grade.answer_contains("output", "refs", explain=True), True
+    except TypeError:
+        graded, explained = logs.grade.answer_contains("output", "refs"), False
     opened = Opened(browser, write(tmp_path, graded, "logs.html", by=["model", "task"]))
     want = gf.agreement(graded, "tool_correct", "correct", by=["model", "task"])
     kinds = {"n": "count", "only_a": "count", "only_b": "count", "agreement": "", "kappa": ""}
     assert only(opened.table("agreement-table"), list(kinds)) == expected_table(want, kinds)
+    if explained:
+        marks = opened.page.eval_on_selector_all(
+            "#failure-table mark", "ms => ms.map(m => m.textContent)"
+        )
+        assert "145.2" in marks
     opened.check_clean()
     opened.page.close()
 
