@@ -532,3 +532,18 @@ def test_discordant_lists_share_the_row_budget_and_say_the_cut() -> None:
     assert page.count('data-only="a"') == 100
     assert 'data-only="a"' in frame.grade.html(max_failures=5000)
     assert frame.grade.html(max_failures=5000).count('data-only="a"') == 150
+
+
+def test_cli_html_with_cluster_and_prefix_shows_the_clustered_report(tmp_path: Path) -> None:
+    out = tmp_path / "report.html"
+    result = _cli(
+        "score", "--example", "--prefix", "gf_", "--cluster", "question_id", "--html", str(out)
+    )
+    assert result.returncode == 0, result.stderr
+    parsed = read_page(out.read_text(encoding="utf-8"))
+    graded = gf.example().grade.answer_contains(prefix="gf_")
+    want = gf.report(graded, "model", prefix="gf_", cluster="question_id")
+    kinds = {"n": "count", "accuracy": "", "ci_low": "", "ci_high": ""}
+    assert only(parsed.tables["report-table"], list(kinds)) == expected_table(want, kinds)
+    assert len(parsed.rows["failure-table"]) == graded.filter(~pl.col("gf_correct")).height
+    assert "--cluster question_id" in out.read_text(encoding="utf-8")
