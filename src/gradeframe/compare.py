@@ -400,7 +400,7 @@ def agreement(
 def discordant(
     frame: Any,
     by: str = "model",
-    on: str | Sequence[str] = "question_id",
+    on: str | Sequence[str] | None = None,
     *,
     correct: str = "correct",
     baseline: Any = None,
@@ -449,17 +449,17 @@ def discordant(
     if _is_pandas(frame):
         from gradeframe import _frames
 
-        on_names = [on] if isinstance(on, str) else list(on) if isinstance(on, Sequence) else []
+        on_names = _pandas_on(on, frame)
         arguments = [("by", by, None), *[("on", c, None) for c in on_names]]
         arguments.append(("correct", correct, None))
         polars_frame = _frames.to_polars(frame, _frames.needed_columns(frame, arguments))
-        result = discordant(polars_frame, by, on, correct=correct, baseline=baseline)
+        result = discordant(polars_frame, by, on_names or on, correct=correct, baseline=baseline)
         return _frames.to_pandas_frame(result)
     _check_frame(frame, "discordant")
     schema = frame_schema(frame)
     group = _column_name(by, "by")
     check_column(schema, group, "by")
-    items = _on_columns(on, schema)
+    items = _on_columns(item_columns(None, schema) if on is None else on, schema)
     if group in items:
         msg = f"`by={group!r}` is also an `on` column."
         raise ValueError(msg)
