@@ -46,6 +46,7 @@ from gradeframe.matchers import (
     within,
 )
 from gradeframe.report import failures, report, report_counts, report_from_counts
+from gradeframe.samples import consistency, flaky, pass_at_k
 
 __all__ = [
     "DEFAULT_NOT_FOUND_PHRASES",
@@ -57,6 +58,7 @@ __all__ = [
     "choice",
     "compare",
     "compare_chart",
+    "consistency",
     "exact_match",
     "example",
     "example_document",
@@ -66,10 +68,12 @@ __all__ = [
     "extract_number",
     "f1",
     "failures",
+    "flaky",
     "fold",
     "includes",
     "is_not_found",
     "matches",
+    "pass_at_k",
     "read_helm",
     "read_inspect",
     "read_lm_eval",
