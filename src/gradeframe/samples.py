@@ -280,12 +280,17 @@ def pass_at_k_from_counts(counts: pl.LazyFrame, groups: list[str], ks: list[int]
         )
     )
     per_item = per_item.join(estimates, on=[_N, _C, "k"], how="left")
+    # Sums over sorted values (items come in any order), and the sd written out (two passes):
+    # Polars' own std may take one of several code paths. So the last bits of every result are
+    # the same from run to run.
+    values = pl.col("__gf_p").sort()
+    squares = ((values - values.mean()) ** 2).sum()
     table = per_item.group_by(*groups, "k").agg(
         pl.len().cast(pl.Int64).alias("n_items"),
         (pl.col(_N) < pl.col("k")).sum().cast(pl.Int64).alias("short_items"),
-        pl.col("__gf_p").mean().alias("__gf_mean"),
-        pl.col("__gf_p").std(ddof=1).alias("__gf_sd"),
-        pl.col("__gf_all").mean().alias("__gf_all"),
+        values.mean().alias("__gf_mean"),
+        (squares / (values.count() - 1).cast(pl.Float64)).sqrt().alias("__gf_sd"),
+        pl.col("__gf_all").sort().mean().alias("__gf_all"),
     )
     if groups:
         table = table.sort(*groups, "k", nulls_last=True)
@@ -329,16 +334,19 @@ def consistency_from_counts(
     aggregations = [
         pl.len().cast(pl.Int64).alias("n_items"),
         n.sum().cast(pl.Int64).alias("n_samples"),
-        p.mean().alias("mean_accuracy"),
+        p.sort().mean().alias("mean_accuracy"),  # sorted: the same last bits every run
         (c == n).sum().cast(pl.Int64).alias("always_right"),
         (c == 0).sum().cast(pl.Int64).alias("always_wrong"),
         ((c > 0) & (c < n)).sum().cast(pl.Int64).alias("flaky"),
-        (p * (1.0 - p)).mean().alias("item_variance"),
+        (p * (1.0 - p)).sort().mean().alias("item_variance"),
     ]
     if votes is not None:
         keys = [*groups, *items]
         counts = counts.join(
-            _per_item_votes(votes, keys), on=keys, how="left", nulls_equal=True
+            _per_item_votes(votes, keys),
+            on=keys,
+            how="left",
+            nulls_equal=True,
         ).with_columns(pl.col("__gf_tie", "__gf_top_right").fill_null(value=False))
         tie, top_right = pl.col("__gf_tie"), pl.col("__gf_top_right")
         aggregations += [
