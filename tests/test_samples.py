@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 import gradeframe as gf
 from gradeframe.stats import pass_all_k_estimate, pass_at_k_estimate
 from tests import reference_samples as ref
+from tests.test_cli import run
 from tests.utils import FRAME_TYPES, assert_equal_data, make_frame, to_data
 
 LOGS = Path(__file__).parent / "fixtures" / "logs"
@@ -215,8 +216,23 @@ def test_bad_columns_are_named(constructor: Any) -> None:
         gf.pass_at_k(frame, on="item")
     with pytest.raises((pl.exceptions.ColumnNotFoundError, KeyError), match="by"):
         gf.consistency(frame, by="modle")
-    with pytest.raises(ValueError, match="share"):
+    with pytest.raises(ValueError, match="every item column"):
         gf.flaky(frame, by="question_id", on="question_id")
+
+
+def test_a_group_column_that_is_also_an_item_column_splits_the_items() -> None:
+    # The command line groups logs by task; the items of a log frame are task + sample_id.
+    frame = pl.DataFrame(
+        {
+            "task": ["t1", "t1", "t2", "t2"],
+            "sample_id": ["1", "1", "1", "1"],
+            "correct": [True, False, False, False],
+        }
+    )
+    out = gf.flaky(frame, by="task")
+    assert out.columns == ["task", "sample_id", "n", "n_correct", "accuracy"]
+    assert out["task"].to_list() == ["t1"]
+    assert gf.consistency(frame, by="task")["n_items"].to_list() == [1, 1]
 
 
 def test_no_item_column_says_which_to_pass() -> None:
@@ -472,3 +488,69 @@ def test_inspect_epochs_have_one_item_per_sample_id() -> None:
     out = graded.grade.consistency()
     assert out["n_samples"].to_list() == [2 * out["n_items"][0]]  # --epochs 2
     assert math.isclose(out["mean_accuracy"][0], graded["correct"].mean())  # 2 per item
+
+
+# --------------------------------------------------------------------------------------------
+# The command line: gradeframe score FILE --samples 1,2,4
+# --------------------------------------------------------------------------------------------
+
+
+def _tables(stdout: str) -> list[list[dict[str, str]]]:
+    """Every printed Markdown table, as a list of rows {column: cell}."""
+    tables, lines = [], stdout.splitlines()
+    i = 0
+    while i < len(lines):
+        if lines[i].startswith("|"):
+            block = []
+            while i < len(lines) and lines[i].startswith("|"):
+                block.append([c.strip() for c in lines[i].strip("|").split("|")])
+                i += 1
+            tables.append([dict(zip(block[0], row, strict=True)) for row in block[2:]])
+        else:
+            i += 1
+    return tables
+
+
+def test_cli_samples_prints_pass_at_k_and_consistency_after_the_report() -> None:
+    log = LOGS / "inspect/2026-11-30T20-32-04-00-00_gf-qa_hH4q6vpC7RtD79gw4cKxLP.eval"
+    result = run("score", str(log), "--samples", "1,2,4", "-q")
+    assert result.returncode == 0, result.stderr
+    report, passes, summary = _tables(result.stdout)[:3]
+    assert "accuracy" in report[0]
+    assert [row["k"] for row in passes] == ["1", "2", "4"]
+    # The same numbers as the function on the same graded frame.
+    graded = gf.read_log(log).grade.answer_contains("output", "refs")
+    expected = gf.pass_at_k(graded, [1, 2, 4], by=["tool", "model", "task"])
+    assert [row["pass_at_k"] for row in passes] == [
+        "null" if v is None else f"{v:.3f}" for v in expected["pass_at_k"]
+    ]
+    assert passes[2]["short_items"] == "11"  # --epochs 2: pass@4 is not defined
+    assert "fewer than k samples" in result.stdout
+    assert summary[0]["n_samples"] == "22"
+    assert summary[0]["flaky"] == str(gf.consistency(graded)["flaky"][0])
+    assert "majority" in summary[0]
+
+
+def test_cli_samples_says_when_every_item_has_one_row() -> None:
+    result = run("score", "--example", "--samples", "1,4")
+    assert result.returncode == 0, result.stderr
+    assert "every item (question_id) has one row" in result.stdout
+    assert "pass_at_k" not in result.stdout
+
+
+@pytest.mark.parametrize("value", ["0", "1,x", ""])
+def test_cli_samples_refuses_bad_k(value: str) -> None:
+    result = run("score", "--example", "--samples", value)
+    assert result.returncode == 2
+    assert "--samples" in result.stderr
+
+
+def test_cli_samples_names_the_item_columns_it_lacks(tmp_path: Path) -> None:
+    path = tmp_path / "answers.csv"
+    pl.DataFrame({"item": ["a", "a"], "answer": ["1", "2"], "refs": ["1", "1"]}).write_csv(path)
+    result = run("score", str(path), "--samples", "1")
+    assert result.returncode == 2
+    assert "question_id" in result.stderr
+    ok = run("score", str(path), "--samples", "1,2", "--on", "item", "-q")
+    assert ok.returncode == 0, ok.stderr
+    assert _tables(ok.stdout)[1][1]["pass_at_k"] == "1.000"

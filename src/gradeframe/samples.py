@@ -192,18 +192,25 @@ def _vote(answer: IntoExpr, schema: Schema) -> pl.Expr:
     return pl.when(folded.str.len_bytes() > 0).then(folded)
 
 
-def _check_names(groups: list[str], items: list[str], outputs: Sequence[str]) -> None:
-    both = [c for c in groups if c in items]
-    if both:
-        msg = f"`by` and `on` share the column(s) {both!r}: a group is made of items."
+def _check_names(groups: list[str], items: list[str], outputs: Sequence[str]) -> list[str]:
+    """Return the item columns that are not group columns; refuse names the result uses."""
+    # A group column that is also an item column (logs: by task, items are task + sample_id)
+    # already splits the items: it is left out of the item columns.
+    own = [c for c in items if c not in groups]
+    if not own:
+        msg = (
+            f"`by` holds every item column ({items!r}): each group would be one item. Group by "
+            "fewer columns, or name the item with `on=`."
+        )
         raise ValueError(msg)
-    clash = [c for c in (*groups, *items) if c in outputs]
+    clash = [c for c in (*groups, *own) if c in outputs]
     if clash:
         msg = (
             f"the group or item column(s) {clash!r} share a name with the result's columns "
             f"{list(outputs)!r}; rename them first."
         )
         raise ValueError(msg)
+    return own
 
 
 # --------------------------------------------------------------------------------------------
@@ -427,8 +434,7 @@ def _prepare(
     _check_frame(frame, function)
     schema = frame_schema(frame)
     groups = group_columns(by, schema)
-    items = _item_columns(on, schema)
-    _check_names(groups, items, outputs)
+    items = _check_names(groups, _item_columns(on, schema), outputs)
     correct = _column_name(correct, "correct")
     counts = sample_counts(frame, groups, items, correct)
     votes = None if answer is None else vote_counts(frame, groups, items, correct, answer)
@@ -479,6 +485,8 @@ def pass_at_k(
     on
         The column or columns that name an item. None: ``question_id`` when the frame has it,
         else ``task`` and ``sample_id`` together (frames read from logs), else ``sample_id``.
+        An item column that is also a group column (``by=["model", "task"]``) already splits
+        the items; at least one item column must not be a group column.
     correct
         The Boolean column that says a sample is right.
 
@@ -617,7 +625,7 @@ def flaky(
 
     One row per flaky item and group, with
 
-    - the group columns, then the item columns;
+    - the group columns, then the item columns (those that are not also group columns);
     - ``n`` (Int64): the item's samples; ``n_correct`` (Int64): the right ones;
       ``accuracy`` (Float64): ``n_correct / n``;
     - with ``answer``: ``answers``, a list of structs ``answer`` (String: a distinct folded
