@@ -108,6 +108,10 @@ MAJORITY_COLUMNS: Final = ("majority", "ties")
 #: ``answer``).
 FLAKY_COLUMNS: Final = ("n", "n_correct", "accuracy")
 
+#: The names each function's result uses (a group or item column may not take them).
+CONSISTENCY_OUTPUTS: Final = (*CONSISTENCY_COLUMNS, *MAJORITY_COLUMNS)
+FLAKY_OUTPUTS: Final = (*FLAKY_COLUMNS, "answers")
+
 # Column names of the counts (internal, so that they cannot meet a user's column).
 _N: Final = "__gf_n"
 _C: Final = "__gf_c"
@@ -403,10 +407,14 @@ def flaky_from_counts(
 # --------------------------------------------------------------------------------------------
 
 
-def _on_pandas(
+def pandas_columns(
     frame: Any, by: Groups, on: On, correct: str, answer: IntoExpr | None
-) -> tuple[pl.DataFrame, Groups, On]:
-    """Convert the columns a call needs from a pandas frame; ``by`` and ``on`` resolved."""
+) -> tuple[dict[str, Any], list[str], list[str]]:
+    """Resolve ``by`` and ``on`` on a pandas frame; return the columns a call reads, with roles.
+
+    A missing column is named with its argument. Used for pandas frames and for Dask (whose
+    partitions are pandas frames).
+    """
     from gradeframe import _frames
 
     present: dict[str, pl.DataType] = {str(c): pl.Null() for c in frame.columns}
@@ -417,11 +425,20 @@ def _on_pandas(
     arguments.append(("correct", _column_name(correct, "correct"), None))
     if answer is not None:
         arguments.append(("answer", answer, "text"))
-    columns = _frames.needed_columns(frame, arguments)
+    return _frames.needed_columns(frame, arguments), groups, items
+
+
+def _on_pandas(
+    frame: Any, by: Groups, on: On, correct: str, answer: IntoExpr | None
+) -> tuple[pl.DataFrame, list[str], list[str]]:
+    """Convert the columns a call needs from a pandas frame; ``by`` and ``on`` resolved."""
+    from gradeframe import _frames
+
+    columns, groups, items = pandas_columns(frame, by, on, correct, answer)
     return _frames.to_polars(frame, columns), groups, items
 
 
-def _prepare(
+def prepare(
     frame: Any,
     function: str,
     by: Groups,
@@ -527,7 +544,7 @@ def pass_at_k(
         polars_frame, groups, items = _on_pandas(frame, by, on, correct, None)
         result = pass_at_k(polars_frame, ks, by=groups, on=items, correct=correct)
         return _frames.to_pandas_frame(result)
-    groups, _, counts, _ = _prepare(frame, "pass_at_k", by, on, correct, None, PASS_AT_K_COLUMNS)
+    groups, _, counts, _ = prepare(frame, "pass_at_k", by, on, correct, None, PASS_AT_K_COLUMNS)
     return _same_kind(pass_at_k_from_counts(counts, groups, ks), frame)
 
 
@@ -602,14 +619,14 @@ def consistency(
     "1,000" and "1000" are one answer (two right votes of three: q1's majority is right); all of
     q2's samples say "7", which is wrong; q3's two answers tie.
     """
-    outputs = (*CONSISTENCY_COLUMNS, *MAJORITY_COLUMNS)
+    outputs = CONSISTENCY_OUTPUTS
     if _is_pandas(frame):
         from gradeframe import _frames
 
         polars_frame, groups, items = _on_pandas(frame, by, on, correct, answer)
         result = consistency(polars_frame, by=groups, on=items, correct=correct, answer=answer)
         return _frames.to_pandas_frame(result)
-    groups, items, counts, votes = _prepare(frame, "consistency", by, on, correct, answer, outputs)
+    groups, items, counts, votes = prepare(frame, "consistency", by, on, correct, answer, outputs)
     return _same_kind(consistency_from_counts(counts, votes, groups, items), frame)
 
 
@@ -673,12 +690,12 @@ def flaky(
     │ q2          ┆ 3   ┆ 2         ┆ 0.6667   ┆ [{"paris",2,true}, {"lyon",1,f… │
     └─────────────┴─────┴───────────┴──────────┴─────────────────────────────────┘
     """
-    outputs = (*FLAKY_COLUMNS, "answers")
+    outputs = FLAKY_OUTPUTS
     if _is_pandas(frame):
         from gradeframe import _frames
 
         polars_frame, groups, items = _on_pandas(frame, by, on, correct, answer)
         result = flaky(polars_frame, by=groups, on=items, correct=correct, answer=answer)
         return _frames.to_pandas_frame(result)
-    groups, items, counts, votes = _prepare(frame, "flaky", by, on, correct, answer, outputs)
+    groups, items, counts, votes = prepare(frame, "flaky", by, on, correct, answer, outputs)
     return _same_kind(flaky_from_counts(counts, votes, groups, items), frame)
