@@ -554,3 +554,38 @@ def test_cli_samples_names_the_item_columns_it_lacks(tmp_path: Path) -> None:
     ok = run("score", str(path), "--samples", "1,2", "--on", "item", "-q")
     assert ok.returncode == 0, ok.stderr
     assert _tables(ok.stdout)[1][1]["pass_at_k"] == "1.000"
+
+
+# --------------------------------------------------------------------------------------------
+# The chart
+# --------------------------------------------------------------------------------------------
+
+
+def test_pass_at_k_chart_draws_the_table(frame_type: str) -> None:
+    pytest.importorskip("altair")
+    groups = {"a": [(4, 1), (6, 3)], "b": [(4, 4), (6, 0)]}
+    frame = make_frame(frame_type, _rows(groups))
+    spec = frame.grade.pass_at_k_chart(title="pass@k").to_dict()
+    assert [layer["mark"]["type"] for layer in spec["layer"]] == ["rule", "line", "point"]
+    values = spec["data"]["values"]
+    # k defaults to 1, 2, 4 (the fewest samples an item has is 4).
+    assert [(v["group"], v["k"]) for v in values] == [(g, k) for g in "ab" for k in (1, 2, 4)]
+    table = to_data(gf.pass_at_k(frame, [1, 2, 4]))
+    assert [v["pass_at_k"] for v in values] == table["pass_at_k"]
+    assert spec["title"] == "pass@k"
+
+
+def test_pass_at_1_is_the_accuracy_to_the_last_bit() -> None:
+    # 1 - (n - c)/n is 0.33333333333333337 for 1 of 3; c/n is the float the report shows.
+    frame = pl.DataFrame(_rows({"a": [(3, 1), (7, 3), (1000, 1)]}))
+    out = gf.pass_at_k(frame, 1)
+    assert out["pass_at_k"][0] == gf.consistency(frame)["mean_accuracy"][0]
+    assert out["pass_all_k"][0] == out["pass_at_k"][0]
+
+
+def test_pass_at_k_chart_without_groups_and_with_k() -> None:
+    pytest.importorskip("altair")
+    frame = pl.DataFrame(_rows({"a": [(3, 1)]})).drop("model")
+    spec = gf.pass_at_k_chart(frame, [1, 3]).to_dict()
+    values = spec["data"]["values"]
+    assert [(v["group"], v["k"]) for v in values] == [("all", 1), ("all", 3)]

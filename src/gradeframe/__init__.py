@@ -17,7 +17,7 @@ from gradeframe.answer import (
     is_not_found,
     with_answer_contains,
 )
-from gradeframe.chart import chart, compare_chart
+from gradeframe.chart import chart, compare_chart, pass_at_k_chart
 from gradeframe.compare import agreement, compare
 from gradeframe.example import example, example_document
 from gradeframe.extract import extract, extract_answer, extract_boxed, extract_number
@@ -74,6 +74,7 @@ __all__ = [
     "is_not_found",
     "matches",
     "pass_at_k",
+    "pass_at_k_chart",
     "read_helm",
     "read_inspect",
     "read_lm_eval",

@@ -160,3 +160,17 @@ class SummaryMethods(Generic[Summarized]):
         answer: IntoExpr | None = None,
     ) -> Summarized:
         return sample_rules.flaky(self._frame, by=by, on=on, correct=correct, answer=answer)
+
+    @delegates(chart_rules.pass_at_k_chart)
+    def pass_at_k_chart(
+        self,
+        k: int | Sequence[int] | None = None,
+        *,
+        by: Groups = ...,
+        on: On = None,
+        correct: str = "correct",
+        title: str | None = None,
+    ) -> alt.LayerChart:
+        return chart_rules.pass_at_k_chart(
+            self._frame, k, by=by, on=on, correct=correct, title=title
+        )

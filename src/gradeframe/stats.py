@@ -527,6 +527,10 @@ def _ratio_product(top: pl.Expr, n: pl.Expr, k: pl.Expr) -> pl.Expr:
     return (numerator / denominator).list.agg(pl.element().clip(lower_bound=0.0).product())
 
 
+def _share(c: pl.Expr, n: pl.Expr) -> pl.Expr:
+    return c.cast(pl.Float64) / n.cast(pl.Float64)
+
+
 def _sample_counts(n: IntoExpr, c: IntoExpr, k: IntoExpr) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
     return (
         to_expr(n, "n").cast(pl.Int64),
@@ -542,7 +546,8 @@ def pass_at_k_estimate(n: IntoExpr, c: IntoExpr, k: IntoExpr) -> pl.Expr:
     drawn without replacement from the item's n hold at least one right answer. Computed as
     :math:`1 - \prod_{j=0}^{k-1} \frac{n-c-j}{n-j}`, which equals the product form
     :math:`1 - \prod_{i=n-c+1}^{n} (1 - k/i)` and is exact to about ``k`` units in the last
-    place for any n (no binomial coefficient is formed). It is 1 when :math:`n - c < k` (every
+    place for any n (no binomial coefficient is formed); for k = 1 it is c/n, exactly the
+    accuracy. It is 1 when :math:`n - c < k` (every
     draw of k holds a right one), 0 when c is 0, and null when :math:`n < k` (too few samples)
     or an input is null.
 
@@ -571,7 +576,13 @@ def pass_at_k_estimate(n: IntoExpr, c: IntoExpr, k: IntoExpr) -> pl.Expr:
     """
     n_, c_, k_ = _sample_counts(n, c, k)
     none_right = _ratio_product(n_ - c_, n_, k_)
-    return pl.when((n_ >= k_) & (k_ >= 1)).then(1.0 - none_right).alias("pass_at_k")
+    return (
+        pl.when((n_ >= k_) & (k_ == 1))
+        .then(_share(c_, n_))  # c/n exactly, so pass@1 is the accuracy to the last bit
+        .when((n_ >= k_) & (k_ >= 1))
+        .then(1.0 - none_right)
+        .alias("pass_at_k")
+    )
 
 
 def pass_all_k_estimate(n: IntoExpr, c: IntoExpr, k: IntoExpr) -> pl.Expr:
@@ -599,4 +610,10 @@ def pass_all_k_estimate(n: IntoExpr, c: IntoExpr, k: IntoExpr) -> pl.Expr:
     └─────┴─────┴─────┴────────────┘
     """
     n_, c_, k_ = _sample_counts(n, c, k)
-    return pl.when((n_ >= k_) & (k_ >= 1)).then(_ratio_product(c_, n_, k_)).alias("pass_all_k")
+    return (
+        pl.when((n_ >= k_) & (k_ == 1))
+        .then(_share(c_, n_))
+        .when((n_ >= k_) & (k_ >= 1))
+        .then(_ratio_product(c_, n_, k_))
+        .alias("pass_all_k")
+    )
