@@ -119,6 +119,7 @@ _ANSWER: Final = "__gf_answer"
 _VOTES: Final = "__gf_votes"
 _VOTES_RIGHT: Final = "__gf_votes_right"
 _RIGHT: Final = "__gf_right"
+_RAW: Final = "__gf_written"
 
 
 # --------------------------------------------------------------------------------------------
@@ -190,12 +191,6 @@ def _answer_text(answer: IntoExpr, schema: Schema) -> pl.Expr:
     )
 
 
-def _vote(answer: IntoExpr, schema: Schema) -> pl.Expr:
-    """Return the folded answer a row votes for; null (no vote) for a null or blank answer."""
-    folded = fold(_answer_text(answer, schema))
-    return pl.when(folded.str.len_bytes() > 0).then(folded)
-
-
 def _check_names(groups: list[str], items: list[str], outputs: Sequence[str]) -> list[str]:
     """Return the item columns that are not group columns; refuse names the result uses."""
     # A group column that is also an item column (logs: by task, items are task + sample_id)
@@ -249,19 +244,33 @@ def vote_counts(
 
     ``__gf_votes`` is the rows with that folded answer, ``__gf_votes_right`` the right ones
     among them; both are additive. A null or blank answer does not vote.
+
+    Folding is the costly step, and samples repeat themselves: the rows are first counted per
+    item and answer *as written*, and each distinct text is folded once, then the counts of
+    texts that fold alike are added up.
     """
     schema = frame_schema(frame)
     right = _correct_expr(correct, schema)
     keys = [*groups, *items]
-    return (
+    written = (
         frame.lazy()
-        .select(*keys, _vote(answer, schema).alias(_ANSWER), right.alias(_RIGHT))
-        .filter(pl.col(_ANSWER).is_not_null())
-        .group_by(*keys, _ANSWER)
+        .select(*keys, _answer_text(answer, schema).alias(_RAW), right.alias(_RIGHT))
+        .filter(pl.col(_RAW).is_not_null())
+        .group_by(*keys, _RAW)
         .agg(
             pl.len().cast(pl.Int64).alias(_VOTES),
             pl.col(_RIGHT).sum().cast(pl.Int64).alias(_VOTES_RIGHT),
         )
+    )
+    folded = pl.col(_RAW).pipe(fold)
+    texts = written.select(pl.col(_RAW).unique()).with_columns(
+        pl.when(folded.str.len_bytes() > 0).then(folded).alias(_ANSWER)
+    )
+    return (
+        written.join(texts, on=_RAW, how="left")
+        .filter(pl.col(_ANSWER).is_not_null())
+        .group_by(*keys, _ANSWER)
+        .agg(pl.col(_VOTES).sum(), pl.col(_VOTES_RIGHT).sum())
     )
 
 
