@@ -245,32 +245,26 @@ def vote_counts(
     ``__gf_votes`` is the rows with that folded answer, ``__gf_votes_right`` the right ones
     among them; both are additive. A null or blank answer does not vote.
 
-    Folding is the costly step, and samples repeat themselves: the rows are first counted per
-    item and answer *as written*, and each distinct text is folded once, then the counts of
-    texts that fold alike are added up.
+    Folding is the costly step, and samples repeat themselves: each distinct answer text is
+    folded once, and the folded text joined back to the rows.
     """
     schema = frame_schema(frame)
     right = _correct_expr(correct, schema)
     keys = [*groups, *items]
-    written = (
+    rows = (
         frame.lazy()
         .select(*keys, _answer_text(answer, schema).alias(_RAW), right.alias(_RIGHT))
         .filter(pl.col(_RAW).is_not_null())
-        .group_by(*keys, _RAW)
+    )
+    texts = rows.select(pl.col(_RAW).unique()).with_columns(fold(pl.col(_RAW)).alias(_ANSWER))
+    return (
+        rows.join(texts, on=_RAW, how="left")
+        .filter(pl.col(_ANSWER).str.len_bytes() > 0)  # a blank answer does not vote
+        .group_by(*keys, _ANSWER)
         .agg(
             pl.len().cast(pl.Int64).alias(_VOTES),
             pl.col(_RIGHT).sum().cast(pl.Int64).alias(_VOTES_RIGHT),
         )
-    )
-    folded = pl.col(_RAW).pipe(fold)
-    texts = written.select(pl.col(_RAW).unique()).with_columns(
-        pl.when(folded.str.len_bytes() > 0).then(folded).alias(_ANSWER)
-    )
-    return (
-        written.join(texts, on=_RAW, how="left")
-        .filter(pl.col(_ANSWER).is_not_null())
-        .group_by(*keys, _ANSWER)
-        .agg(pl.col(_VOTES).sum(), pl.col(_VOTES_RIGHT).sum())
     )
 
 
