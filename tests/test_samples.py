@@ -589,3 +589,11 @@ def test_pass_at_k_chart_without_groups_and_with_k() -> None:
     spec = gf.pass_at_k_chart(frame, [1, 3]).to_dict()
     values = spec["data"]["values"]
     assert [(v["group"], v["k"]) for v in values] == [("all", 1), ("all", 3)]
+
+
+def test_a_huge_k_on_short_items_builds_nothing_large() -> None:
+    # Both branches of a when/then run on every row: the factor lists are capped at n.
+    frame = pl.DataFrame({"question_id": ["a", "a"], "correct": [True, False]})
+    out = gf.pass_at_k(frame, [1, 10**9])
+    assert out["short_items"].to_list() == [0, 1]
+    assert out["pass_at_k"].to_list() == [0.5, None]

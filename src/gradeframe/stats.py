@@ -519,7 +519,9 @@ def _ratio_product(top: pl.Expr, n: pl.Expr, k: pl.Expr) -> pl.Expr:
     about ``k`` units in the last place of the exact ratio: no factorial, no overflow, no
     cancellation. Callers make sure that ``n >= k`` (no zero denominator).
     """
-    j = pl.int_ranges(0, k, dtype=pl.Int64)
+    # Every branch of a when/then is computed for every row: capped at n, a short item (n < k,
+    # null anyway) does not build a list of k factors for an absurd k.
+    j = pl.int_ranges(0, pl.min_horizontal(k, n).clip(lower_bound=0), dtype=pl.Int64)
     numerator = (top - j).cast(pl.List(pl.Float64))
     denominator = (n - j).cast(pl.List(pl.Float64))
     # t - j runs down through 0 when t < k: that factor is 0 and so is the product (a negative
