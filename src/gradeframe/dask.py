@@ -370,7 +370,7 @@ def pass_at_k(
     k, by, on, correct
         As for :func:`gradeframe.pass_at_k`. They are checked before any data is read.
     """
-    ks = sample_rules._ks(k)
+    ks = sample_rules.check_ks(k)
     outputs = sample_rules.PASS_AT_K_COLUMNS
     groups, _, counts, _ = _summed_samples(frame, "pass_at_k", by, on, correct, None, outputs)
     table = sample_rules.pass_at_k_from_counts(counts, groups, ks).collect()

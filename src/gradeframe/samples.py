@@ -4,8 +4,8 @@ Evaluations often draw several samples per item (epochs in inspect, repeats in l
 samples per AIME problem). A graded frame already holds each sample as a row, so each of these is
 a group-by: every rule is a Polars expression, and no Python loop runs over items.
 
-Each function works in two steps, so that Dask can run the first on every partition and the
-second once on the sums (the same split as :func:`gradeframe.report_counts`):
+Each function works in two steps, so that Dask and Spark can run the first on every partition
+and the second once on the sums (the same split as :func:`gradeframe.report_counts`):
 
 1. **Counts** (every column additive): per group and item, the samples ``n`` and the right ones
    ``c`` (:func:`sample_counts`); with ``answer``, per group, item and distinct folded answer,
@@ -59,16 +59,25 @@ from gradeframe.stats import Z_95, normal_interval, pass_all_k_estimate, pass_at
 
 __all__ = [
     "CONSISTENCY_COLUMNS",
+    "CONSISTENCY_OUTPUTS",
     "FLAKY_COLUMNS",
+    "FLAKY_OUTPUTS",
     "MAJORITY_COLUMNS",
     "PASS_AT_K_COLUMNS",
+    "Groups",
+    "On",
+    "check_ks",
     "consistency",
     "consistency_from_counts",
     "flaky",
     "flaky_from_counts",
+    "group_columns",
+    "pandas_columns",
     "pass_at_k",
     "pass_at_k_from_counts",
+    "prepare",
     "sample_counts",
+    "summed",
     "vote_counts",
 ]
 
@@ -148,7 +157,8 @@ def _item_columns(on: On, schema: Schema) -> list[str]:
     return item_columns(on, schema)
 
 
-def _ks(k: Any) -> list[int]:
+def check_ks(k: Any) -> list[int]:
+    """Return the values of ``k`` (an int or a list of ints, each at least 1), sorted, distinct."""
     values = [k] if isinstance(k, Integral) else k
     if (
         isinstance(values, str)
@@ -540,7 +550,7 @@ def pass_at_k(
     │ b     ┆ 2   ┆ 2       ┆ 0.75      ┆ 0.26   ┆ 1.0     ┆ 0.25       ┆ 0           │
     └───────┴─────┴─────────┴───────────┴────────┴─────────┴────────────┴─────────────┘
     """
-    ks = _ks(k)
+    ks = check_ks(k)
     if _is_pandas(frame):
         from gradeframe import _frames
 

@@ -367,7 +367,7 @@ def pass_at_k(
     """
     from gradeframe import _frames
 
-    ks = sample_rules._ks(k)
+    ks = sample_rules.check_ks(k)
     outputs = sample_rules.PASS_AT_K_COLUMNS
     groups, _, counts, _ = _summed_samples(sdf, "pass_at_k", by, on, correct, None, outputs)
     return _frames.to_pandas_frame(sample_rules.pass_at_k_from_counts(counts, groups, ks).collect())
