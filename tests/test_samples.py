@@ -210,6 +210,12 @@ def test_bad_k_is_refused(k: Any, error: type[Exception], match: str) -> None:
         gf.pass_at_k(pl.DataFrame(_rows({"a": [(2, 1)]})), k)
 
 
+def test_k_from_a_range_or_an_array() -> None:
+    frame = pl.DataFrame(_rows({"a": [(4, 1)]}))
+    assert gf.pass_at_k(frame, range(1, 4))["k"].to_list() == [1, 2, 3]
+    assert gf.pass_at_k(frame, pl.Series([4, 2, 2]))["k"].to_list() == [2, 4]
+
+
 def test_bad_columns_are_named(constructor: Any) -> None:
     frame = constructor(_rows({"a": [(2, 1)]}))
     with pytest.raises((pl.exceptions.ColumnNotFoundError, KeyError), match="on"):

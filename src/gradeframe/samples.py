@@ -27,7 +27,7 @@ Choices where SPEC §10 is silent (also in ``docs/samples.md``):
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from numbers import Integral
 from types import EllipsisType
 from typing import Any, Final, TypeAlias
@@ -159,13 +159,13 @@ def _item_columns(on: On, schema: Schema) -> list[str]:
 
 def check_ks(k: Any) -> list[int]:
     """Return the values of ``k`` (an int or a list of ints, each at least 1), sorted, distinct."""
-    values = [k] if isinstance(k, Integral) else k
-    if (
-        isinstance(values, str)
-        or not isinstance(values, Sequence)
-        or not values
-        or not all(isinstance(v, Integral) and not isinstance(v, bool) for v in values)
-    ):
+    if isinstance(k, Integral):
+        values: Any = [k]
+    elif isinstance(k, str | bytes) or not isinstance(k, Iterable):
+        values = None
+    else:
+        values = list(k)  # a list, tuple, range, NumPy array or Series
+    if not values or not all(isinstance(v, Integral) and not isinstance(v, bool) for v in values):
         msg = f"`k` must be an int or a non-empty list of ints (each at least 1), got {k!r}"
         raise TypeError(msg)
     small = [int(v) for v in values if v < 1]
