@@ -92,6 +92,9 @@ def test_comparing_models_notebook_compares_three_models_and_clusters_epochs() -
         ".grade.compare(",
         ".grade.compare_chart(",
         'cluster="question_id"',
+        ".grade.pass_at_k(",
+        ".grade.consistency(",
+        ".grade.flaky(",
     ):
         assert call in code, call
     shown = "\n".join(

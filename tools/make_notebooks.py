@@ -377,6 +377,27 @@ COMPARING_MODELS = [
         'epochs.grade.compare().select("a", "b", "n_items", "difference", "ci_low", "ci_high", '
         '"p_value")'
     ),
+    new_markdown_cell(
+        "## Repeated samples: pass@k, consistency, flaky questions\n\n"
+        "Several samples per question also answer other questions "
+        "([docs/samples.md](../docs/samples.md)). `pass_at_k` estimates the chance that one of "
+        "k samples is right (the unbiased estimator of Chen et al. 2021, averaged over "
+        "questions, with its interval), and `pass_all_k` the chance that all k are. The item "
+        "is found by default (`question_id` here), the groups too (`model`)."
+    ),
+    new_code_cell("epochs.grade.pass_at_k([1, 2, 5])"),
+    new_markdown_cell(
+        "`consistency` counts the questions each model always gets right, always gets wrong, or "
+        "gets right only sometimes (`flaky`); `item_variance` is the mean of p(1 − p) over "
+        "questions. Pass `answer=` to add the majority-vote accuracy on folded answers."
+    ),
+    new_code_cell("epochs.grade.consistency()"),
+    new_markdown_cell(
+        "`flaky` lists those questions, the most unstable first (accuracy nearest one half); "
+        "with `answer=` each comes with its distinct answers, their votes and verdicts."
+    ),
+    new_code_cell('epochs.grade.flaky().filter(pl.col("model") == "cedar-mini").head(5)'),
+    new_code_cell('epochs.grade.pass_at_k_chart(title="pass@k over five epochs")'),
 ]
 
 

@@ -17,7 +17,7 @@ from gradeframe.answer import (
     is_not_found,
     with_answer_contains,
 )
-from gradeframe.chart import chart, compare_chart
+from gradeframe.chart import chart, compare_chart, pass_at_k_chart
 from gradeframe.compare import agreement, compare
 from gradeframe.example import example, example_document
 from gradeframe.extract import extract, extract_answer, extract_boxed, extract_number
@@ -47,6 +47,7 @@ from gradeframe.matchers import (
     within,
 )
 from gradeframe.report import failures, report, report_counts, report_from_counts
+from gradeframe.samples import consistency, flaky, pass_at_k
 
 __all__ = [
     "DEFAULT_NOT_FOUND_PHRASES",
@@ -58,6 +59,7 @@ __all__ = [
     "choice",
     "compare",
     "compare_chart",
+    "consistency",
     "exact_match",
     "example",
     "example_document",
@@ -67,11 +69,14 @@ __all__ = [
     "extract_number",
     "f1",
     "failures",
+    "flaky",
     "fold",
     "html_report",
     "includes",
     "is_not_found",
     "matches",
+    "pass_at_k",
+    "pass_at_k_chart",
     "read_helm",
     "read_inspect",
     "read_lm_eval",

@@ -44,6 +44,7 @@ from gradeframe._inputs import check_column as _check_column
 from gradeframe._inputs import struct_fields
 from gradeframe.example import example
 from gradeframe.report import report
+from gradeframe.samples import consistency, pass_at_k
 
 __all__ = ["main"]
 
@@ -649,6 +650,20 @@ def _separator(value: str) -> str:
     return value
 
 
+def _ks(value: str) -> list[int]:
+    parts = [part.strip() for part in value.split(",") if part.strip()]
+    try:
+        ks = [int(part) for part in parts]
+    except ValueError:
+        ks = []
+    if not ks or min(ks) < 1:
+        msg = (
+            f"must be whole numbers of at least 1 separated by commas (e.g. 1,4,16), got {value!r}"
+        )
+        raise argparse.ArgumentTypeError(msg)
+    return ks
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="gradeframe",
@@ -747,6 +762,25 @@ def _parser() -> argparse.ArgumentParser:
         default=0,
         metavar="N",
         help="list N rows where the tool's own verdict and gradeframe's differ",
+    )
+    repeated = score_parser.add_argument_group("repeated samples (several rows per item)")
+    repeated.add_argument(
+        "--samples",
+        type=_ks,
+        metavar="K,K,...",
+        help=(
+            "after the report, print pass@k for these k (e.g. 1,4,16) and how consistent each "
+            "item's samples are, when items have several rows (epochs, repeats)"
+        ),
+    )
+    repeated.add_argument(
+        "--on",
+        action="append",
+        metavar="COL",
+        help=(
+            "the column(s) naming an item, for --samples (default: question_id, else task and "
+            "sample_id, else sample_id)"
+        ),
     )
     score_parser.add_argument(
         "--separator",
@@ -869,6 +903,8 @@ def _run_score(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         write_html(graded, args, by=by, source=given.source, answer=answer, refs=refs)
     print(f"{answers} from {given.source}: {n_correct:,} right{share}{grouped}", file=out)
     print_report(table, out)
+    if args.samples is not None:
+        print_samples(graded, args, by, answer, out)
     print_tool_agreement(graded, args, out)
     if args.output is not None and not args.quiet:
         rows = _noun(graded.height, "graded row")
@@ -945,6 +981,55 @@ def write_html(
     except OSError as exc:
         msg = f"--html {str(args.html)!r} cannot be written: {_first_line(exc)}"
         raise CliError(msg) from None
+
+
+def print_samples(
+    graded: pl.DataFrame,
+    args: argparse.Namespace,
+    by: list[str],
+    answer: str | pl.Expr,
+    out: TextIO,
+) -> None:
+    """Print pass@k and the consistency of each item's samples (``--samples``)."""
+    on = _group_by(args.on) or None
+    correct = args.prefix + "correct"
+    summary = consistency(graded, by=by or None, on=on, correct=correct, answer=answer)
+    items = ", ".join(_item_names(graded, on))
+    n_items, n_samples = int(summary["n_items"].sum()), int(summary["n_samples"].sum())
+    if n_samples == n_items:
+        print(
+            f"\n--samples: every item ({items}) has one row, so there is no pass@k beyond "
+            "pass@1 (the accuracy above) and nothing to be consistent about. Several samples "
+            "per item (epochs, repeats) give several rows with the same item.",
+            file=out,
+        )
+        return
+    table = pass_at_k(graded, args.samples, by=by or None, on=on, correct=correct)
+    print(
+        f"\npass@k over {_noun(n_items, 'item')} ({items}) with "
+        f"{_noun(n_samples, 'sample')}; ci_low/ci_high: 95% interval over items; "
+        "pass_all_k: all k samples right:",
+        file=out,
+    )
+    print_report(table, out)
+    short = int(table["short_items"].sum())
+    if short:
+        print(
+            "(null where some item has fewer than k samples: short_items counts them)",
+            file=out,
+        )
+    print(
+        "\nconsistency: items always right, always wrong, or flaky (both); majority: share of "
+        "items whose most common (folded) answer is right; ties: items without one:",
+        file=out,
+    )
+    print_report(summary, out)
+
+
+def _item_names(frame: pl.DataFrame, on: list[str] | None) -> list[str]:
+    from gradeframe._inputs import item_columns
+
+    return item_columns(on, frame.schema)
 
 
 def print_tool_agreement(graded: pl.DataFrame, args: argparse.Namespace, out: TextIO) -> None:
