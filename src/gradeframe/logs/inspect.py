@@ -118,14 +118,14 @@ def read(path: PathLike, *, scorer: str | Sequence[str] | None = None) -> pl.Dat
     if path.suffix == ".eval":
         header, members, summaries = _read_eval(path)
         scorers = _scorers(header, summaries) or _member_scorers(path, members)
-        parts = _fast_parts(path, members, scorers)
+        parts = _fast_parts(path, members, scorers, _evaluated_model(header))
     else:
         log = load_json(path)
         if not isinstance(log, dict) or not isinstance(log.get("eval"), dict):
             raise log_error(path, "not an inspect log (no 'eval' header)")
         header, samples = log, [s for s in log.get("samples") or [] if isinstance(s, dict)]
         scorers = _scorers(header, samples)
-        parts = _exact_parts(samples, scorers)
+        parts = _exact_parts(samples, scorers, _evaluated_model(header))
     if scorer is not None:
         wanted = [scorer] if isinstance(scorer, str) else list(scorer)
         present = [name for name in wanted if name in scorers]
@@ -226,7 +226,13 @@ def _value_text(value: Any) -> str | None:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _exact_row(sample: dict[str, Any], scorers: list[str]) -> dict[str, Any]:
+def _evaluated_model(header: dict[str, Any]) -> str | None:
+    """Return the name of the model under test (the key of its ``model_usage`` entry)."""
+    model = (header.get("eval") or {}).get("model")
+    return model if isinstance(model, str) else None
+
+
+def _exact_row(sample: dict[str, Any], scorers: list[str], model: str | None) -> dict[str, Any]:
     attachments = sample.get("attachments") or {}
     output = sample.get("output") or {}
     choices = output.get("choices") or []
@@ -259,7 +265,7 @@ def _exact_row(sample: dict[str, Any], scorers: list[str]) -> dict[str, Any]:
         "limit": limit.get("type") if isinstance(limit, dict) else limit,
         "error": error.get("message") if isinstance(error, dict) else error,
         "trace": trace if trace else [stop for _ in choices[:1]],
-        "usage": _usage(sample.get("model_usage") or {}),
+        "usage": _usage(sample.get("model_usage") or {}, model),
         "scores": [_value_text(c.get("value")) for c in chosen],
         "score_answer": [as_text(c.get("answer")) for c in chosen],
         "score_explanation": [as_text(c.get("explanation")) for c in chosen],
@@ -271,8 +277,10 @@ def _exact_row(sample: dict[str, Any], scorers: list[str]) -> dict[str, Any]:
     }
 
 
-def _exact_parts(samples: list[dict[str, Any]], scorers: list[str]) -> pl.DataFrame:
-    rows = [_exact_row(sample, scorers) for sample in samples if "epoch" in sample]
+def _exact_parts(
+    samples: list[dict[str, Any]], scorers: list[str], model: str | None
+) -> pl.DataFrame:
+    rows = [_exact_row(sample, scorers, model) for sample in samples if "epoch" in sample]
     return pl.DataFrame(rows, schema=PARTS, strict=False)
 
 
@@ -317,7 +325,9 @@ def _fast_schema(scorers: list[str]) -> dict[str, pl.DataType]:
 _STOP_REASON = r'"stop_reason"\s*:\s*"([^"\\]*)"'
 
 
-def _fast_parts(path: Path, members: list[tuple[str, bytes]], scorers: list[str]) -> pl.DataFrame:
+def _fast_parts(
+    path: Path, members: list[tuple[str, bytes]], scorers: list[str], model: str | None
+) -> pl.DataFrame:
     if not members:
         return pl.DataFrame(schema=PARTS)
     # A JSON text holds a line break only as white space (never inside a string): one a line.
@@ -327,7 +337,7 @@ def _fast_parts(path: Path, members: list[tuple[str, bytes]], scorers: list[str]
     except pl.exceptions.PolarsError:
         # a malformed member, or a field of another type than inspect's: read one at a time
         samples = [load_json(path, data, member=member) for member, data in members]
-        return _exact_parts([s for s in samples if isinstance(s, dict)], scorers)
+        return _exact_parts([s for s in samples if isinstance(s, dict)], scorers, model)
     output = pl.col("output")
     choices = output.struct.field("choices")
     events = pl.col("events")
@@ -386,7 +396,11 @@ def _fast_parts(path: Path, members: list[tuple[str, bytes]], scorers: list[str]
             pl.when(text_input.not_()).then("input"),
             _python(parts["__json_input"], _json_question, pl.String()),
         ),
-        usage=_python(parts["usage"], _usage_text, pl.List(pl.Int64)),
+        usage=_python(
+            parts["usage"],
+            lambda text: _usage(json.loads(text, strict=False), model),
+            pl.List(pl.Int64),
+        ),
         __exact=exact,
     )
     redo = parts["__exact"].arg_true().to_list()
@@ -394,7 +408,7 @@ def _fast_parts(path: Path, members: list[tuple[str, bytes]], scorers: list[str]
     if not redo:
         return parts.cast(PARTS)
     again = _exact_parts(
-        [load_json(path, members[i][1], member=members[i][0]) for i in redo], scorers
+        [load_json(path, members[i][1], member=members[i][0]) for i in redo], scorers, model
     )
     index = pl.int_range(pl.len(), dtype=pl.UInt32).alias("__row")
     kept = parts.with_columns(index).filter(~pl.col("__row").is_in(redo))
@@ -449,19 +463,20 @@ def _json_question(text: str) -> str | None:
     return text
 
 
-def _usage(usage: dict[str, Any]) -> list[int | None]:
-    """Return input, output and total tokens, summed over every model a sample used."""
-    models = [u for u in usage.values() if isinstance(u, dict)] if isinstance(usage, dict) else []
+def _usage(usage: Any, model: str | None) -> list[int | None]:
+    """Return the input, output and total tokens of the model under test.
 
-    def total(key: str) -> int | None:
-        values = [u[key] for u in models if isinstance(u.get(key), int)]
-        return sum(values) if values else None
-
-    return [total("input_tokens"), total("output_tokens"), total("total_tokens")]
-
-
-def _usage_text(text: str) -> list[int | None]:
-    return _usage(json.loads(text, strict=False))
+    ``model_usage`` has an entry per model the sample called: the model under test's, and any
+    grader's or judge's a scorer asked. Only the evaluated model's entry is counted (null when
+    the sample has none).
+    """
+    entry = usage.get(model) if isinstance(usage, dict) and model is not None else None
+    if not isinstance(entry, dict):
+        return [None, None, None]
+    return [
+        entry.get(key) if isinstance(entry.get(key), int) else None
+        for key in ("input_tokens", "output_tokens", "total_tokens")
+    ]
 
 
 def _resolve(value: Any, attachments: dict[str, Any]) -> Any:

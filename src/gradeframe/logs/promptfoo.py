@@ -112,7 +112,9 @@ def read(path: PathLike, *, refs: str = "expected") -> pl.DataFrame:
         if not isinstance(results, list):
             raise log_error(path, "not a promptfoo results file (no 'results' list)")
         description = (document.get("config") or {}).get("description")
-    context = {"log": os.fspath(path), "task": description}
+    # JSON Lines output has no eval description: the file's stem names the task (never null)
+    task = description if isinstance(description, str) and description else path.stem
+    context = {"log": os.fspath(path), "task": task}
     rows = []
     for index, result in enumerate(results):
         if not isinstance(result, dict):
