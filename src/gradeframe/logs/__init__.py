@@ -13,6 +13,7 @@ tool records them; then columns prefixed with the tool's name. So
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -49,6 +50,7 @@ _ALIASES = {
 
 __all__ = [
     "READERS",
+    "DuplicateRunWarning",
     "LogFormatError",
     "detect_tool",
     "disagreements",
@@ -60,6 +62,10 @@ __all__ = [
     "read_promptfoo",
     "tool_agreement",
 ]
+
+
+class DuplicateRunWarning(UserWarning):
+    """A folder holds one run twice (an inspect run saved as ``.eval`` and ``.json``): read once."""
 
 
 def _tool_name(tool: str) -> str:
@@ -199,10 +205,18 @@ def read_log(path: PathLike, *, tool: str | None = None, **options: Any) -> pl.D
         if not logs:
             what = f"{name} logs" if name else "evaluation logs gradeframe reads"
             msg = f"{os.fspath(path)}: the folder holds no {what}"
+            others = _logs_in(path, None) if name else []
+            if others:
+                held = sorted({t for t, _ in others})
+                msg += (
+                    f"; it holds {' and '.join(held)} logs ({len(others)} "
+                    f"{'file' if len(others) == 1 else 'files'}): read them with "
+                    f"`tool={held[0]!r}`, or with no tool to recognise each file"
+                )
             raise FileNotFoundError(msg)
         _check_options(sorted({t for t, _ in logs}), options)
         frames = [READERS[t].read(p, **_options_for(t, options)) for t, p in logs]
-        return _drop_duplicates(concat(frames))
+        return _drop_duplicates(concat(_once_per_run(frames)))
     if name is None:
         name = detect_tool(path)
         if name is None:
@@ -220,6 +234,34 @@ def read_log(path: PathLike, *, tool: str | None = None, **options: Any) -> pl.D
             )
     _check_options([name], options)
     return READERS[name].read(path, **options)
+
+
+def _once_per_run(frames: list[pl.DataFrame]) -> list[pl.DataFrame]:
+    """Keep the first log of each inspect run (same eval id), warning about the others.
+
+    inspect writes a run as ``.eval`` or ``.json`` (``inspect log convert`` writes the other):
+    both hold the same samples, which read twice would count every answer twice.
+    """
+    seen: dict[str, str] = {}
+    kept = []
+    for frame in frames:
+        ids = (
+            frame.get_column("inspect_eval_id").drop_nulls().unique().to_list()
+            if "inspect_eval_id" in frame.columns
+            else []
+        )
+        log = frame.get_column("log")[0] if frame.height else None
+        if len(ids) == 1 and ids[0] in seen:
+            message = (
+                f"{log} holds the same inspect run as {seen[ids[0]]} (eval id {ids[0]}): "
+                "it is read once, from the first"
+            )
+            warnings.warn(message, DuplicateRunWarning, stacklevel=3)
+            continue
+        if len(ids) == 1:
+            seen[ids[0]] = log
+        kept.append(frame)
+    return kept
 
 
 def _drop_duplicates(frame: pl.DataFrame) -> pl.DataFrame:

@@ -49,6 +49,7 @@ EXTRAS: dict[str, pl.DataType] = {
     "inspect_metadata": pl.String(),
     "inspect_working_time": pl.Float64(),
     "inspect_uuid": pl.String(),
+    "inspect_eval_id": pl.String(),  # the run's id: the same in its .eval and its .json
 }
 
 # A stop reason that cut the answer short (not a run budget: a generation setting).
@@ -140,9 +141,11 @@ def read(path: PathLike, *, scorer: str | Sequence[str] | None = None) -> pl.Dat
         "model": pl.lit(evaluation.get("model"), dtype=pl.String),
         "task": pl.lit(evaluation.get("task"), dtype=pl.String),
     }
+    eval_id = pl.lit(as_text(evaluation.get("eval_id")), dtype=pl.String)
     chosen = scorer if scorer is not None else (scorers[0] if scorers else None)
     index = scorers.index(chosen) if chosen is not None else None
-    return conform(_frame(parts, context, chosen, index, scorers), EXTRAS)
+    frame = _frame(parts, context, chosen, index, scorers).with_columns(inspect_eval_id=eval_id)
+    return conform(frame, EXTRAS)
 
 
 def _scorers(header: dict[str, Any], samples: list[Any]) -> list[str]:
