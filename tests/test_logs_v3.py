@@ -62,3 +62,46 @@ def test_inspect_tokens_do_not_count_the_graders_tokens(suffix):
     assert frame["input_tokens"].to_list() == [10, 10]  # not 1010: the grader's are left out
     assert frame["output_tokens"].to_list() == [4, 3]
     assert frame["total_tokens"].to_list() == [14, 13]
+
+
+# ---- lm-eval: one row per filter, never pooled --------------------------------------------------
+
+
+def test_lm_eval_rows_per_filter_give_each_filters_figure_not_a_pooled_one():
+    graded = gf.read_lm_eval(LOGS / "lm_eval").grade.answer_contains("output", "refs")
+    gen = graded.filter(pl.col("task") == "gf_gen")
+    # each document once per filter
+    counts = gen.group_by("lm_eval_filter").agg(pl.col("sample_id").n_unique(), pl.len())
+    assert all(row[1] == row[2] for row in counts.iter_rows())
+    table = gf.report(gen, "lm_eval_filter")
+    assert dict(zip(table["lm_eval_filter"], table["accuracy"].round(3), strict=True)) == {
+        "number": 0.143,
+        "raw": 0.429,
+    }
+
+
+# ---- one inspect run saved twice ----------------------------------------------------------------
+
+
+def test_same_inspect_run_as_eval_and_json_is_read_once_with_a_warning():
+    with pytest.warns(gf.logs.DuplicateRunWarning, match="same inspect run") as caught:
+        frame = gf.read_log(SAME_RUN)
+    message = str(caught[0].message)
+    assert "Qpry8zNN77thk6KmyjGRVg" in message  # the eval id both files hold
+    assert ".json holds the same inspect run as" in message
+    assert frame.height == 3  # three samples, not six
+    assert frame["log"].unique().to_list() == [str(next(SAME_RUN.glob("*.eval")))]
+    assert frame["inspect_eval_id"].unique().to_list() == ["Qpry8zNN77thk6KmyjGRVg"]
+
+
+def test_two_runs_of_one_task_are_both_read():
+    # the gf-qa .eval and .json in tests/fixtures/logs/inspect are two runs (two eval ids)
+    frame = gf.read_log(LOGS / "inspect")
+    qa = frame.filter(pl.col("task") == "gf_qa")
+    assert qa["inspect_eval_id"].n_unique() == 2
+    assert qa["log"].n_unique() == 2
+
+
+def test_tool_on_a_folder_without_its_logs_says_which_logs_it_holds():
+    with pytest.raises(FileNotFoundError, match="holds no inspect logs; it holds lm_eval logs"):
+        gf.read_log(LOGS / "lm_eval", tool="inspect")

@@ -671,7 +671,7 @@ def _shown(value: object) -> str:
         return f"{value:.3f}"
     if isinstance(value, list | dict):  # refs: a JSON list, not a Python repr
         return json.dumps(value, ensure_ascii=False)
-    text = str(value)
+    text = str(value).replace("|", "\\|")  # a "|" in a cell would end it in Markdown
     return text if len(text) <= 80 else text[:79] + "…"
 
 
@@ -974,7 +974,8 @@ def print_failures(
     """Print the first ``--failures N`` rows that are not right, as :func:`failures` shows them.
 
     Their failure kind, the groups of the report, the row's identity (log, ids, epoch), the
-    answer (``actual``) and acceptable answers (``expected``) cut short, and the ``outcome``.
+    answer (failures()' ``actual``, cut short), the acceptable answers (the refs column, a list
+    printed as a JSON list) and the ``outcome``.
     """
     frame = graded
     names = []
@@ -993,7 +994,7 @@ def print_failures(
         *by,
         *ids,
         prefix + "actual",
-        prefix + "expected",
+        names[1],
         prefix + "outcome",
     ]
     rows = shown.head(args.failures).select(columns)
