@@ -1581,7 +1581,7 @@ def test_cli_scores_each_tools_log_folder_and_prints_the_agreement(folder, rows,
 def test_cli_lists_the_disagreements():
     status, out, _ = run_cli("score", LOGS / "openai_evals", "--disagreements", "2", "--quiet")
     assert status == 0
-    listed = _table(out, "rows where they differ (first 2):")
+    listed = _table(out, "rows where they differ (first 2 of 7):")
     assert [(r["sample_id"], r["answer"], r["tool_correct"], r["correct"]) for r in listed] == [
         ("gf-includes.dev.0", "Made 12,400 units.", "wrong", "right"),
         ("gf-includes.dev.1", "It is 145.2 m.", "right", "wrong"),

@@ -19,7 +19,7 @@ from gradeframe.answer import (
 )
 from gradeframe.chart import chart, compare_chart
 from gradeframe.compare import agreement, compare
-from gradeframe.example import example, example_document
+from gradeframe.example import example, example_document, example_logs
 from gradeframe.extract import extract, extract_answer, extract_boxed, extract_number
 from gradeframe.fold import fold
 from gradeframe.kinds import KINDS
@@ -60,6 +60,7 @@ __all__ = [
     "exact_match",
     "example",
     "example_document",
+    "example_logs",
     "extract",
     "extract_answer",
     "extract_boxed",

@@ -952,9 +952,14 @@ def print_tool_agreement(
     print(f"\n{title}", file=out)
     print_report(table, out)
     if args.disagreements:
-        differ = logs.disagreements(graded, args.disagreements, correct=correct, failure_kind=kind)
-        print(f"\nrows where they differ (first {args.disagreements}):", file=out)
-        print_report(listing(differ, verdicts=["tool_correct", correct], folder=folder), out)
+        differ = logs.disagreements(graded, correct=correct, failure_kind=kind)
+        rows = differ.head(args.disagreements)
+        print(f"\nrows where they differ ({_first(rows.height, differ.height)}):", file=out)
+        print_report(listing(rows, verdicts=["tool_correct", correct], folder=folder), out)
+
+
+def _first(shown: int, total: int) -> str:
+    return f"first {shown:,} of {total:,}" if total > shown else f"all {total:,}"
 
 
 #: Identity columns a --failures listing shows after the groups, where the input has them.
@@ -998,8 +1003,7 @@ def print_failures(
         prefix + "outcome",
     ]
     rows = shown.head(args.failures).select(columns)
-    count = f"first {rows.height} of {total:,}" if total > rows.height else f"all {total:,}"
-    print(f"\nrows that are not right ({count}):", file=out)
+    print(f"\nrows that are not right ({_first(rows.height, total)}):", file=out)
     print_report(listing(rows, folder=folder), out)
 
 

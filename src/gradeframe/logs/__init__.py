@@ -176,12 +176,12 @@ def read_log(path: PathLike, *, tool: str | None = None, **options: Any) -> pl.D
 
     Examples
     --------
-    The lm-eval logs kept with gradeframe's tests: lm-eval's ``exact_match`` fails "The answer
-    is 12,400 units." (``tool_correct``); gradeframe finds 12400 in it.
+    The lm-eval logs shipped with gradeframe (:func:`gradeframe.example_logs`): lm-eval's
+    ``exact_match`` fails "The answer is 12,400 units." (``tool_correct``); gradeframe finds
+    12400 in it.
 
-    >>> from pathlib import Path
     >>> import gradeframe as gf
-    >>> logs = Path(gf.__file__).parents[2] / "tests" / "fixtures" / "logs"
+    >>> logs = gf.example_logs()  # small real logs, shipped with gradeframe
     >>> graded = gf.read_log(logs / "lm_eval").grade.answer_contains("output", "refs")
     >>> graded.select("sample_id", "lm_eval_filter", "refs", "tool_correct", "correct").head(3)
     shape: (3, 5)
@@ -299,10 +299,9 @@ def read_inspect(path: PathLike, *, scorer: str | Sequence[str] | None = None) -
     --------
     The sample that hit inspect's message limit is a partial run with a budget note:
 
-    >>> from pathlib import Path
     >>> import polars as pl
     >>> import gradeframe as gf
-    >>> logs = Path(gf.__file__).parents[2] / "tests" / "fixtures" / "logs"
+    >>> logs = gf.example_logs()  # small real logs, shipped with gradeframe
     >>> output = pl.col("output")
     >>> frame = gf.read_inspect(logs / "inspect", scorer=["includes", "choice"])
     >>> frame.filter(pl.col("sample_id") == "looping", pl.col("epoch") == 1).select(
@@ -353,10 +352,9 @@ def read_lm_eval(
     The regex filter's rows of the generation task, "[invalid]" read as no answer, and the
     multiple-choice task's rows:
 
-    >>> from pathlib import Path
     >>> import polars as pl
     >>> import gradeframe as gf
-    >>> logs = Path(gf.__file__).parents[2] / "tests" / "fixtures" / "logs"
+    >>> logs = gf.example_logs()  # small real logs, shipped with gradeframe
     >>> output = pl.col("output")
     >>> frame = gf.read_lm_eval(logs / "lm_eval", filter=["number", "none"])
     >>> frame.select("task", "sample_id", output.struct.field("answer"), "refs").head(4)
@@ -400,12 +398,11 @@ def read_promptfoo(path: PathLike, *, refs: str = "expected") -> pl.DataFrame:
     --------
     A content-filtered reply (``isRefusal``) and its repeat, beside the ``echo`` provider's:
 
-    >>> from pathlib import Path
     >>> import polars as pl
     >>> import gradeframe as gf
-    >>> logs = Path(gf.__file__).parents[2] / "tests" / "fixtures" / "logs"
+    >>> logs = gf.example_logs()  # small real logs, shipped with gradeframe
     >>> output = pl.col("output")
-    >>> frame = gf.read_promptfoo(logs / "promptfoo" / "results.json")
+    >>> frame = gf.read_promptfoo(logs / "promptfoo" / "results.jsonl")
     >>> frame.filter(pl.col("sample_id") == "10").select(
     ...     "model", "epoch", output.struct.field("status"), "refs"
     ... )
@@ -442,10 +439,9 @@ def read_openai_evals(path: PathLike) -> pl.DataFrame:
 
     Examples
     --------
-    >>> from pathlib import Path
     >>> import polars as pl
     >>> import gradeframe as gf
-    >>> logs = Path(gf.__file__).parents[2] / "tests" / "fixtures" / "logs"
+    >>> logs = gf.example_logs()  # small real logs, shipped with gradeframe
     >>> output = pl.col("output")
     >>> frame = gf.read_openai_evals(logs / "openai_evals" / "gf-match.jsonl")
     >>> frame.select("sample_id", output.struct.field("answer"), "refs", "tool_correct").head(2)
@@ -484,12 +480,11 @@ def read_helm(path: PathLike, *, metric: str = "exact_match") -> pl.DataFrame:
     --------
     A completion that stopped at its length limit, and a request that failed:
 
-    >>> from pathlib import Path
     >>> import polars as pl
     >>> import gradeframe as gf
-    >>> logs = Path(gf.__file__).parents[2] / "tests" / "fixtures" / "logs"
+    >>> logs = gf.example_logs()  # small real logs, shipped with gradeframe
     >>> output = pl.col("output")
-    >>> frame = gf.read_helm(logs / "helm" / "v1" / "gf_qa__model_gf_scripted-a")
+    >>> frame = gf.read_helm(logs / "helm" / "gf_qa__model_gf_scripted-a")
     >>> frame.filter(pl.col("sample_id").is_in(["truncated", "boom"])).select(
     ...     "sample_id",
     ...     output.struct.field("answer"),
