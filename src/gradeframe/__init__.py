@@ -5,8 +5,6 @@ Expr) and on pandas (DataFrame, Series); on Dask too when ``dask.dataframe`` is 
 (else ``import gradeframe.dask``). Spark: ``gradeframe.spark``. Neither is imported otherwise.
 """
 
-from __future__ import annotations
-
 import sys
 
 from gradeframe import _pandas, _polars  # noqa: F401  (register .grade)
@@ -92,3 +90,6 @@ __all__ = [
 
 if "dask.dataframe" in sys.modules:  # Dask is in use already: register ddf.grade too
     from gradeframe import dask as _dask  # noqa: F401
+
+# The namespace is the public API and the submodules: not the names used to build it.
+del sys
