@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -159,3 +160,32 @@ def test_the_failure_analysis_notebook_lists_every_kind_in_chain_order() -> None
     tables, headers = _kind_orders("failure_analysis.ipynb")
     assert tables == [list(CHAIN_ORDER)]
     assert list(gf.KINDS) in headers  # the report's columns
+
+
+# ---- the README lists every notebook and says how to run one -------------------------------------
+
+README = (NOTEBOOKS.parent / "README.md").read_text(encoding="utf-8")
+
+
+def test_readme_lists_every_notebook() -> None:
+    saved = sorted(path.stem for path in NOTEBOOKS.glob("*.ipynb"))
+    assert sorted(Path(name).stem for name in NAMES) == saved  # all of them run in the tests
+    missing = [stem for stem in saved if f"`{stem}`" not in README]
+    assert not missing, f"README.md does not list {missing}"
+
+
+def test_the_readmes_way_to_run_a_notebook_works(tmp_path: Path, this_python_kernel: str) -> None:
+    command = re.search(r"`(jupyter execute notebooks/(\w+)\.ipynb)`", README)
+    assert command is not None, "README.md says how to run a notebook with `jupyter execute`"
+    notebook = tmp_path / "copy.ipynb"
+    notebook.write_bytes((NOTEBOOKS / "quickstart_pandas.ipynb").read_bytes())
+    # `jupyter` is installed with the test extra (nbclient's `jupyter execute`), next to python
+    done = subprocess.run(
+        [sys.executable, "-m", "jupyter", "execute", "--kernel_name=python3", str(notebook)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Executing notebook with kernel: python3" in done.stderr
