@@ -89,7 +89,13 @@ __all__ = [
 ]
 
 if "dask.dataframe" in sys.modules:  # Dask is in use already: register ddf.grade too
-    from gradeframe import dask as _dask  # noqa: F401
+    try:
+        from gradeframe import dask as _dask  # noqa: F401
+    except ImportError as _error:  # a Dask gradeframe.dask was not tested with
+        import warnings
+
+        warnings.warn(f"ddf.grade is not registered: {_error}", stacklevel=2)
+        del warnings, _error
 
 # The namespace is the public API and the submodules: not the names used to build it.
 del sys
