@@ -67,6 +67,13 @@ def test_lm_eval_report_has_one_row_per_filter_not_the_pooled_figure():
     assert "0.286" not in done.stdout  # the two filters pooled
 
 
+def test_grouping_lm_eval_logs_without_the_filter_says_the_filters_are_pooled():
+    done = run("score", LOGS / "lm_eval", "--by", "task", "--quiet")
+    assert done.returncode == 0
+    assert "by task\nnote: lm-eval tasks here were scored with several filters" in done.stdout
+    assert "add --by lm_eval_filter" in done.stdout
+
+
 def test_logs_with_one_filter_per_task_are_not_grouped_by_filter():
     done = run("score", LOGS / "openai_evals", "--quiet")
     assert done.returncode == 0

@@ -877,6 +877,11 @@ def _run_score(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     given = read_input(args)
     frame = _drop_earlier_grading(given.frame, args.prefix)
     by = _group_by(args.by) or given.by
+    if "lm_eval_filter" in given.by and "lm_eval_filter" not in by:
+        given.notes.append(
+            "note: lm-eval tasks here were scored with several filters, and this report pools "
+            "their verdicts; add --by lm_eval_filter for one figure per filter"
+        )
     answer_name = args.answer or given.answer
     answer = column_or_field(frame.schema, answer_name, "--answer")
     refs = column_or_field(frame.schema, args.refs, "--refs")
