@@ -105,3 +105,35 @@ def test_two_runs_of_one_task_are_both_read():
 def test_tool_on_a_folder_without_its_logs_says_which_logs_it_holds():
     with pytest.raises(FileNotFoundError, match="holds no inspect logs; it holds lm_eval logs"):
         gf.read_log(LOGS / "lm_eval", tool="inspect")
+
+
+# ---- example_logs(): small real logs shipped with the package -----------------------------------
+
+
+def test_example_logs_are_one_real_log_per_tool_copied_from_the_fixtures():
+    folder = gf.example_logs()
+    assert isinstance(folder, Path)
+    assert "example_logs" in gf.__all__
+    frame = gf.read_log(folder)
+    assert sorted(frame["tool"].unique()) == [
+        "helm",
+        "inspect",
+        "lm_eval",
+        "openai_evals",
+        "promptfoo",
+    ]
+    shipped = [p for p in folder.rglob("*") if p.is_file() and p.name != "README.md"]
+    assert sum(p.stat().st_size for p in shipped) < 400_000  # small
+    for path in shipped:  # written by the tools: byte for byte a fixture of the tests
+        twins = [f for f in LOGS.rglob(path.name) if f.parent.name == path.parent.name]
+        assert twins, f"{path} is no copy of a fixture"
+        assert twins[0].read_bytes() == path.read_bytes()
+
+
+def test_example_logs_live_inside_the_package_that_the_wheel_ships():
+    import tomllib
+
+    package = Path(gf.__file__).parent
+    assert package in gf.example_logs().parents
+    pyproject = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    assert pyproject["tool"]["hatch"]["build"]["targets"]["wheel"]["packages"] == ["src/gradeframe"]
