@@ -242,3 +242,44 @@ def test_import_gradeframe_does_not_import_dask_but_registers_when_dask_is_in_us
         "assert hasattr(dd.DataFrame, 'grade') and hasattr(dd.Series, 'grade')\n"
     )
     subprocess.run([sys.executable, "-W", "error", "-c", code], check=True)
+
+
+# ---- the Dask internals gradeframe.dask uses: guarded, and the tested range declared ------------
+
+
+def test_missing_dask_internals_raise_naming_the_tested_range() -> None:
+    code = (
+        "import sys, warnings, dask.dataframe\n"
+        "sys.modules['dask.dataframe.dask_expr._expr'] = None  # as if Dask had moved it\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        "    import gradeframe  # still imports: ddf.grade is just not registered\n"
+        "print('warned:', caught[0].message)\n"
+        "import gradeframe.dask\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 1
+    assert done.stdout.startswith("warned: ddf.grade is not registered: ")
+    assert f"tested with Dask {gf_dask.DASK_TESTED}" in done.stderr
+    assert "ImportError: gradeframe.dask keeps list and record columns" in done.stderr
+
+
+def test_the_dask_extra_declares_the_tested_range_and_ci_tests_its_lower_bound() -> None:
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    lower, _, upper = gf_dask.DASK_TESTED.partition(" to ")
+    extras = tomllib.loads((root / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    assert f"dask[dataframe]>={lower},<2027" in extras["dask"]
+    assert f"distributed>={lower},<2027" in extras["dask"]
+    assert upper < "2027"
+    ci = (root / ".ci" / "run").read_text()
+    assert "d.DASK_TESTED.split()[0]" in ci
+    assert '"dask[dataframe]==$dask_lower"' in ci
+    assert "tests/test_dask.py" in ci
+    assert dask.__version__ >= lower

@@ -35,7 +35,8 @@ GRADED = ["correct", "failure_kind", "outcome"]
 @pytest.fixture(scope="module")
 def spark():
     """A local[2] session for the module (each xdist worker process starts its own)."""
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    # docs/scale.md: the workers run the driver's Python (the venv that has gradeframe)
+    os.environ["PYSPARK_PYTHON"] = sys.executable
     session = (
         SparkSession.builder.master("local[2]")
         .appName("gradeframe-tests")
@@ -194,3 +195,29 @@ def test_regrouped_keeps_every_row_in_order() -> None:
     tables = list(gs.regrouped(batches, rows=5))
     assert [t.num_rows for t in tables] == [11, 2]
     assert pa.concat_tables(tables).column("x").to_pylist() == list(range(13))
+
+
+def test_workers_import_the_drivers_gradeframe_the_documented_way(spark):
+    """docs/scale.md, "gradeframe on Spark's workers": with PYSPARK_PYTHON set to the driver's
+    Python, every worker runs that Python and imports the very gradeframe the driver does."""
+
+    def where(batches):
+        import sys
+
+        import gradeframe
+
+        for batch in batches:
+            yield pa.RecordBatch.from_pydict(
+                {
+                    "python": [sys.executable] * batch.num_rows,
+                    "gradeframe": [gradeframe.__file__] * batch.num_rows,
+                }
+            )
+
+    rows = (
+        spark.range(0, 8, numPartitions=2)
+        .mapInArrow(where, "python string, gradeframe string")
+        .distinct()
+        .collect()
+    )
+    assert {(row.python, row.gradeframe) for row in rows} == {(sys.executable, gf.__file__)}

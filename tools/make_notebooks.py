@@ -14,6 +14,8 @@ import nbformat
 from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
+from gradeframe.kinds import CHAIN_ORDER, NO_REFERENCE
+
 ROOT = Path(__file__).resolve().parents[1] / "notebooks"
 
 QUICKSTART_POLARS = [
@@ -127,21 +129,39 @@ QUICKSTART_PANDAS = [
     new_code_cell('pd.Series(["1\\u2009204 Tonnes", "  12–15 days ", "−12 °C"]).grade.fold()'),
 ]
 
+# When each failure kind applies; the table lists them in the order the chain tries them,
+# taken from gradeframe (gradeframe.kinds.CHAIN_ORDER), so the notebook cannot drift from it.
+KIND_WHEN = {
+    "no_reference": "the item has no usable acceptable answer",
+    "error": 'the run failed (`status == "error"`)',
+    "parse_failure": "there is no answer text",
+    "budget_stop": "a spending or call limit stopped a partial run",
+    "refusal": "the model refused or a content filter stopped it",
+    "not_in_document": "the model said the document does not hold the answer, but it does",
+    "wrong": "anything else, including any answer to an unanswerable question",
+}
+KIND_ROWS = [
+    row
+    for kind in CHAIN_ORDER
+    for row in (
+        [f"| `{kind}` | {KIND_WHEN[kind]} |"]
+        + (
+            ["| *carried* | the row carries its own kind (here `timeout`) |"]
+            if kind == NO_REFERENCE
+            else []
+        )
+    )
+]
+
 FAILURE_ANALYSIS = [
     new_markdown_cell(
         "# Failure analysis\n\n"
         "Accuracy alone does not say what to fix. gradeframe gives every wrong answer a "
-        "failure kind, in a fixed order:\n\n"
-        "| kind | when |\n|---|---|\n"
-        "| `no_reference` | the item has no usable acceptable answer |\n"
-        "| *carried* | the row carries its own kind (here `timeout`) |\n"
-        '| `error` | the run failed (`status == "error"`) |\n'
-        "| `parse_failure` | there is no answer text |\n"
-        "| `budget_stop` | a spending or call limit stopped a partial run |\n"
-        "| `refusal` | the model refused or a content filter stopped it |\n"
-        "| `not_in_document` | the model said the document does not hold the answer, but it "
-        "does |\n"
-        "| `wrong` | anything else, including any answer to an unanswerable question |"
+        "failure kind: the first of these that applies, tried in this order "
+        "(`gradeframe.kinds.CHAIN_ORDER`; a stop or a refusal comes before `parse_failure`, "
+        "since it is why a reply has no text). The report counts them in the columns of "
+        "`gradeframe.KINDS`.\n\n"
+        "| kind | when |\n|---|---|\n" + "\n".join(KIND_ROWS)
     ),
     new_code_cell(
         "import polars as pl\n\nimport gradeframe as gf\n\n"

@@ -5,8 +5,6 @@ Expr) and on pandas (DataFrame, Series); on Dask too when ``dask.dataframe`` is 
 (else ``import gradeframe.dask``). Spark: ``gradeframe.spark``. Neither is imported otherwise.
 """
 
-from __future__ import annotations
-
 import sys
 
 from gradeframe import _pandas, _polars  # noqa: F401  (register .grade)
@@ -19,7 +17,7 @@ from gradeframe.answer import (
 )
 from gradeframe.chart import chart, compare_chart, pass_at_k_chart
 from gradeframe.compare import agreement, compare
-from gradeframe.example import example, example_document
+from gradeframe.example import example, example_document, example_logs
 from gradeframe.extract import extract, extract_answer, extract_boxed, extract_number
 from gradeframe.fold import fold
 from gradeframe.html import html_report
@@ -63,6 +61,7 @@ __all__ = [
     "exact_match",
     "example",
     "example_document",
+    "example_logs",
     "extract",
     "extract_answer",
     "extract_boxed",
@@ -97,4 +96,13 @@ __all__ = [
 ]
 
 if "dask.dataframe" in sys.modules:  # Dask is in use already: register ddf.grade too
-    from gradeframe import dask as _dask  # noqa: F401
+    try:
+        from gradeframe import dask as _dask  # noqa: F401
+    except ImportError as _error:  # a Dask gradeframe.dask was not tested with
+        import warnings
+
+        warnings.warn(f"ddf.grade is not registered: {_error}", stacklevel=2)
+        del warnings, _error
+
+# The namespace is the public API and the submodules: not the names used to build it.
+del sys

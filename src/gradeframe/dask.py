@@ -33,10 +33,6 @@ import dask
 import dask.dataframe as dd
 import pandas as pd
 import polars as pl
-from dask.dataframe._pyarrow import to_pyarrow_string
-from dask.dataframe.dask_expr._collection import new_collection
-from dask.dataframe.dask_expr._expr import ArrowStringConversion, Elemwise
-from dask.dataframe.dask_expr.io.io import FromPandas
 from dask.dataframe.extensions import register_dataframe_accessor, register_series_accessor
 
 from gradeframe import _frames
@@ -47,7 +43,33 @@ from gradeframe._pandas import PandasFrameGrade, PandasSeriesGrade
 from gradeframe.report import _pandas_columns, report_counts, report_from_counts
 from gradeframe.samples import Groups, On
 
+#: The Dask releases gradeframe.dask is tested with (the lower bound by ``.ci/run``, in a
+#: virtual environment of its own; the ``dask`` extra in pyproject.toml declares the range).
+DASK_TESTED: Final = "2025.1.0 to 2026.8.0"
+
+
+def _unsupported_dask(error: BaseException) -> str:
+    return (
+        f"gradeframe.dask keeps list and record columns out of Dask's string conversion by "
+        f"rewriting Dask's own expression classes (no public Dask API does it); this Dask "
+        f"({dask.__version__}) does not have them as gradeframe knows them ({error}). "
+        f"gradeframe.dask is tested with Dask {DASK_TESTED}: "
+        "pip install 'gradeframe[dask]' installs one of those."
+    )
+
+
+# Dask internals, the only ones used (the public API has no way to rewrite a frame's string
+# conversion): the conversion expression, its pandas source, and the conversion itself.
+try:
+    from dask.dataframe._pyarrow import to_pyarrow_string
+    from dask.dataframe.dask_expr import new_collection
+    from dask.dataframe.dask_expr._expr import ArrowStringConversion, Elemwise
+    from dask.dataframe.dask_expr.io.io import FromPandas
+except ImportError as error:  # pragma: no cover - tested in a subprocess with them hidden
+    raise ImportError(_unsupported_dask(error)) from error
+
 __all__ = [
+    "DASK_TESTED",
     "PRINTED_CONTAINER",
     "DaskFrameGrade",
     "DaskSeriesGrade",
@@ -113,7 +135,13 @@ def keep_objects(frame: dd.DataFrame, columns: Iterable[str]) -> dd.DataFrame:
     dask.dataframe.DataFrame
         The same rows, with the named columns as they are in the source.
     """
-    wanted = set(columns)
+    try:
+        return _keep_objects(frame, set(columns))
+    except AttributeError as error:  # pragma: no cover - a Dask whose expressions changed
+        raise RuntimeError(_unsupported_dask(error)) from error
+
+
+def _keep_objects(frame: dd.DataFrame, wanted: set[str]) -> dd.DataFrame:
     expr = frame.expr
     for node in list(expr.walk()):
         if isinstance(node, FromPandas) and node.pyarrow_strings_enabled:
