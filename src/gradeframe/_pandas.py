@@ -99,6 +99,7 @@ class PandasFrameGrade(SummaryMethods[pd.DataFrame]):
         status: IntoExpr | None = None,
         failure_kind: IntoExpr | None = None,
         not_found: NotFound = None,
+        explain: bool = False,
         prefix: str = "",
     ) -> pd.DataFrame:
         arguments = [
@@ -113,7 +114,7 @@ class PandasFrameGrade(SummaryMethods[pd.DataFrame]):
         ]
         return self._add_columns(
             answer_rules.with_answer_contains,
-            answer_rules.OUTPUT_COLUMNS,
+            answer_rules.output_columns(explain=explain),
             arguments,
             answer,
             refs,
@@ -123,6 +124,7 @@ class PandasFrameGrade(SummaryMethods[pd.DataFrame]):
             status=status,
             failure_kind=failure_kind,
             not_found=not_found,
+            explain=explain,
             prefix=prefix,
         )
 
