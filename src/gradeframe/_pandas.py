@@ -112,6 +112,14 @@ class PandasFrameGrade(SummaryMethods[pd.DataFrame]):
             ("failure_kind", failure_kind, None),
             ("not_found", not_found if isinstance(not_found, str | pl.Expr) else None, None),
         ]
+        # Flat record columns read by name (answer_rules.BY_NAME) go to Polars too.
+        given = {"partial": partial, "notes": notes, "trace": trace, "status": status}
+        present = {str(c) for c in self._frame.columns}
+        arguments += [
+            (role, role, None)
+            for role in answer_rules.BY_NAME
+            if given[role] is None and role in present
+        ]
         return self._add_columns(
             answer_rules.with_answer_contains,
             answer_rules.output_columns(explain=explain),

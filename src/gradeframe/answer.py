@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import operator
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final, TypeAlias
 
@@ -95,9 +95,11 @@ def _read_text(expr: pl.Expr, dtype: pl.DataType | None, name: str) -> pl.Expr:
     """Answer text: a text column, or the answer/text fields of a struct; else null."""
     if dtype is None or is_text(dtype):
         return expr if dtype is None else as_text(expr, dtype)
+    if dtype.is_numeric() or dtype == pl.Boolean:
+        raise _number_answer_error(name, dtype)
     fields = struct_fields(dtype)
     if not fields:
-        return _NULL_TEXT  # numbers, lists, booleans: not a string, so no answer text
+        return _NULL_TEXT  # lists and the like: not a string, so no answer text
     if "answer" not in fields and "text" not in fields:
         raise _no_text_field_error(name, fields)
     answer_part, text_part, not_a_string = None, None, _FALSE
@@ -114,6 +116,31 @@ def _read_text(expr: pl.Expr, dtype: pl.DataType | None, name: str) -> pl.Expr:
         return _NULL_TEXT
     text = pl.coalesce(parts) if len(parts) > 1 else parts[0]  # `text` when `answer` is null
     return pl.when(not_a_string).then(_NULL_TEXT).otherwise(text)
+
+
+def _number_answer_error(name: str, dtype: pl.DataType) -> TypeError:
+    """Return the error for an answer column of numbers or booleans (SPEC §2 v3).
+
+    Every row of such a column would be a ``parse_failure``: a silently wrong score. (A pandas
+    object column that mixes text and numbers is text, and its numbers are per-row failures.)
+    """
+    what = "the expression" if name.startswith("__gradeframe_") else f"column {name!r}"
+    shown = name if not name.startswith("__gradeframe_") else "answer"
+    if dtype == pl.Boolean:
+        advice = (
+            f"compare Booleans with exact_match, or grade their text with "
+            f"answer=pl.col({shown!r}).cast(pl.String)"
+        )
+    else:
+        advice = (
+            f"grade numbers with within (df.grade.within({shown!r}, 'refs', delta=...)), or "
+            f"grade their text with answer=pl.col({shown!r}).cast(pl.String)"
+        )
+    msg = (
+        f"`answer`: {what} has dtype {dtype}, not text: answer_contains reads answer text, and "
+        f"every row would be a parse_failure. To {advice}."
+    )
+    return TypeError(msg)
 
 
 #: Field names that usually hold a model's reply, suggested first when a struct has no
@@ -154,6 +181,9 @@ def _read_partial(expr: pl.Expr, dtype: pl.DataType | None, argument: str, name:
         return _FALSE
     if dtype.is_integer():
         return (expr != 0).fill_null(value=False)
+    if is_text(dtype):  # a CSV read as text: "true"/"1" as the command line reads it
+        words = as_text(expr, dtype).str.strip_chars().str.to_lowercase()
+        return words.is_in(["true", "1"]).fill_null(value=False)
     raise dtype_error(argument, name, dtype, "Boolean")
 
 
@@ -218,7 +248,9 @@ def _read_carried(expr: pl.Expr, dtype: pl.DataType | None, argument: str, name:
     raise dtype_error(argument, name, dtype, "String")
 
 
-_READERS: Final = {
+Reader: TypeAlias = Callable[[pl.Expr, pl.DataType | None, str, str], pl.Expr]
+
+_READERS: Final[dict[str, tuple[Reader, pl.Expr]]] = {
     "partial": (_read_partial, _FALSE),
     "notes": (_read_notes, _FALSE),
     "trace": (_read_trace, _FALSE),
@@ -241,7 +273,10 @@ def _resolve_record(
     parts: dict[str, pl.Expr] = {}
     for role, (reader, absent) in _READERS.items():
         given = flat[role]
-        if given is not None:
+        by_name = _by_name(role, given, fields, schema, (answer, *flat.values()))
+        if by_name is not None:
+            parts[role] = _read_by_name(reader, role, by_name)
+        elif given is not None:
             expr = to_expr(given, role)
             dtype = None
             if isinstance(given, str) and schema is not None:
@@ -261,6 +296,39 @@ def _resolve_record(
         status=parts["status"],
         carried=parts["failure_kind"],
     )
+
+
+#: The record inputs read from a flat column of the same name when not given and not a field of
+#: the answer struct (SPEC §2 v3). Not ``failure_kind``: that is an output column.
+BY_NAME: Final = ("partial", "notes", "trace", "status")
+
+
+def _by_name(
+    role: str,
+    given: IntoExpr | None,
+    fields: dict[str, pl.DataType],
+    schema: Schema | None,
+    arguments: tuple[object, ...],
+) -> pl.DataType | None:
+    """Return the dtype of the flat column read by name for ``role`` (None: none is read)."""
+    if given is not None or role not in BY_NAME or role in fields or schema is None:
+        return None
+    if role not in schema or role in arguments:  # a column passed as another input is that
+        return None
+    return schema[role]
+
+
+def _read_by_name(reader: Reader, role: str, dtype: pl.DataType) -> pl.Expr:
+    """Read the flat column named like ``role``; a dtype that cannot be it says how it was read."""
+    try:
+        return reader(pl.col(role), dtype, role, role)
+    except TypeError as exc:
+        msg = (
+            f"{exc} A column named {role!r} is read as the {role} of each row when `{role}` is "
+            f"not given (SPEC: flat record columns by name): rename it, or pass {role}=... "
+            "naming the column that holds it."
+        )
+        raise TypeError(msg) from None
 
 
 #: A number as Polars writes it: sign, integer digits, fraction digits, exponent ("1e-7",
