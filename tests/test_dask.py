@@ -242,3 +242,20 @@ def test_import_gradeframe_does_not_import_dask_but_registers_when_dask_is_in_us
         "assert hasattr(dd.DataFrame, 'grade') and hasattr(dd.Series, 'grade')\n"
     )
     subprocess.run([sys.executable, "-W", "error", "-c", code], check=True)
+
+
+def test_csv_mixing_json_list_and_plain_refs_gives_the_pandas_verdicts(tmp_path) -> None:
+    # A user's CSV: refs cells hold JSON lists, plain text, and text that only looks like a list.
+    from tests.test_user_path import USER_CSV, USER_VERDICTS
+
+    path = tmp_path / "answers.csv"
+    path.write_text(USER_CSV, encoding="utf-8")
+    ddf = dd.read_csv(str(path), blocksize=200)  # several partitions of a small file
+    assert ddf.npartitions > 1
+    graded = ddf.grade.answer_contains(explain=True)
+    assert list(graded._meta.columns)[-2:] == ["matched", "near_miss"]
+    result = graded.compute()
+    assert to_data(result)["correct"] == USER_VERDICTS["correct"]
+    expected = pd.read_csv(path).grade.answer_contains(explain=True)
+    for column in ("correct", "failure_kind", "matched", "near_miss"):
+        assert to_data(result)[column] == to_data(expected)[column]

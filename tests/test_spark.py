@@ -194,3 +194,20 @@ def test_regrouped_keeps_every_row_in_order() -> None:
     tables = list(gs.regrouped(batches, rows=5))
     assert [t.num_rows for t in tables] == [11, 2]
     assert pa.concat_tables(tables).column("x").to_pylist() == list(range(13))
+
+
+def test_csv_mixing_json_list_and_plain_refs_gives_the_polars_verdicts(spark, tmp_path) -> None:
+    # A user's CSV read by Spark as text: JSON-list cells are lists, other cells one answer.
+    from tests.test_user_path import USER_CSV, USER_VERDICTS
+
+    path = tmp_path / "answers.csv"
+    path.write_text(USER_CSV, encoding="utf-8")
+    frame = pl.read_csv(path, infer_schema=False).with_row_index("row_id")
+    frame = frame.with_columns(pl.col("row_id").cast(pl.Int64))
+    sdf = spark.read.parquet(write_parts(frame, tmp_path / "runs", 3))
+    graded = gs.answer_contains(sdf, explain=True)
+    assert graded.columns[-2:] == ["matched", "near_miss"]
+    columns = ["correct", "failure_kind", "matched", "near_miss"]
+    result = collected(graded, columns)
+    assert result["correct"] == USER_VERDICTS["correct"]
+    assert result == to_data(frame.grade.answer_contains(explain=True).select(columns))
