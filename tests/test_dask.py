@@ -259,3 +259,12 @@ def test_csv_mixing_json_list_and_plain_refs_gives_the_pandas_verdicts(tmp_path)
     expected = pd.read_csv(path).grade.answer_contains(explain=True)
     for column in ("correct", "failure_kind", "matched", "near_miss"):
         assert to_data(result)[column] == to_data(expected)[column]
+
+
+def test_flat_status_column_is_read_by_name_on_every_partition() -> None:
+    pdf = pd.DataFrame(
+        {"answer": ["It was 12."] * 4, "refs": ["12"] * 4, "status": ["error", None, "ok", "error"]}
+    )
+    graded = dd.from_pandas(pdf, npartitions=2).grade.answer_contains().compute()
+    assert graded["failure_kind"].tolist()[::3] == ["error", "error"]
+    assert graded["correct"].tolist() == [False, True, True, False]

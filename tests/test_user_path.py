@@ -375,3 +375,13 @@ def test_explain_on_a_lazy_frame_with_long_lists_that_explode() -> None:
     assert lazy.equals(frame.grade.answer_contains(explain=True))
     assert to_data(lazy)["matched"] == ["12", None]
     assert to_data(lazy)["near_miss"] == [None, "45.2"]
+
+
+def test_pandas_refs_mixing_python_lists_and_json_text_read_the_text_as_lists() -> None:
+    # pd.read_json of JSON Lines whose refs are lists in some records and JSON text in others.
+    refs = pd.Series([["12"], '["61.9", "61.9 m"]', "[citation needed]", 7], dtype=object)
+    frame = pd.DataFrame(
+        {"answer": ["It was 12.", "It is 61.9 m.", "See [citation needed].", "It was 7."]}
+    )
+    frame["refs"] = refs
+    assert frame.grade.answer_contains()["correct"].tolist() == [True, True, True, True]
