@@ -44,6 +44,7 @@ __all__ = [
     "OUTPUT_COLUMNS",
     "answer_contains",
     "is_not_found",
+    "json_list_refs",
     "with_answer_contains",
 ]
 
