@@ -151,7 +151,7 @@ def json_list(refs: str | None) -> list[str] | None:
     """
     if refs is None:
         return None
-    text = refs.strip()
+    text = refs.strip(WHITE_SPACE)  # Unicode white space, as fold's (not str.strip's \x1c-\x1f)
     if not text.startswith("["):
         return None
     try:

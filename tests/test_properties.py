@@ -379,6 +379,8 @@ def json_cell(draw: st.DrawFn, answer: str | None) -> str | None:
             [
                 text,
                 f" {text}\n",
+                f"\u3000{text}\u2028",  # Unicode white space is trimmed
+                f"{text}\x1f",  # \x1f is no white space (though str.strip takes it): not a list
                 text[:-1],  # cut: not a list
                 "[" + text,  # not a list
                 text.replace(", ", ","),
