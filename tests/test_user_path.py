@@ -184,6 +184,12 @@ def test_numeric_answer_raises_in_the_expression_form_with_a_schema() -> None:
         gf.answer_contains("answer", "refs", schema=frame.schema)
 
 
+def test_numeric_answer_raises_in_the_expression_form_when_the_data_arrives() -> None:
+    frame = pl.DataFrame({"answer": [12], "refs": ["12"]})
+    with pytest.raises(TypeError, match="column 'answer' has dtype Int64, not text"):
+        frame.select(gf.answer_contains("answer", "refs"))
+
+
 def test_pandas_object_column_mixing_text_and_numbers_keeps_per_row_parse_failure() -> None:
     frame = pd.DataFrame({"answer": pd.Series(["12", 12, None], dtype=object), "refs": ["12"] * 3})
     assert_equal_data(
