@@ -283,3 +283,29 @@ def test_the_dask_extra_declares_the_tested_range_and_ci_tests_its_lower_bound()
     assert '"dask[dataframe]==$dask_lower"' in ci
     assert "tests/test_dask.py" in ci
     assert dask.__version__ >= lower
+
+
+def test_csv_mixing_json_list_and_plain_refs_gives_the_pandas_verdicts(tmp_path) -> None:
+    # A user's CSV: refs cells hold JSON lists, plain text, and text that only looks like a list.
+    from tests.test_user_path import USER_CSV, USER_VERDICTS
+
+    path = tmp_path / "answers.csv"
+    path.write_text(USER_CSV, encoding="utf-8")
+    ddf = dd.read_csv(str(path), blocksize=200)  # several partitions of a small file
+    assert ddf.npartitions > 1
+    graded = ddf.grade.answer_contains(explain=True)
+    assert list(graded._meta.columns)[-2:] == ["matched", "near_miss"]
+    result = graded.compute()
+    assert to_data(result)["correct"] == USER_VERDICTS["correct"]
+    expected = pd.read_csv(path).grade.answer_contains(explain=True)
+    for column in ("correct", "failure_kind", "matched", "near_miss"):
+        assert to_data(result)[column] == to_data(expected)[column]
+
+
+def test_flat_status_column_is_read_by_name_on_every_partition() -> None:
+    pdf = pd.DataFrame(
+        {"answer": ["It was 12."] * 4, "refs": ["12"] * 4, "status": ["error", None, "ok", "error"]}
+    )
+    graded = dd.from_pandas(pdf, npartitions=2).grade.answer_contains().compute()
+    assert graded["failure_kind"].tolist()[::3] == ["error", "error"]
+    assert graded["correct"].tolist() == [False, True, True, False]

@@ -221,3 +221,20 @@ def test_workers_import_the_drivers_gradeframe_the_documented_way(spark):
         .collect()
     )
     assert {(row.python, row.gradeframe) for row in rows} == {(sys.executable, gf.__file__)}
+
+
+def test_csv_mixing_json_list_and_plain_refs_gives_the_polars_verdicts(spark, tmp_path) -> None:
+    # A user's CSV read by Spark as text: JSON-list cells are lists, other cells one answer.
+    from tests.test_user_path import USER_CSV, USER_VERDICTS
+
+    path = tmp_path / "answers.csv"
+    path.write_text(USER_CSV, encoding="utf-8")
+    frame = pl.read_csv(path, infer_schema=False).with_row_index("row_id")
+    frame = frame.with_columns(pl.col("row_id").cast(pl.Int64))
+    sdf = spark.read.parquet(write_parts(frame, tmp_path / "runs", 3))
+    graded = gs.answer_contains(sdf, explain=True)
+    assert graded.columns[-2:] == ["matched", "near_miss"]
+    columns = ["correct", "failure_kind", "matched", "near_miss"]
+    result = collected(graded, columns)
+    assert result["correct"] == USER_VERDICTS["correct"]
+    assert result == to_data(frame.grade.answer_contains(explain=True).select(columns))

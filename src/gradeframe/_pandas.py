@@ -99,6 +99,7 @@ class PandasFrameGrade(SummaryMethods[pd.DataFrame]):
         status: IntoExpr | None = None,
         failure_kind: IntoExpr | None = None,
         not_found: NotFound = None,
+        explain: bool = False,
         prefix: str = "",
     ) -> pd.DataFrame:
         arguments = [
@@ -111,9 +112,17 @@ class PandasFrameGrade(SummaryMethods[pd.DataFrame]):
             ("failure_kind", failure_kind, None),
             ("not_found", not_found if isinstance(not_found, str | pl.Expr) else None, None),
         ]
+        # Flat record columns read by name (answer_rules.BY_NAME) go to Polars too.
+        given = {"partial": partial, "notes": notes, "trace": trace, "status": status}
+        present = {str(c) for c in self._frame.columns}
+        arguments += [
+            (role, role, None)
+            for role in answer_rules.BY_NAME
+            if given[role] is None and role in present
+        ]
         return self._add_columns(
             answer_rules.with_answer_contains,
-            answer_rules.OUTPUT_COLUMNS,
+            answer_rules.output_columns(explain=explain),
             arguments,
             answer,
             refs,
@@ -123,6 +132,7 @@ class PandasFrameGrade(SummaryMethods[pd.DataFrame]):
             status=status,
             failure_kind=failure_kind,
             not_found=not_found,
+            explain=explain,
             prefix=prefix,
         )
 

@@ -44,6 +44,7 @@ class _FrameGrade(SummaryMethods[FrameT]):
         status: IntoExpr | None = None,
         failure_kind: IntoExpr | None = None,
         not_found: NotFound = None,
+        explain: bool = False,
         prefix: str = "",
     ) -> FrameT:
         return answer_rules.with_answer_contains(
@@ -56,6 +57,7 @@ class _FrameGrade(SummaryMethods[FrameT]):
             status=status,
             failure_kind=failure_kind,
             not_found=not_found,
+            explain=explain,
             prefix=prefix,
         )
 

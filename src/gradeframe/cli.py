@@ -343,44 +343,25 @@ def _is_json(text: str) -> bool:
     return True
 
 
-def _is_json_list(text: str) -> bool:
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return False
-    return isinstance(value, list) and all(
-        isinstance(v, str | int | float) and not isinstance(v, bool) for v in value
-    )
-
-
 def _cell(text: str) -> str:
     return repr(text if len(text) <= 60 else text[:57] + "...")
 
 
-def json_lists(frame: pl.DataFrame, column: str, flag: str) -> pl.DataFrame:
+def json_lists(frame: pl.DataFrame, column: str) -> pl.DataFrame:
     """Read a text column whose cells may be JSON lists: such a cell is a list, any other one item.
 
-    A cell that starts with ``[`` but is not a JSON list of strings or numbers raises, naming the
-    flag and the row (counted from 1, the first row after a CSV header).
+    The rule is :func:`gradeframe.answer.json_list_refs`, the one answer_contains applies to
+    String acceptable answers on every frame: a JSON array of strings and numbers is a list;
+    any other cell ("[citation needed]", "[1, 2") is one item, as written. A column without
+    any such list is left as text.
     """
     if column not in frame.columns or frame.schema[column] != pl.String:
         return frame
-    text = pl.col(column)
-    is_list = text.str.strip_chars_start().str.starts_with("[").fill_null(value=False)
-    if not frame.select(is_list.any()).item():
+    listed = answer_rules.json_list_refs(pl.col(column))
+    if not frame.select(listed.is_not_null().any()).item():
         return frame
-    decoded = pl.when(is_list).then(text).str.json_decode(pl.List(pl.String))
-    parsed = pl.when(is_list).then(decoded).otherwise(pl.concat_list(text))
-    try:
-        return frame.with_columns(parsed.alias(column))
-    except pl.exceptions.PolarsError:
-        cells = frame.select(pl.when(is_list).then(text)).to_series()
-        row, value = _bad_row(cells, _is_json_list)
-        msg = (
-            f"{flag}: row {row} holds {_cell(value)}, which starts with '[' but is not a JSON "
-            'list of strings (write it as ["a", "b"], or as plain text for one answer)'
-        )
-        raise CliError(msg) from None
+    parsed = pl.coalesce(listed, pl.concat_list(pl.col(column)))
+    return frame.with_columns(parsed.alias(column))
 
 
 def _booleans(frame: pl.DataFrame, column: str, where: str) -> pl.DataFrame:
@@ -403,7 +384,7 @@ def _json_values(frame: pl.DataFrame, column: str, where: str) -> pl.DataFrame:
         return frame
     if not frame.select((is_json | text.is_null()).all()).item():
         # Some cells are plain words ("cost_cap_reached"): a list of strings holds both.
-        return json_lists(frame, column, where)
+        return json_lists(frame, column)
     try:
         decoded = frame.get_column(column).str.json_decode(infer_schema_length=None)
     except pl.exceptions.PolarsError:
@@ -903,13 +884,20 @@ def _group_by(values: list[str] | None) -> list[str]:
     return [name for name in names if name]
 
 
-def _flat_columns(frame: pl.DataFrame, args: argparse.Namespace) -> pl.DataFrame:
-    """Read text columns named by --partial/--notes/--trace as the record fields they hold."""
+def _flat_columns(frame: pl.DataFrame, args: argparse.Namespace, answer: Any) -> pl.DataFrame:
+    """Read text columns named by --partial/--notes/--trace as the record fields they hold.
+
+    Without the flag, a column with the field's own name is read the same way (answer_contains
+    reads it by name: ``answer_rules.BY_NAME``), unless the --answer struct has that field.
+    """
+    fields = struct_fields(frame.schema[answer]) if isinstance(answer, str) else {}
     for field in ("partial", "notes", "trace", "status", "failure_kind"):
         name, flag = getattr(args, field), FLAGS[field]
         if name is not None:
             check_column(frame.schema, name, flag)
             frame = read_field(frame, name, field, f"{flag} {name}")
+        elif field in answer_rules.BY_NAME and field in frame.columns and field not in fields:
+            frame = read_field(frame, field, field, f"column {field!r}")
     return frame
 
 
@@ -957,8 +945,8 @@ def _run_score(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if isinstance(refs, str):
         # CSV holds text only, and a JSON Lines file whose refs mix lists and strings is read
         # with the lists as JSON text: either way, a cell that is a JSON list is a list.
-        frame = json_lists(frame, refs, f"--refs {refs}")
-    frame = _flat_columns(frame, args)
+        frame = json_lists(frame, refs)
+    frame = _flat_columns(frame, args, answer)
     for name in by:
         check_column(frame.schema, name, "--by")
     options = _report_options(args, frame.schema)
