@@ -36,6 +36,7 @@ __all__ = [
     "ROWS_PER_CALL",
     "answer_contains",
     "choice",
+    "equivalent",
     "exact_match",
     "f1",
     "includes",
@@ -164,6 +165,7 @@ matches = _grading("matches")
 within = _grading("within")
 choice = _grading("choice")
 f1 = _grading("f1")
+equivalent = _grading("equivalent")
 
 
 # --------------------------------------------------------------------------------------------
