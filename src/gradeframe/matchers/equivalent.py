@@ -31,7 +31,7 @@ from typing import Final, Literal, get_args
 import polars as pl
 
 from gradeframe._inputs import IntoExpr, Schema
-from gradeframe.fold import _drop as drop_separators  # fold's own step
+from gradeframe._subset import on_rows
 from gradeframe.fold import fold
 from gradeframe.matchers import _base, _symbolic
 from gradeframe.matchers._base import Frame, Input
@@ -61,157 +61,156 @@ _BOXED_RE: Final = r"(?s)^\\boxed\s*\{(.*)\}$"
 _TEXT_RE: Final = r"^\\(?:text|mathrm)\s*\{([^{}]*)\}$"
 #: \left and \right (not \leftarrow), and the spacing commands \! \, \; \  and ~.
 _SPACING_RE: Final = r"\\(?:left|right)\b|\\[!,; ]|~"
-#: LaTeX's thousands separator {,} between a digit and exactly three digits (as fold, §1).
-_BRACE_SEPARATOR_RE: Final = r"([0-9])\{,\}([0-9]{3})([^0-9]|$)"
+#: Whether a text may hold anything the reading removes (else it is its own reading).
+_MAY_UNWRAP_RE: Final = r"[$\\~]"
 
-_INT: Final = r"[0-9]+"
-_SIGNED: Final = r"[+-]?[0-9]+"
+#: A sign: "+", "-", or a dash that fold turns into "-" (U+2010 to U+2013, U+2212).
+_SIGN: Final = "[+\\-\u2010-\u2013\u2212]"
+#: The thousands separators of fold (§1), and LaTeX's {,}.
+_SEPARATOR: Final = "(?:[,\u00a0\u2007\u2009\u202f]|\\{,\\})"
+_SEPARATORS: Final = ["{,}", ",", "\u00a0", "\u2007", "\u2009", "\u202f"]
 #: An exponent of ten: ^{-2}, ^{3} or ^3 (one digit unbraced, as LaTeX reads it).
 _POWER: Final = r"\s*\^\s*(?:\{\s*(?P<NAME>[+-]?[0-9]+)\s*\}|(?P<NAMEd>[0-9]))"
 
-#: A literal, after reading and folding (so lower case, separators gone). Groups: ``sign``,
-#: ``sign2`` (after a "$" unit), ``p10`` (10^k), ``mant`` with ``exp`` (e notation) or ``texp``
-#: (\times 10^k), ``num``/``den`` (a/b), ``fn``/``fd`` (\frac), and ``pct``.
+#: A literal, on the reading (before folding; so "E" and the separators and dashes that fold
+#: would change are spelled out here, with fold's rule: a separator is followed by exactly three
+#: digits and then no digit). Groups: ``sign``, ``sign2`` (after a "$" unit), ``p10`` (10^k),
+#: ``mant`` with ``exp`` (e notation) or ``texp`` (\times 10^k), ``num``/``den`` (a/b),
+#: ``fn``/``fd`` (\frac), and ``pct``.
 LITERAL_RE: Final = (
-    r"^(?P<sign>[+-])?\s*(?:\\?\$\s*)?(?P<sign2>[+-])?\s*(?:"
-    + r"10"
-    + _POWER.replace("NAME", "p10")
-    + r"|(?P<mant>[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:e(?P<exp>[+-]?[0-9]+)"
-    + r"|\s*(?:\\times|\\cdot|×|·)\s*10"
-    + _POWER.replace("NAME", "texp")
-    + r")?"
-    + r"|(?P<num>[0-9]+)\s*/\s*(?P<den>[0-9]+)"
-    + r"|\\[dt]?frac\s*(?:\{\s*(?P<fn>[+-]?[0-9]+)\s*\}|(?P<fnd>[0-9]))"
-    + r"\s*(?:\{\s*(?P<fd>[+-]?[0-9]+)\s*\}|(?P<fdd>[0-9]))"
-    + r")\s*(?:(?P<pct>\\?%)|\\(?:text|mbox)\s*\{[^{}0-9]*\}|\^\s*\\circ|\^\s*\{\s*\\circ\s*\}|°)?$"
+    r"^(?P<sign>" + _SIGN + r")?\s*(?:\\?\$\s*)?(?P<sign2>" + _SIGN + r")?\s*(?:"
+    r"10" + _POWER.replace("NAME", "p10") + r"|(?P<mant>[0-9]+(?:" + _SEPARATOR + r"[0-9]{3})*"
+    r"(?:\.[0-9]*)?|\.[0-9]+)(?:[eE](?P<exp>[+-]?[0-9]+)"
+    r"|\s*(?:\\times|\\cdot|×|·)\s*10" + _POWER.replace("NAME", "texp") + r")?"
+    r"|(?P<num>[0-9]+)\s*/\s*(?P<den>[0-9]+)"
+    r"|\\[dt]?frac\s*(?:\{\s*(?P<fn>[+-]?[0-9]+)\s*\}|(?P<fnd>[0-9]))"
+    r"\s*(?:\{\s*(?P<fd>[+-]?[0-9]+)\s*\}|(?P<fdd>[0-9]))"
+    r")\s*(?:(?P<pct>\\?%)|\\(?:text|mbox)\s*\{[^{}0-9]*\}|\^\s*\\circ|\^\s*\{\s*\\circ\s*\}|°)?$"
 )
 
 #: What :func:`reading` returns for each value.
 READING: Final = pl.Struct(
     {
-        "raw": pl.String(),  # the reading before folding: what the symbolic engine gets
-        "text": pl.String(),  # the reading folded: what fallback=None compares
+        "raw": pl.String(),  # the reading: what the symbolic engine gets (fallback=None folds it)
         "literal": pl.Boolean(),
         "neg": pl.Boolean(),
         "n": pl.String(),
         "d": pl.String(),
         "e": pl.Int64(),
         "pct": pl.Boolean(),
-        "value": pl.Float64(),  # the value as Float64, for tolerances and far-apart checks
     }
 )
 
 #: Int128 holds every integer of 38 digits; a product of at most this many digits is exact.
 _EXACT_DIGITS: Final = 38
-#: Beyond that, two values whose Float64 values differ by more than this (relative) differ.
-_FAR: Final = 1e-9
 
 
-def _unwrap(text: pl.Expr, pattern: str, replacement: str) -> pl.Expr:
-    return text.str.replace(pattern, replacement).str.strip_chars()
+def _unwrapped(text: pl.Expr) -> pl.Expr:
+    r"""Remove the delimiters, \boxed, \text, \left/\right and spacing (one of each)."""
+    for pattern, replacement in (
+        (_DELIMITERS_RE, "${1}${2}${3}${4}"),
+        (_BOXED_RE, "${1}"),
+        (_TEXT_RE, "${1}"),
+    ):
+        text = text.str.replace(pattern, replacement).str.strip_chars()
+    return text.str.replace_all(_SPACING_RE, "").str.strip_chars()
 
 
 def reading(text: pl.Expr) -> pl.Expr:
     r"""Read a String column as §9 does: a struct of :data:`READING` (null stays null).
 
+    ``raw`` is the text with its wrapping removed; a literal's value is ``± n / d × 10^e``.
+
     Examples
     --------
     >>> import polars as pl
-    >>> s = pl.Series(["$\\boxed{1{,}000}$", "-\\frac{1}{2}", "50\\%", "x+1"])
-    >>> read = pl.select(reading(pl.lit(s)).alias("read")).unnest("read")
-    >>> read.select("text", "literal", "neg", "n", "d", "e")
-    shape: (4, 6)
-    ┌──────────────┬─────────┬───────┬──────┬──────┬──────┐
-    │ text         ┆ literal ┆ neg   ┆ n    ┆ d    ┆ e    │
-    │ ---          ┆ ---     ┆ ---   ┆ ---  ┆ ---  ┆ ---  │
-    │ str          ┆ bool    ┆ bool  ┆ str  ┆ str  ┆ i64  │
-    ╞══════════════╪═════════╪═══════╪══════╪══════╪══════╡
-    │ 1000         ┆ true    ┆ false ┆ 1    ┆ 1    ┆ 3    │
-    │ -\frac{1}{2} ┆ true    ┆ true  ┆ 1    ┆ 2    ┆ 0    │
-    │ 50\%         ┆ true    ┆ false ┆ 5    ┆ 1    ┆ 1    │
-    │ x+1          ┆ false   ┆ null  ┆ null ┆ null ┆ null │
-    └──────────────┴─────────┴───────┴──────┴──────┴──────┘
+    >>> s = pl.Series(["$\\boxed{1{,}000}$", "-\\frac{1}{2}", "50\\%", "x+1", "0.0"])
+    >>> pl.select(reading(pl.lit(s)).alias("read")).unnest("read")
+    shape: (5, 7)
+    ┌──────────────┬─────────┬───────┬──────┬──────┬──────┬───────┐
+    │ raw          ┆ literal ┆ neg   ┆ n    ┆ d    ┆ e    ┆ pct   │
+    │ ---          ┆ ---     ┆ ---   ┆ ---  ┆ ---  ┆ ---  ┆ ---   │
+    │ str          ┆ bool    ┆ bool  ┆ str  ┆ str  ┆ i64  ┆ bool  │
+    ╞══════════════╪═════════╪═══════╪══════╪══════╪══════╪═══════╡
+    │ 1{,}000      ┆ true    ┆ false ┆ 1    ┆ 1    ┆ 3    ┆ false │
+    │ -\frac{1}{2} ┆ true    ┆ true  ┆ 1    ┆ 2    ┆ 0    ┆ false │
+    │ 50\%         ┆ true    ┆ false ┆ 5    ┆ 1    ┆ 1    ┆ true  │
+    │ x+1          ┆ false   ┆ null  ┆ null ┆ null ┆ null ┆ null  │
+    │ 0.0          ┆ true    ┆ false ┆ 0    ┆ 1    ┆ 0    ┆ false │
+    └──────────────┴─────────┴───────┴──────┴──────┴──────┴───────┘
     """
-    raw = text.str.strip_chars().str.strip_suffix(".").str.strip_chars()
-    raw = _unwrap(raw, _DELIMITERS_RE, "${1}${2}${3}${4}")
-    raw = _unwrap(raw, _BOXED_RE, "${1}")
-    raw = _unwrap(raw, _TEXT_RE, "${1}")
-    raw = raw.str.replace_all(_SPACING_RE, "").str.strip_chars()
-    staged = pl.struct(raw=raw).struct.with_fields(text=fold(pl.field("raw")))
-    folded = pl.field("text")
-    staged = staged.struct.with_fields(
-        text=pl.when(folded.str.contains("{,}", literal=True))
-        .then(drop_separators(folded, _BRACE_SEPARATOR_RE))
-        .otherwise(folded)
+    raw = text.str.strip_chars().str.strip_suffix(".").str.strip_chars_end()
+    raw = on_rows(
+        raw.str.contains(_MAY_UNWRAP_RE),
+        {"raw": raw},
+        _unwrapped(pl.col("raw")),
+        otherwise=lambda frame: frame.get_column("raw"),
+        dtype=pl.String(),
     )
-    staged = staged.struct.with_fields(groups=pl.field("text").str.extract_groups(LITERAL_RE))
-    g = pl.field("groups").struct.field
-    mant = g("mant")
-    # decimals: the mantissa's digits, and the exponent less the digits after the point
+    staged = pl.struct(raw=raw).struct.with_fields(g=pl.field("raw").str.extract_groups(LITERAL_RE))
+    g = pl.field("g").struct.field
+    mant, numerator, denominator = (
+        g("mant"),
+        pl.coalesce(g("num"), g("fn"), g("fnd")),
+        pl.coalesce(g("den"), g("fd"), g("fdd")),
+    )
+    p10 = pl.coalesce(g("p10"), g("p10d"))
     point = mant.str.find(".", literal=True)
-    frac_len = pl.when(point.is_not_null()).then(mant.str.len_bytes() - point - 1).otherwise(0)
-    power = pl.coalesce(g("exp"), g("texp"), g("texpd"), pl.lit("0")).cast(pl.Int64, strict=False)
-    numerator = pl.coalesce(g("num"), g("fn"), g("fnd"))
-    denominator = pl.coalesce(g("den"), g("fd"), g("fdd"))
-    is_p10 = g("p10").is_not_null() | g("p10d").is_not_null()
+    # a decimal: its digits, and its exponent less the digits after the point
     digits = (
-        pl.when(is_p10)
+        pl.when(p10.is_not_null())
         .then(pl.lit("1"))
         .when(mant.is_not_null())
-        .then(mant.str.replace(".", "", literal=True))
+        .then(
+            mant.str.replace_many([*_SEPARATORS, "."], [""] * (1 + len(_SEPARATORS)), leftmost=True)
+        )
         .otherwise(numerator.str.strip_chars_start("+-"))
     )
     exponent = (
-        pl.when(is_p10)
-        .then(pl.coalesce(g("p10"), g("p10d")).cast(pl.Int64, strict=False))
-        .when(mant.is_not_null())
-        .then(power - frac_len)
-        .otherwise(pl.lit(0, pl.Int64))
-    )
+        pl.when(p10.is_not_null())
+        .then(p10)
+        .otherwise(pl.coalesce(g("exp"), g("texp"), g("texpd"), pl.lit("0")))
+        .cast(pl.Int64, strict=False)
+    ) - pl.when(point.is_not_null()).then(mant.str.len_bytes() - point - 1).otherwise(0)
     negative = (
-        (g("sign") == "-").fill_null(value=False)
-        ^ (g("sign2") == "-").fill_null(value=False)
+        g("sign").is_in(["+"]).not_().fill_null(value=False)
+        ^ g("sign2").is_in(["+"]).not_().fill_null(value=False)
         ^ numerator.str.starts_with("-").fill_null(value=False)
         ^ denominator.str.starts_with("-").fill_null(value=False)
     )
-    found = (is_p10 | mant.is_not_null() | numerator.is_not_null()) & ~(
-        g("sign").is_not_null() & g("sign2").is_not_null()
-    )
     staged = staged.struct.with_fields(
-        found=found,
+        found=(p10.is_not_null() | mant.is_not_null() | numerator.is_not_null())
+        & (g("sign").is_null() | g("sign2").is_null()),
         neg=negative,
-        n=digits.str.strip_chars_start("0"),
+        lead=digits.str.strip_chars_start("0"),
         d=pl.when(denominator.is_not_null())
         .then(denominator.str.strip_chars_start("+-").str.strip_chars_start("0"))
         .otherwise(pl.lit("1")),
         e=exponent,
         pct=g("pct").is_not_null(),
     )
-    n, d, e = pl.field("n"), pl.field("d"), pl.field("e")
-    # a decimal's trailing zeros move into the exponent; zero is "0" x 10^0, never negative
-    trimmed = n.str.strip_chars_end("0")
-    decimal = d == "1"
+    lead, d = pl.field("lead"), pl.field("d")
     staged = staged.struct.with_fields(
-        n=pl.when(n == "").then(pl.lit("0")).when(decimal).then(trimmed).otherwise(n),
-        e=pl.when(n == "")
+        n=pl.when(d == "1").then(lead.str.strip_chars_end("0")).otherwise(lead)
+    )
+    n = pl.field("n")
+    zero = n == ""
+    # a decimal's trailing zeros move into the exponent; zero is 0 x 10^0, never negative
+    literal = (pl.field("found") & (d != "") & pl.field("e").is_not_null()).fill_null(value=False)
+    staged = staged.struct.with_fields(
+        literal=pl.when(pl.field("raw").is_not_null()).then(literal),
+        neg=pl.field("neg") & ~zero,
+        n=pl.when(zero).then(pl.lit("0")).otherwise(n),
+        d=pl.when(zero).then(pl.lit("1")).otherwise(d),
+        e=pl.when(zero)
         .then(pl.lit(0, pl.Int64))
-        .when(decimal)
-        .then(e + n.str.len_bytes() - trimmed.str.len_bytes())
-        .otherwise(e),
-        d=pl.when(n == "").then(pl.lit("1")).otherwise(d),
-        neg=pl.field("neg") & (n != ""),
-        literal=(pl.field("found") & (d != "") & e.is_not_null()).fill_null(value=False),
+        .otherwise(pl.field("e") + lead.str.len_bytes() - n.str.len_bytes()),
     )
-    value = (n + pl.lit("e") + e.cast(pl.String)).cast(pl.Float64, strict=False) / d.cast(
-        pl.Float64, strict=False
-    )
-    staged = staged.struct.with_fields(value=pl.when(pl.field("neg")).then(-value).otherwise(value))
-    literal = pl.field("literal")
+    keep = pl.field("literal")
     out = pl.struct(
         raw=pl.field("raw"),
-        text=pl.field("text"),
-        literal=pl.when(pl.field("raw").is_not_null()).then(literal),
-        **{k: pl.when(literal).then(pl.field(k)) for k in ("neg", "n", "d", "e", "pct", "value")},
+        literal=keep,
+        **{k: pl.when(keep).then(pl.field(k)) for k in ("neg", "n", "d", "e", "pct")},
     )
     return staged.struct.with_fields(out.alias("out")).struct.field("out")
 
@@ -221,51 +220,12 @@ def reading(text: pl.Expr) -> pl.Expr:
 # --------------------------------------------------------------------------------------------
 
 
-def _equal(
-    a: dict[str, pl.Expr],
-    b: dict[str, pl.Expr],
-    shift_a: pl.Expr,
-    shift_b: pl.Expr,
-    *,
-    rel_tol: float,
-    abs_tol: float,
-) -> pl.Expr:
-    """Whether two read literals are equal (null: undecided), ``shift`` added to exponents."""
-    ea, eb = a["e"] + shift_a, b["e"] + shift_b
-    zero_a, zero_b = a["n"] == "0", b["n"] == "0"
-    both_zero = zero_a & zero_b
-    same = ~zero_a & ~zero_b & (a["neg"] == b["neg"])
-    decimal_equal = both_zero | (same & (a["n"] == b["n"]) & (ea == eb))
-    k = ea - eb
-    up_a, up_b = k.clip(lower_bound=0), (-k).clip(lower_bound=0)
-    fits = (a["n"].str.len_bytes() + b["d"].str.len_bytes() + up_a <= _EXACT_DIGITS) & (
-        b["n"].str.len_bytes() + a["d"].str.len_bytes() + up_b <= _EXACT_DIGITS
-    )
-    ten = pl.lit(10, pl.Int128)
-
-    def big(digits: pl.Expr) -> pl.Expr:
-        return pl.when(fits).then(digits).cast(pl.Int128, strict=False)
-
-    left = big(a["n"]) * big(b["d"]) * ten.pow(pl.when(fits).then(up_a))
-    right = big(b["n"]) * big(a["d"]) * ten.pow(pl.when(fits).then(up_b))
-    cross_equal = both_zero | (same & (left == right))
-    va = a["value"] * pl.lit(10.0).pow(shift_a)
-    vb = b["value"] * pl.lit(10.0).pow(shift_b)
-    finite = va.is_finite() & vb.is_finite()
-    gap = (va - vb).abs()
-    largest = pl.max_horizontal(va.abs(), vb.abs())
-    exact = (
-        pl.when((a["d"] == "1") & (b["d"] == "1"))
-        .then(decimal_equal)
-        .when(fits)
-        .then(cross_equal)
-        .when(finite & (gap > largest * _FAR))
-        .then(pl.lit(value=False))
-    )
-    if rel_tol == 0 and abs_tol == 0:
-        return exact
-    close = finite & (gap <= pl.max_horizontal(largest * rel_tol, pl.lit(abs_tol)))
-    return exact | close
+def _value(side: dict[str, pl.Expr], shift: pl.Expr) -> pl.Expr:
+    """Return a literal's value as Float64 (for tolerances), its exponent shifted."""
+    value = (side["n"] + pl.lit("e") + (side["e"] + shift).cast(pl.String)).cast(
+        pl.Float64, strict=False
+    ) / side["d"].cast(pl.Float64, strict=False)
+    return pl.when(side["neg"]).then(-value).otherwise(value)
 
 
 def _literal_verdict(
@@ -276,24 +236,70 @@ def _literal_verdict(
     rel_tol: float,
     abs_tol: float,
 ) -> pl.Expr:
-    """Whether two literals are equivalent under the percent policy (null: undecided)."""
+    """Whether two literals are equivalent under the percent policy (null: undecided).
+
+    Reads the sides' digits as Int128 from the staged fields of :func:`_big_fields`.
+    """
     zero = pl.lit(0, pl.Int64)
-    plain = _equal(a, b, zero, zero, rel_tol=rel_tol, abs_tol=abs_tol)
-    if percent == "number":
-        return plain
     hundredth = pl.lit(-2, pl.Int64)
-    scaled = _equal(
-        a,
-        b,
+    one_percent = a["pct"] != b["pct"]  # two percent literals compare their numbers
+    # exponent shifts (a, b) of each comparison the policy allows
+    plain = (zero, zero)
+    scaled = (
         pl.when(a["pct"]).then(hundredth).otherwise(zero),
         pl.when(b["pct"]).then(hundredth).otherwise(zero),
-        rel_tol=rel_tol,
-        abs_tol=abs_tol,
     )
-    one_percent = a["pct"] != b["pct"]  # two percent literals compare their numbers
-    if percent == "fraction":
-        return pl.when(one_percent).then(scaled).otherwise(plain)
-    return pl.when(one_percent).then(plain | scaled).otherwise(plain)
+    both_decimal = (a["d"] == "1") & (b["d"] == "1")
+    both_zero = (a["n"] == "0") & (b["n"] == "0")
+    same = (a["n"] != "0") & (b["n"] != "0") & (a["neg"] == b["neg"])
+    lengths = (
+        a["n"].str.len_bytes(),
+        a["d"].str.len_bytes(),
+        b["n"].str.len_bytes(),
+        b["d"].str.len_bytes(),
+    )
+    big = [pl.field(f"_{k}") for k in _BIG]
+    ten = pl.lit(10, pl.Int128)
+
+    def equal(shift: tuple[pl.Expr, pl.Expr]) -> pl.Expr:
+        k = (a["e"] + shift[0]) - (b["e"] + shift[1])
+        up_a, up_b = k.clip(lower_bound=0), (-k).clip(lower_bound=0)
+        fits = (lengths[0] + lengths[3] + up_a <= _EXACT_DIGITS) & (
+            lengths[2] + lengths[1] + up_b <= _EXACT_DIGITS
+        )
+        left = big[0] * big[3] * ten.pow(pl.when(fits).then(up_a))
+        right = big[2] * big[1] * ten.pow(pl.when(fits).then(up_b))
+        exact = (
+            pl.when(both_decimal)
+            .then(both_zero | (same & (a["n"] == b["n"]) & (k == 0)))
+            .when(fits)
+            .then(both_zero | (same & (left == right)))
+        )
+        if rel_tol == 0 and abs_tol == 0:
+            return exact
+        va, vb = _value(a, shift[0]), _value(b, shift[1])
+        gap, largest = (va - vb).abs(), pl.max_horizontal(va.abs(), vb.abs())
+        close = va.is_finite() & vb.is_finite()
+        close = close & (gap <= pl.max_horizontal(largest * rel_tol, pl.lit(abs_tol)))
+        return exact | close
+
+    if percent == "number":
+        verdict = equal(plain)
+    elif percent == "fraction":
+        verdict = equal(scaled)  # the same as plain unless one side is a percent
+    else:
+        verdict = pl.when(one_percent).then(equal(plain) | equal(scaled)).otherwise(equal(plain))
+    return verdict
+
+
+#: The staged Int128 fields: numerator and denominator of each side.
+_BIG: Final = ("an", "ad", "bn", "bd")
+
+
+def _big_fields(a: dict[str, pl.Expr], b: dict[str, pl.Expr]) -> dict[str, pl.Expr]:
+    """Return the numerators and denominators as Int128 (null beyond 38 digits: unused then)."""
+    sides = {"an": a["n"], "ad": a["d"], "bn": b["n"], "bd": b["d"]}
+    return {f"_{k}": sides[k].cast(pl.Int128, strict=False) for k in _BIG}
 
 
 # --------------------------------------------------------------------------------------------
@@ -486,6 +492,7 @@ def _rule(
     )
     a = {k: pl.field("a").struct.field(k) for k in READING.to_schema()}
     b = {k: pl.field("b").struct.field(k) for k in READING.to_schema()}
+    stages = stages.struct.with_fields(**_big_fields(a, b))
     stages = stages.struct.with_fields(
         verdict=pl.when(a["literal"] & b["literal"]).then(
             _literal_verdict(a, b, percent=percent, rel_tol=rel_tol, abs_tol=abs_tol)
@@ -495,7 +502,14 @@ def _rule(
     missing = a["raw"].is_null()
     decided = verdict.is_not_null()
     if fallback is None:
-        same_text = (a["text"] == b["text"]).fill_null(value=False)
+        # the folded readings compared, on the rows the literal path left alone
+        same_text = on_rows(
+            ~missing & ~decided,
+            {"a": a["raw"], "b": b["raw"]},
+            (fold(pl.col("a")) == fold(pl.col("b"))).fill_null(value=False),
+            otherwise=lambda frame: pl.repeat(False, frame.height, eager=True),
+            dtype=pl.Boolean(),
+        )
         method = (
             pl.when(missing)
             .then(pl.lit("unparsed"))
