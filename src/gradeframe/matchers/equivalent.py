@@ -59,8 +59,9 @@ _DELIMITERS_RE: Final = r"(?s)^(?:\$\$(.*)\$\$|\$(.*)\$|\\\((.*)\\\)|\\\[(.*)\\\
 _BOXED_RE: Final = r"(?s)^\\boxed\s*\{(.*)\}$"
 #: One \text{...} or \mathrm{...} around the whole text (no braces inside).
 _TEXT_RE: Final = r"^\\(?:text|mathrm)\s*\{([^{}]*)\}$"
-#: \left and \right (not \leftarrow), and the spacing commands \! \, \; \  and ~.
-_SPACING_RE: Final = r"\\(?:left|right)\b|\\[!,; ]|~"
+#: \left and \right (not \leftarrow), and the spacing commands \! \, \; \  and ~. A line
+#: break \\ (a matrix's row separator) is matched first and kept (group 1).
+_SPACING_RE: Final = r"(\\\\)|\\(?:left|right)\b|\\[!,; ]|~"
 #: Whether a text may hold anything the reading removes (else it is its own reading).
 _MAY_UNWRAP_RE: Final = r"[$\\~]"
 
@@ -113,7 +114,7 @@ def _unwrapped(text: pl.Expr) -> pl.Expr:
         (_TEXT_RE, "${1}"),
     ):
         text = text.str.replace(pattern, replacement).str.strip_chars()
-    return text.str.replace_all(_SPACING_RE, "").str.strip_chars()
+    return text.str.replace_all(_SPACING_RE, "${1}").str.strip_chars()
 
 
 def reading(text: pl.Expr) -> pl.Expr:
