@@ -34,6 +34,7 @@ How it runs
 from __future__ import annotations
 
 import atexit
+import contextlib
 import importlib.util
 import json
 import os
@@ -150,8 +151,8 @@ class _Worker:
         self.pair: int | None = None  # the index of the pair it is deciding
         self.deadline = 0.0
         self.started = time.monotonic()
-        thread = threading.Thread(target=self._read, args=(lines,), daemon=True)
-        thread.start()
+        self.reader = threading.Thread(target=self._read, args=(lines,), daemon=True)
+        self.reader.start()
 
     def _read(self, lines: queue.Queue[tuple[int, list[str] | None]]) -> None:
         stream = self.process.stdout
@@ -172,8 +173,14 @@ class _Worker:
         stream.flush()
 
     def kill(self) -> None:
+        """Kill the process, and close its pipes once the reader has seen their end."""
         self.process.kill()
         self.process.wait()
+        self.reader.join(timeout=5)
+        for stream in (self.process.stdin, self.process.stdout):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
 
 
 class _Pool:

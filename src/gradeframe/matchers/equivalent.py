@@ -14,9 +14,11 @@ Two literals are compared without floating point:
 - otherwise by cross-multiplication in Int128, ``n_a × d_b × 10^k = n_b × d_a`` (``k`` the
   exponents' difference, on the side where it is positive), done only when each product has
   at most 38 digits (so it cannot overflow: Int128 holds 38 digits); beyond that, the pair is
-  unequal when their Float64 values differ by more than a relative 1e-9 (Float64 carries 16
-  digits, so they cannot be equal), and else it is *undecided*: not decided on the literal path,
-  but by the fallback as a non-literal pair would be (documented in docs/equivalence.md).
+  unequal when their orders of magnitude differ by 2 or more (each value lies between
+  ``10^(m-1)`` and ``10^(m+1)`` for ``m = digits(n) - digits(d) + e``), and else it is
+  *undecided*: not decided on the literal path, but by the fallback as a non-literal pair would
+  be (documented in docs/equivalence.md). Only digit strings of about 38 digits and more get
+  there.
 
 ``rel_tol``/``abs_tol`` compare the Float64 values as :func:`math.isclose` does (an exact
 equality is always equivalent). The symbolic fallback lives in :mod:`._symbolic`; this module
@@ -70,6 +72,8 @@ _SIGN: Final = "[+\\-\u2010-\u2013\u2212]"
 #: The thousands separators of fold (§1), and LaTeX's {,}.
 _SEPARATOR: Final = "(?:[,\u00a0\u2007\u2009\u202f]|\\{,\\})"
 _SEPARATORS: Final = ["{,}", ",", "\u00a0", "\u2007", "\u2009", "\u202f"]
+#: Digits, with thousands separators where fold drops them (before exactly three digits).
+_DIGITS: Final = r"[0-9]+(?:" + _SEPARATOR + r"[0-9]{3})*"
 #: An exponent of ten: ^{-2}, ^{3} or ^3 (one digit unbraced, as LaTeX reads it).
 _POWER: Final = r"\s*\^\s*(?:\{\s*(?P<NAME>[+-]?[0-9]+)\s*\}|(?P<NAMEd>[0-9]))"
 
@@ -80,12 +84,18 @@ _POWER: Final = r"\s*\^\s*(?:\{\s*(?P<NAME>[+-]?[0-9]+)\s*\}|(?P<NAMEd>[0-9]))"
 #: ``fn``/``fd`` (\frac), and ``pct``.
 LITERAL_RE: Final = (
     r"^(?P<sign>" + _SIGN + r")?\s*(?:\\?\$\s*)?(?P<sign2>" + _SIGN + r")?\s*(?:"
-    r"10" + _POWER.replace("NAME", "p10") + r"|(?P<mant>[0-9]+(?:" + _SEPARATOR + r"[0-9]{3})*"
-    r"(?:\.[0-9]*)?|\.[0-9]+)(?:[eE](?P<exp>[+-]?[0-9]+)"
+    r"10"
+    + _POWER.replace("NAME", "p10")
+    + r"|(?P<mant>"
+    + _DIGITS
+    + r"(?:\.(?P<fr>"
+    + _DIGITS
+    + r")?)?"
+    r"|\.(?P<fr2>" + _DIGITS + r"))(?:[eE](?P<exp>[+-]?[0-9]+)"
     r"|\s*(?:\\times|\\cdot|×|·)\s*10" + _POWER.replace("NAME", "texp") + r")?"
-    r"|(?P<num>[0-9]+)\s*/\s*(?P<den>[0-9]+)"
-    r"|\\[dt]?frac\s*(?:\{\s*(?P<fn>[+-]?[0-9]+)\s*\}|(?P<fnd>[0-9]))"
-    r"\s*(?:\{\s*(?P<fd>[+-]?[0-9]+)\s*\}|(?P<fdd>[0-9]))"
+    r"|(?P<num>" + _DIGITS + r")\s*/\s*(?P<den>" + _DIGITS + r")"
+    r"|\\[dt]?frac\s*(?:\{\s*(?P<fn>[+-]?" + _DIGITS + r")\s*\}|(?P<fnd>[0-9]))"
+    r"\s*(?:\{\s*(?P<fd>[+-]?" + _DIGITS + r")\s*\}|(?P<fdd>[0-9]))"
     r")\s*(?:(?P<pct>\\?%)|\\(?:text|mbox)\s*\{[^{}0-9]*\}|\^\s*\\circ|\^\s*\{\s*\\circ\s*\}|°)?$"
 )
 
@@ -104,6 +114,12 @@ READING: Final = pl.Struct(
 
 #: Int128 holds every integer of 38 digits; a product of at most this many digits is exact.
 _EXACT_DIGITS: Final = 38
+
+
+def _no_separators(digits: pl.Expr, *, point: bool = False) -> pl.Expr:
+    """Drop the thousands separators (and the decimal point) of the digits of a literal."""
+    patterns = [*_SEPARATORS, "."] if point else _SEPARATORS
+    return digits.str.replace_many(patterns, [""] * len(patterns), leftmost=True)
 
 
 def _unwrapped(text: pl.Expr) -> pl.Expr:
@@ -152,19 +168,17 @@ def reading(text: pl.Expr) -> pl.Expr:
     g = pl.field("g").struct.field
     mant, numerator, denominator = (
         g("mant"),
-        pl.coalesce(g("num"), g("fn"), g("fnd")),
-        pl.coalesce(g("den"), g("fd"), g("fdd")),
+        _no_separators(pl.coalesce(g("num"), g("fn"), g("fnd"))),
+        _no_separators(pl.coalesce(g("den"), g("fd"), g("fdd"))),
     )
     p10 = pl.coalesce(g("p10"), g("p10d"))
-    point = mant.str.find(".", literal=True)
+    decimals = _no_separators(pl.coalesce(g("fr"), g("fr2"))).str.len_bytes().fill_null(0)
     # a decimal: its digits, and its exponent less the digits after the point
     digits = (
         pl.when(p10.is_not_null())
         .then(pl.lit("1"))
         .when(mant.is_not_null())
-        .then(
-            mant.str.replace_many([*_SEPARATORS, "."], [""] * (1 + len(_SEPARATORS)), leftmost=True)
-        )
+        .then(_no_separators(mant, point=True))
         .otherwise(numerator.str.strip_chars_start("+-"))
     )
     exponent = (
@@ -172,7 +186,7 @@ def reading(text: pl.Expr) -> pl.Expr:
         .then(p10)
         .otherwise(pl.coalesce(g("exp"), g("texp"), g("texpd"), pl.lit("0")))
         .cast(pl.Int64, strict=False)
-    ) - pl.when(point.is_not_null()).then(mant.str.len_bytes() - point - 1).otherwise(0)
+    ) - decimals
     negative = (
         g("sign").is_in(["+"]).not_().fill_null(value=False)
         ^ g("sign2").is_in(["+"]).not_().fill_null(value=False)
@@ -270,11 +284,18 @@ def _literal_verdict(
         )
         left = big[0] * big[3] * ten.pow(pl.when(fits).then(up_a))
         right = big[2] * big[1] * ten.pow(pl.when(fits).then(up_b))
+        # each value lies in (10^(m-1), 10^(m+1)) for m = digits(n) - digits(d) + e: two whose
+        # m differ by 2 or more cannot be equal (so only long digit strings stay undecided)
+        magnitude = (lengths[0] - lengths[1] + a["e"] + shift[0]) - (
+            lengths[2] - lengths[3] + b["e"] + shift[1]
+        )
         exact = (
             pl.when(both_decimal)
             .then(both_zero | (same & (a["n"] == b["n"]) & (k == 0)))
             .when(fits)
             .then(both_zero | (same & (left == right)))
+            .when(magnitude.abs() >= 2)
+            .then(pl.lit(value=False))
         )
         if rel_tol == 0 and abs_tol == 0:
             return exact
