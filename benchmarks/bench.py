@@ -10,6 +10,7 @@ Usage::
     python benchmarks/bench.py --matchers      # choice and f1 on 1M rows (printed only)
     python benchmarks/bench.py --distributed   # 10M rows on Polars streaming, Dask and Spark
     python benchmarks/bench.py --logs          # read_inspect on a 10,000-sample .eval (printed)
+    python benchmarks/bench.py --equivalent    # equivalent: literal path, fallback, peers (printed)
 
 Every measurement runs in its own subprocess (``--worker``), so the peak RSS each one reports is
 its own (``resource.getrusage(RUSAGE_SELF).ru_maxrss`` at exit; ``base`` is the RSS after loading
@@ -1277,6 +1278,15 @@ def main_extract(args: argparse.Namespace) -> None:
     print("\n".join(lines))
 
 
+def main_equivalent(args: argparse.Namespace) -> None:
+    """Print the equivalent section (see ``bench_equivalent.py``)."""
+    sys.path.insert(0, str(HERE))
+    import bench_equivalent
+
+    n = args.rows or (200_000 if args.quick else 1_000_000)
+    print(bench_equivalent.section(n, BARE_NUMBER, _aligned))
+
+
 # ---- reading logs: a 10,000-sample inspect .eval ---------------------------------------------
 
 INSPECT_EVAL = (
@@ -1431,9 +1441,14 @@ def main() -> None:
     parser.add_argument(
         "--logs", action="store_true", help="time read_inspect on a 10,000-sample .eval"
     )
+    parser.add_argument(
+        "--equivalent", action="store_true", help="time equivalent against str.extract and peers"
+    )
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.logs:
+    if args.equivalent:
+        main_equivalent(args)
+    elif args.logs:
         main_logs(args)
     elif args.worker:
         print(json.dumps(worker(json.loads(args.worker)), default=str))
