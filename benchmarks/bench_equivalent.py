@@ -174,6 +174,16 @@ def fallback_path(rows: int, distinct: int) -> dict[str, Any]:
     }
 
 
+def _unboxed(answer: str) -> str:
+    """The answer as lm-eval hands it to ``is_equiv``: the last ``\\boxed{...}``'s content."""
+    import hendrycks_is_equiv as hendrycks
+
+    if "\\boxed" not in answer and "\\fbox" not in answer:
+        return answer
+    boxed = hendrycks.last_boxed_only_string(answer)
+    return answer if boxed is None else hendrycks.remove_boxed(boxed)
+
+
 def side_by_side(literal: pl.DataFrame, rows: int) -> dict[str, Any]:
     import hendrycks_is_equiv as hendrycks
     from math_verify import parse, verify
@@ -200,7 +210,7 @@ def side_by_side(literal: pl.DataFrame, rows: int) -> dict[str, Any]:
             mv.append(False)
     t_mv = time.perf_counter() - start
     start = time.perf_counter()
-    hd = [bool(hendrycks.is_equiv(a, b)) for a, b in zip(answers, gold, strict=True)]
+    hd = [bool(hendrycks.is_equiv(_unboxed(a), b)) for a, b in zip(answers, gold, strict=True)]
     t_hd = time.perf_counter() - start
     verdicts = ours.with_columns(math_verify=pl.Series(mv), hendrycks=pl.Series(hd))
     literal_rows_ = verdicts.filter(pl.col("method") == "literal")
@@ -214,9 +224,15 @@ def side_by_side(literal: pl.DataFrame, rows: int) -> dict[str, Any]:
             | (pl.col("correct") != pl.col("hendrycks"))
             | (pl.col("correct") != pl.col("section_9"))
         )
-        .group_by("answer", "gold", "correct", "math_verify", "hendrycks", "section_9")
-        .len()
-        .sort("len", "answer", descending=[True, False])
+        # one line per kind of difference: the pairs' shapes, digits written N
+        .with_columns(
+            shape_a=pl.col("answer").str.replace_all("[0-9]+", "N"),
+            shape_b=pl.col("gold").str.replace_all("[0-9]+", "N"),
+        )
+        .group_by("shape_a", "shape_b", "correct", "math_verify", "hendrycks", "section_9")
+        .agg(pl.len(), pl.col("answer").first(), pl.col("gold").first())
+        .sort("len", "shape_a", descending=[True, False])
+        .select("answer", "gold", "correct", "math_verify", "hendrycks", "section_9", "len")
     )
     n = literal_rows_.height
     return {
@@ -277,10 +293,13 @@ def section(rows: int, bare_number: str, aligned: Callable[[pl.DataFrame], pl.Da
         f"| §9 reference (`fractions.Fraction`, the tests' oracle) | - | "
         f"{side['agree']['§9 reference']:,} of {side['literal']:,} |",
         "",
-        "Every distinct disagreement on the literal rows (`right by §9` is the Fraction "
-        "reference):",
+        "Every kind of disagreement on the literal rows (rows whose answer and gold have the "
+        "same shape, digits aside, and the same verdicts; one example each; `right by §9` is "
+        "the Fraction reference; hendrycks gets the answer as lm-eval hands it over, the last "
+        "`\\boxed{}`'s content):",
         "",
-        "| answer | gold | gradeframe | Math-Verify | hendrycks | right by §9 | rows |",
+        "| example answer | example gold | gradeframe | Math-Verify | hendrycks | right by §9 "
+        "| rows |",
         "|---|---|---|---|---|---|---:|",
     ]
     for a, b, ours, mv, hd, ref, n in side["differences"].iter_rows():

@@ -64,38 +64,36 @@ _TEXT_RE: Final = r"^\\(?:text|mathrm)\s*\{([^{}]*)\}$"
 #: \left and \right (not \leftarrow), and the spacing commands \! \, \; \  and ~. A line
 #: break \\ (a matrix's row separator) is matched first and kept (group 1).
 _SPACING_RE: Final = r"(\\\\)|\\(?:left|right)\b|\\[!,; ]|~"
-#: Whether a text may hold anything the reading removes (else it is its own reading).
-_MAY_UNWRAP_RE: Final = r"[$\\~]"
+#: Whether a text needs the reading's steps at all: white space or a final "." at its ends, a
+#: wrapper at its start, \left/\right or a spacing command, or a thousands separator. Most
+#: answers ("12", "\frac{3}{4}", "50\%") need none, and are their own reading.
+_NEEDS_READING_RE: Final = (
+    r"^\s|\s$|\.$|^(?:\$|\\[(\[]|\\boxed|\\text|\\mathrm)|\\(?:left|right|[!,; ])|~"
+    "|[0-9](?:[,\u00a0\u2007\u2009\u202f]|\\{,\\})[0-9]{3}"
+)
+#: A thousands separator as fold (§1) drops it, LaTeX's {,} too: between a digit and exactly
+#: three digits not followed by a digit. The fourth group is consumed; see :func:`_drop_separators`.
+_SEPARATOR_RE: Final = "(\\d)(?:[,\u00a0\u2007\u2009\u202f]|\\{,\\})(\\d{3})(\\D|$)"
+#: Marks a dropped separator between the two passes (a private-use character).
+_MARK: Final = "\ue000"
 
 #: A sign: "+", "-", or a dash that fold turns into "-" (U+2010 to U+2013, U+2212).
 _SIGN: Final = "[+\\-\u2010-\u2013\u2212]"
-#: The thousands separators of fold (§1), and LaTeX's {,}.
-_SEPARATOR: Final = "(?:[,\u00a0\u2007\u2009\u202f]|\\{,\\})"
-_SEPARATORS: Final = ["{,}", ",", "\u00a0", "\u2007", "\u2009", "\u202f"]
-#: Digits, with thousands separators where fold drops them (before exactly three digits).
-_DIGITS: Final = r"[0-9]+(?:" + _SEPARATOR + r"[0-9]{3})*"
 #: An exponent of ten: ^{-2}, ^{3} or ^3 (one digit unbraced, as LaTeX reads it).
 _POWER: Final = r"\s*\^\s*(?:\{\s*(?P<NAME>[+-]?[0-9]+)\s*\}|(?P<NAMEd>[0-9]))"
 
-#: A literal, on the reading (before folding; so "E" and the separators and dashes that fold
-#: would change are spelled out here, with fold's rule: a separator is followed by exactly three
-#: digits and then no digit). Groups: ``sign``, ``sign2`` (after a "$" unit), ``p10`` (10^k),
-#: ``mant`` with ``exp`` (e notation) or ``texp`` (\times 10^k), ``num``/``den`` (a/b),
-#: ``fn``/``fd`` (\frac), and ``pct``.
+#: A literal, on the reading (not folded: "E" and the dashes that fold would change are spelled
+#: out here). Groups: ``sign``, ``sign2`` (after a "$" unit), ``p10`` (10^k), ``mant`` with its
+#: decimals ``fr``/``fr2`` and ``exp`` (e notation) or ``texp`` (\times 10^k), ``num``/``den``
+#: (a/b), ``fn``/``fd`` (\frac), and ``pct``.
 LITERAL_RE: Final = (
     r"^(?P<sign>" + _SIGN + r")?\s*(?:\\?\$\s*)?(?P<sign2>" + _SIGN + r")?\s*(?:"
-    r"10"
-    + _POWER.replace("NAME", "p10")
-    + r"|(?P<mant>"
-    + _DIGITS
-    + r"(?:\.(?P<fr>"
-    + _DIGITS
-    + r")?)?"
-    r"|\.(?P<fr2>" + _DIGITS + r"))(?:[eE](?P<exp>[+-]?[0-9]+)"
+    r"10" + _POWER.replace("NAME", "p10") + r"|(?P<mant>[0-9]+(?:\.(?P<fr>[0-9]+)?)?"
+    r"|\.(?P<fr2>[0-9]+))(?:[eE](?P<exp>[+-]?[0-9]+)"
     r"|\s*(?:\\times|\\cdot|×|·)\s*10" + _POWER.replace("NAME", "texp") + r")?"
-    r"|(?P<num>" + _DIGITS + r")\s*/\s*(?P<den>" + _DIGITS + r")"
-    r"|\\[dt]?frac\s*(?:\{\s*(?P<fn>[+-]?" + _DIGITS + r")\s*\}|(?P<fnd>[0-9]))"
-    r"\s*(?:\{\s*(?P<fd>[+-]?" + _DIGITS + r")\s*\}|(?P<fdd>[0-9]))"
+    r"|(?P<num>[0-9]+)\s*/\s*(?P<den>[0-9]+)"
+    r"|\\[dt]?frac\s*(?:\{\s*(?P<fn>[+-]?[0-9]+)\s*\}|(?P<fnd>[0-9]))"
+    r"\s*(?:\{\s*(?P<fd>[+-]?[0-9]+)\s*\}|(?P<fdd>[0-9]))"
     r")\s*(?:(?P<pct>\\?%)|\\(?:text|mbox)\s*\{[^{}0-9]*\}|\^\s*\\circ|\^\s*\{\s*\\circ\s*\}|°)?$"
 )
 
@@ -116,21 +114,24 @@ READING: Final = pl.Struct(
 _EXACT_DIGITS: Final = 38
 
 
-def _no_separators(digits: pl.Expr, *, point: bool = False) -> pl.Expr:
-    """Drop the thousands separators (and the decimal point) of the digits of a literal."""
-    patterns = [*_SEPARATORS, "."] if point else _SEPARATORS
-    return digits.str.replace_many(patterns, [""] * len(patterns), leftmost=True)
+def _drop_separators(text: pl.Expr) -> pl.Expr:
+    """Drop thousands separators as fold does (two passes: a chain shares its digits)."""
+    text = text.str.replace_all(_SEPARATOR_RE, "${1}" + _MARK + "${2}${3}")
+    text = text.str.replace_all(_SEPARATOR_RE, "${1}${2}${3}")
+    return text.str.replace_all(_MARK, "", literal=True)
 
 
-def _unwrapped(text: pl.Expr) -> pl.Expr:
-    r"""Remove the delimiters, \boxed, \text, \left/\right and spacing (one of each)."""
+def _read(text: pl.Expr) -> pl.Expr:
+    r"""Trim, remove the delimiters, \boxed, \text, \left/\right, spacing and separators."""
+    text = text.str.strip_chars().str.strip_suffix(".").str.strip_chars()
     for pattern, replacement in (
         (_DELIMITERS_RE, "${1}${2}${3}${4}"),
         (_BOXED_RE, "${1}"),
         (_TEXT_RE, "${1}"),
     ):
         text = text.str.replace(pattern, replacement).str.strip_chars()
-    return text.str.replace_all(_SPACING_RE, "${1}").str.strip_chars()
+    text = text.str.replace_all(_SPACING_RE, "${1}").str.strip_chars()
+    return _drop_separators(text)
 
 
 def reading(text: pl.Expr) -> pl.Expr:
@@ -149,36 +150,33 @@ def reading(text: pl.Expr) -> pl.Expr:
     │ ---          ┆ ---     ┆ ---   ┆ ---  ┆ ---  ┆ ---  ┆ ---   │
     │ str          ┆ bool    ┆ bool  ┆ str  ┆ str  ┆ i64  ┆ bool  │
     ╞══════════════╪═════════╪═══════╪══════╪══════╪══════╪═══════╡
-    │ 1{,}000      ┆ true    ┆ false ┆ 1    ┆ 1    ┆ 3    ┆ false │
+    │ 1000         ┆ true    ┆ false ┆ 1    ┆ 1    ┆ 3    ┆ false │
     │ -\frac{1}{2} ┆ true    ┆ true  ┆ 1    ┆ 2    ┆ 0    ┆ false │
     │ 50\%         ┆ true    ┆ false ┆ 5    ┆ 1    ┆ 1    ┆ true  │
     │ x+1          ┆ false   ┆ null  ┆ null ┆ null ┆ null ┆ null  │
     │ 0.0          ┆ true    ┆ false ┆ 0    ┆ 1    ┆ 0    ┆ false │
     └──────────────┴─────────┴───────┴──────┴──────┴──────┴───────┘
     """
-    raw = text.str.strip_chars().str.strip_suffix(".").str.strip_chars_end()
     raw = on_rows(
-        raw.str.contains(_MAY_UNWRAP_RE),
-        {"raw": raw},
-        _unwrapped(pl.col("raw")),
+        text.str.contains(_NEEDS_READING_RE),
+        {"raw": text},
+        _read(pl.col("raw")),
         otherwise=lambda frame: frame.get_column("raw"),
         dtype=pl.String(),
     )
     staged = pl.struct(raw=raw).struct.with_fields(g=pl.field("raw").str.extract_groups(LITERAL_RE))
     g = pl.field("g").struct.field
-    mant, numerator, denominator = (
-        g("mant"),
-        _no_separators(pl.coalesce(g("num"), g("fn"), g("fnd"))),
-        _no_separators(pl.coalesce(g("den"), g("fd"), g("fdd"))),
-    )
+    mant = g("mant")
+    numerator = pl.coalesce(g("num"), g("fn"), g("fnd"))
+    denominator = pl.coalesce(g("den"), g("fd"), g("fdd"))
     p10 = pl.coalesce(g("p10"), g("p10d"))
-    decimals = _no_separators(pl.coalesce(g("fr"), g("fr2"))).str.len_bytes().fill_null(0)
+    decimals = pl.coalesce(g("fr"), g("fr2")).str.len_bytes().fill_null(0)
     # a decimal: its digits, and its exponent less the digits after the point
     digits = (
         pl.when(p10.is_not_null())
         .then(pl.lit("1"))
         .when(mant.is_not_null())
-        .then(_no_separators(mant, point=True))
+        .then(mant.str.replace(".", "", literal=True))
         .otherwise(numerator.str.strip_chars_start("+-"))
     )
     exponent = (
