@@ -242,3 +242,18 @@ def test_import_gradeframe_does_not_import_dask_but_registers_when_dask_is_in_us
         "assert hasattr(dd.DataFrame, 'grade') and hasattr(dd.Series, 'grade')\n"
     )
     subprocess.run([sys.executable, "-W", "error", "-c", code], check=True)
+
+
+@pytest.mark.parametrize("npartitions", [1, 3])
+def test_equivalent_gives_polars_rows(npartitions: int) -> None:
+    frame = pl.DataFrame(
+        {
+            "actual": ["1/2", "$1,000$", "50\\%", None, "\\sqrt{4}", "x", "0.4999999"],
+            "expected": ["0.5", "1000", "0.5", "1", "2", "y", "\\frac12"],
+        }
+    )
+    ddf = dd.from_pandas(frame.to_pandas(), npartitions=npartitions)
+    columns = ["correct", "expectation", "method"]
+    for kwargs in ({"fallback": None}, {"percent": "number"}):
+        expected = frame.grade.equivalent("actual", "expected", **kwargs)
+        same_rows(ddf.grade.equivalent("actual", "expected", **kwargs).compute(), expected, columns)

@@ -194,3 +194,19 @@ def test_regrouped_keeps_every_row_in_order() -> None:
     tables = list(gs.regrouped(batches, rows=5))
     assert [t.num_rows for t in tables] == [11, 2]
     assert pa.concat_tables(tables).column("x").to_pylist() == list(range(13))
+
+
+def test_equivalent_gives_polars_rows(spark) -> None:
+    frame = pl.DataFrame(
+        {
+            "row_id": [0, 1, 2, 3, 4, 5, 6],
+            "actual": ["1/2", "$1,000$", "50\\%", None, "\\sqrt{4}", "x", "0.4999999"],
+            "expected": ["0.5", "1000", "0.5", "1", "2", "y", "\\frac12"],
+        }
+    )
+    sdf = spark.createDataFrame(frame.to_arrow()).repartition(3)
+    columns = ["correct", "expectation", "method"]
+    for kwargs in ({"fallback": None}, {"percent": "number"}):
+        expected = frame.grade.equivalent("actual", "expected", **kwargs)
+        got = collected(gs.equivalent(sdf, "actual", "expected", **kwargs), columns)
+        assert got == to_data(expected.select(columns))
