@@ -187,6 +187,7 @@ class _Pool:
     """The workers of this process, used by one call at a time."""
 
     def __init__(self) -> None:
+        self.pid = os.getpid()  # a forked child starts a pool of its own (see :func:`decide`)
         self.lock = threading.Lock()
         self.lines: queue.Queue[tuple[int, list[str] | None]] = queue.Queue()
         self.workers: dict[int, _Worker] = {}
@@ -284,7 +285,7 @@ def decide(pairs: Sequence[tuple[str, str]], *, timeout: float) -> list[tuple[bo
     "timeout")`` when the pair overran its budget (its worker is killed), or ``(False,
     "unparsed")`` when Math-Verify could not read a side.
     """
-    global CALLS
+    global CALLS, _POOL
     if not pairs:
         return []
     if not available():
@@ -294,6 +295,9 @@ def decide(pairs: Sequence[tuple[str, str]], *, timeout: float) -> list[tuple[bo
         )
         raise ImportError(msg)
     CALLS += len(pairs)
+    if _POOL.pid != os.getpid():  # forked (a Dask or Spark worker): the parent's pipes are not ours
+        _POOL = _Pool()
+        atexit.register(_POOL.close)
     with _POOL.lock:
         try:
             verdicts = _POOL.decide(pairs, timeout)
