@@ -233,9 +233,9 @@ def reading(text: pl.Expr) -> pl.Expr:
 # --------------------------------------------------------------------------------------------
 
 
-def _value(side: dict[str, pl.Expr], shift: pl.Expr) -> pl.Expr:
-    """Return a literal's value as Float64 (for tolerances), its exponent shifted."""
-    value = (side["n"] + pl.lit("e") + (side["e"] + shift).cast(pl.String)).cast(
+def _value(side: dict[str, pl.Expr]) -> pl.Expr:
+    """Return a literal's value as Float64 (for tolerances)."""
+    value = (side["n"] + pl.lit("e") + side["e"].cast(pl.String)).cast(
         pl.Float64, strict=False
     ) / side["d"].cast(pl.Float64, strict=False)
     return pl.when(side["neg"]).then(-value).otherwise(value)
@@ -273,6 +273,7 @@ def _literal_verdict(
     )
     big = [pl.field(f"_{k}") for k in _BIG]
     ten = pl.lit(10, pl.Int128)
+    values = (_value(a), _value(b)) if rel_tol or abs_tol else (ten, ten)
 
     def equal(shift: tuple[pl.Expr, pl.Expr]) -> pl.Expr:
         k = (a["e"] + shift[0]) - (b["e"] + shift[1])
@@ -297,7 +298,8 @@ def _literal_verdict(
         )
         if rel_tol == 0 and abs_tol == 0:
             return exact
-        va, vb = _value(a, shift[0]), _value(b, shift[1])
+        ten_float = pl.lit(10.0)
+        va, vb = values[0] * ten_float.pow(shift[0]), values[1] * ten_float.pow(shift[1])
         gap, largest = (va - vb).abs(), pl.max_horizontal(va.abs(), vb.abs())
         close = va.is_finite() & vb.is_finite()
         close = close & (gap <= pl.max_horizontal(largest * rel_tol, pl.lit(abs_tol)))
@@ -308,7 +310,8 @@ def _literal_verdict(
     elif percent == "fraction":
         verdict = equal(scaled)  # the same as plain unless one side is a percent
     else:
-        verdict = pl.when(one_percent).then(equal(plain) | equal(scaled)).otherwise(equal(plain))
+        # Kleene logic: an undecided plain comparison stays undecided unless scaled says true
+        verdict = equal(plain) | (one_percent & equal(scaled))
     return verdict
 
 
