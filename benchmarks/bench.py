@@ -1184,6 +1184,7 @@ def write_results(
 KEPT_SECTIONS = (
     "## Extraction",
     "## choice and f1",
+    "## equivalent",
     "## Reading logs",
     "## Distributed",
     "## Profile",
