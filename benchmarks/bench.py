@@ -11,6 +11,7 @@ Usage::
     python benchmarks/bench.py --distributed   # 10M rows on Polars streaming, Dask and Spark
     python benchmarks/bench.py --logs          # read_inspect on a 10,000-sample .eval (printed)
     python benchmarks/bench.py --samples       # pass_at_k, consistency on 1M samples (RESULTS.md)
+    python benchmarks/bench.py --equivalent    # equivalent: literal path, fallback, peers (printed)
 
 Every measurement runs in its own subprocess (``--worker``), so the peak RSS each one reports is
 its own (``resource.getrusage(RUSAGE_SELF).ru_maxrss`` at exit; ``base`` is the RSS after loading
@@ -1186,6 +1187,7 @@ KEPT_SECTIONS = (
     "## Repeated samples",
     "## Extraction",
     "## choice and f1",
+    "## equivalent",
     "## Reading logs",
     "## Distributed",
     "## Profile",
@@ -1383,6 +1385,15 @@ def main_samples(args: argparse.Namespace) -> None:
     section = "\n".join(lines)
     print(section)
     _write_section(section, "## Repeated samples")
+
+
+def main_equivalent(args: argparse.Namespace) -> None:
+    """Print the equivalent section (see ``bench_equivalent.py``)."""
+    sys.path.insert(0, str(HERE))
+    import bench_equivalent
+
+    n = args.rows or (200_000 if args.quick else 1_000_000)
+    print(bench_equivalent.section(n, BARE_NUMBER, _aligned))
 
 
 # ---- reading logs: a 10,000-sample inspect .eval ---------------------------------------------
@@ -1662,12 +1673,17 @@ def main() -> None:
     parser.add_argument(
         "--samples", action="store_true", help="pass_at_k and consistency on 1M samples"
     )
+    parser.add_argument(
+        "--equivalent", action="store_true", help="time equivalent against str.extract and peers"
+    )
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.html:
         main_html(args)
     elif args.samples:
         main_samples(args)
+    elif args.equivalent:
+        main_equivalent(args)
     elif args.logs:
         main_logs(args)
     elif args.worker:

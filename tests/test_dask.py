@@ -309,3 +309,18 @@ def test_flat_status_column_is_read_by_name_on_every_partition() -> None:
     graded = dd.from_pandas(pdf, npartitions=2).grade.answer_contains().compute()
     assert graded["failure_kind"].tolist()[::3] == ["error", "error"]
     assert graded["correct"].tolist() == [False, True, True, False]
+
+
+@pytest.mark.parametrize("npartitions", [1, 3])
+def test_equivalent_gives_polars_rows(npartitions: int) -> None:
+    frame = pl.DataFrame(
+        {
+            "actual": ["1/2", "$1,000$", "50\\%", None, "\\sqrt{4}", "x", "0.4999999"],
+            "expected": ["0.5", "1000", "0.5", "1", "2", "y", "\\frac12"],
+        }
+    )
+    ddf = dd.from_pandas(frame.to_pandas(), npartitions=npartitions)
+    columns = ["correct", "expectation", "method"]
+    for kwargs in ({"fallback": None}, {"percent": "number"}):
+        expected = frame.grade.equivalent("actual", "expected", **kwargs)
+        same_rows(ddf.grade.equivalent("actual", "expected", **kwargs).compute(), expected, columns)

@@ -238,3 +238,19 @@ def test_csv_mixing_json_list_and_plain_refs_gives_the_polars_verdicts(spark, tm
     result = collected(graded, columns)
     assert result["correct"] == USER_VERDICTS["correct"]
     assert result == to_data(frame.grade.answer_contains(explain=True).select(columns))
+
+
+def test_equivalent_gives_polars_rows(spark) -> None:
+    frame = pl.DataFrame(
+        {
+            "row_id": [0, 1, 2, 3, 4, 5, 6],
+            "actual": ["1/2", "$1,000$", "50\\%", None, "\\sqrt{4}", "x", "0.4999999"],
+            "expected": ["0.5", "1000", "0.5", "1", "2", "y", "\\frac12"],
+        }
+    )
+    sdf = spark.createDataFrame(frame.to_arrow()).repartition(3)
+    columns = ["correct", "expectation", "method"]
+    for kwargs in ({"fallback": None}, {"percent": "number"}):
+        expected = frame.grade.equivalent("actual", "expected", **kwargs)
+        got = collected(gs.equivalent(sdf, "actual", "expected", **kwargs), columns)
+        assert got == to_data(expected.select(columns))

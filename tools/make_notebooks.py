@@ -571,6 +571,33 @@ EXTRACTION_AND_CHOICE = [
         "    .mean(),\n"
         ').sort("model")'
     ),
+    new_markdown_cell(
+        "Math answers (MATH, AIME, AMC) are values, not texts: `\\frac{1}{2}`, `0.5` and "
+        "`2/4` are one answer. `extract_boxed` reads the box, and `equivalent` compares the "
+        "values: plain numbers exactly, as column operations (`method` `literal`), the rest "
+        "with Math-Verify once per distinct pair (`symbolic`; see docs/equivalence.md)."
+    ),
+    new_code_cell(
+        "math = pl.DataFrame(\n"
+        "    {\n"
+        '        "model": ["a", "a", "a", "b", "b", "b"],\n'
+        '        "reply": [\n'
+        '            "So the probability is $\\\\boxed{\\\\frac{1}{2}}$.",\n'
+        '            "The area is $\\\\boxed{12.0}$ square units.",\n'
+        '            "Hence $x = \\\\boxed{2\\\\sqrt{3}}$.",\n'
+        '            "It is \\\\boxed{0.5}.",\n'
+        '            "The area is \\\\boxed{13}.",\n'
+        '            "Hence $x = \\\\boxed{\\\\sqrt{12}}$.",\n'
+        "        ],\n"
+        '        "gold": ["\\\\frac12", "12", "2\\\\sqrt{3}", "\\\\frac{1}{2}", "12", '
+        '"2\\\\sqrt{3}"],\n'
+        "    }\n"
+        ")\n"
+        'boxed = math.with_columns(boxed=gf.extract_boxed("reply"))\n'
+        'graded = boxed.grade.equivalent("boxed", "gold")\n'
+        'graded.select("model", "boxed", "gold", "correct", "method")'
+    ),
+    new_code_cell('graded.grade.report(by="model")'),
 ]
 
 

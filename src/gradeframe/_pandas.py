@@ -34,6 +34,7 @@ from gradeframe._summary import SummaryMethods
 from gradeframe.answer import NotFound
 from gradeframe.extract import Which
 from gradeframe.matchers import _base as matcher_base
+from gradeframe.matchers.equivalent import Fallback, Percent
 from gradeframe.matchers.matches import PatternLike
 
 
@@ -252,6 +253,33 @@ class PandasFrameGrade(SummaryMethods[pd.DataFrame]):
     ) -> pd.DataFrame:
         return self._matcher(
             matcher_rules.with_f1, actual, expected, threshold=threshold, label=label, prefix=prefix
+        )
+
+    @delegates(matcher_rules.with_equivalent, doc=matcher_rules.equivalent)
+    def equivalent(
+        self,
+        actual: IntoExpr,
+        expected: IntoExpr,
+        *,
+        percent: Percent = "either",
+        rel_tol: float = 0.0,
+        abs_tol: float = 0.0,
+        fallback: Fallback = "symbolic",
+        timeout: float = 5.0,
+        label: str | None = None,
+        prefix: str = "",
+    ) -> pd.DataFrame:
+        return self._matcher(
+            matcher_rules.with_equivalent,
+            actual,
+            expected,
+            percent=percent,
+            rel_tol=rel_tol,
+            abs_tol=abs_tol,
+            fallback=fallback,
+            timeout=timeout,
+            label=label,
+            prefix=prefix,
         )
 
 

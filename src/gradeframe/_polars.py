@@ -21,6 +21,7 @@ from gradeframe._inputs import IntoExpr
 from gradeframe._summary import SummaryMethods
 from gradeframe.answer import NotFound
 from gradeframe.extract import Which
+from gradeframe.matchers.equivalent import Fallback, Percent
 from gradeframe.matchers.matches import PatternLike
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
@@ -165,6 +166,33 @@ class _FrameGrade(SummaryMethods[FrameT]):
     ) -> FrameT:
         return matcher_rules.with_within(
             self._frame, actual, expected, delta=delta, percent=percent, label=label, prefix=prefix
+        )
+
+    @delegates(matcher_rules.with_equivalent, doc=matcher_rules.equivalent)
+    def equivalent(
+        self,
+        actual: IntoExpr,
+        expected: IntoExpr,
+        *,
+        percent: Percent = "either",
+        rel_tol: float = 0.0,
+        abs_tol: float = 0.0,
+        fallback: Fallback = "symbolic",
+        timeout: float = 5.0,
+        label: str | None = None,
+        prefix: str = "",
+    ) -> FrameT:
+        return matcher_rules.with_equivalent(
+            self._frame,
+            actual,
+            expected,
+            percent=percent,
+            rel_tol=rel_tol,
+            abs_tol=abs_tol,
+            fallback=fallback,
+            timeout=timeout,
+            label=label,
+            prefix=prefix,
         )
 
 

@@ -483,6 +483,7 @@ class DaskFrameGrade:
     within = _grading("within")
     choice = _grading("choice")
     f1 = _grading("f1")
+    equivalent = _grading("equivalent")
 
     @delegates(report)
     def report(  # noqa: D102 (the docstring is the function's, set by @delegates)

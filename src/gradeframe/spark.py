@@ -44,6 +44,7 @@ __all__ = [
     "answer_contains",
     "choice",
     "consistency",
+    "equivalent",
     "exact_match",
     "f1",
     "flaky",
@@ -174,6 +175,7 @@ matches = _grading("matches")
 within = _grading("within")
 choice = _grading("choice")
 f1 = _grading("f1")
+equivalent = _grading("equivalent")
 
 
 # --------------------------------------------------------------------------------------------
