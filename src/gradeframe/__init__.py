@@ -45,10 +45,12 @@ from gradeframe.matchers import (
     with_within,
     within,
 )
+from gradeframe.refusal import DEFAULT_REFUSAL_PHRASES, is_refusal
 from gradeframe.report import failures, report, report_counts, report_from_counts
 
 __all__ = [
     "DEFAULT_NOT_FOUND_PHRASES",
+    "DEFAULT_REFUSAL_PHRASES",
     "KINDS",
     "MAX_METADATA_LENGTH",
     "agreement",
@@ -69,6 +71,7 @@ __all__ = [
     "fold",
     "includes",
     "is_not_found",
+    "is_refusal",
     "matches",
     "read_helm",
     "read_inspect",

@@ -31,7 +31,7 @@ from gradeframe._frames import (
 )
 from gradeframe._inputs import IntoExpr, check_output_names, check_prefix
 from gradeframe._summary import SummaryMethods
-from gradeframe.answer import NotFound
+from gradeframe.answer import NotFound, Refusal
 from gradeframe.extract import Which
 from gradeframe.matchers import _base as matcher_base
 from gradeframe.matchers.matches import PatternLike
@@ -99,6 +99,8 @@ class PandasFrameGrade(SummaryMethods[pd.DataFrame]):
         status: IntoExpr | None = None,
         failure_kind: IntoExpr | None = None,
         not_found: NotFound = None,
+        refusal: Refusal = None,
+        whole_words: bool = False,
         prefix: str = "",
     ) -> pd.DataFrame:
         arguments = [
@@ -110,6 +112,7 @@ class PandasFrameGrade(SummaryMethods[pd.DataFrame]):
             ("status", status, None),
             ("failure_kind", failure_kind, None),
             ("not_found", not_found if isinstance(not_found, str | pl.Expr) else None, None),
+            ("refusal", refusal if isinstance(refusal, str | pl.Expr) else None, None),
         ]
         return self._add_columns(
             answer_rules.with_answer_contains,
@@ -123,6 +126,8 @@ class PandasFrameGrade(SummaryMethods[pd.DataFrame]):
             status=status,
             failure_kind=failure_kind,
             not_found=not_found,
+            refusal=refusal,
+            whole_words=whole_words,
             prefix=prefix,
         )
 
@@ -266,6 +271,10 @@ class PandasSeriesGrade:
     @delegates(answer_rules.is_not_found)
     def is_not_found(self, *, phrases: Sequence[str] | None = None) -> pd.Series:
         return self._run(answer_rules.is_not_found, phrases=phrases)
+
+    @delegates(answer_rules.is_refusal)
+    def is_refusal(self, *, phrases: Sequence[str] | None = None) -> pd.Series:
+        return self._run(answer_rules.is_refusal, phrases=phrases)
 
     @delegates(extract_rules.extract_answer)
     def extract_answer(self, *, marker: str = "answer") -> pd.Series:

@@ -31,23 +31,42 @@ from gradeframe._inputs import (
     to_expr,
 )
 from gradeframe._subset import on_rows
-from gradeframe.fold import NOT_IN_DOCUMENT_LABEL, fold, mark, needles
+from gradeframe.fold import (
+    LETTER_FIRST,
+    LETTER_LAST,
+    NOT_IN_DOCUMENT_LABEL,
+    fold,
+    mark,
+    mark_words,
+    needles,
+)
 from gradeframe.not_found import (
     DEFAULT_NOT_FOUND_PHRASES,
     is_not_found,
     not_found_in_folded,
     phrase_pattern,
 )
+from gradeframe.refusal import (
+    DEFAULT_REFUSAL_PHRASES,
+    is_refusal,
+    refusal_in_folded,
+    refusal_pattern,
+)
 
 __all__ = [
     "DEFAULT_NOT_FOUND_PHRASES",
+    "DEFAULT_REFUSAL_PHRASES",
     "OUTPUT_COLUMNS",
     "answer_contains",
     "is_not_found",
+    "is_refusal",
     "with_answer_contains",
 ]
 
 NotFound: TypeAlias = str | pl.Expr | Sequence[str] | None
+#: ``refusal=``: None (the trace and status only), True (the default detector), a Boolean column
+#: name or expression, or a list of regex phrases.
+Refusal: TypeAlias = bool | str | pl.Expr | Sequence[str] | None
 Frame: TypeAlias = pl.DataFrame | pl.LazyFrame
 
 #: The columns answer_contains adds, before ``prefix``.
@@ -378,6 +397,10 @@ _BAD_BEFORE_MINUS: Final = r"[\p{L}\p{N}\p{M}.]$"
 _BAD_BEFORE_DOT: Final = r"\d$"
 #: After an occurrence that ends with a digit: a digit, or "." and a digit.
 _BAD_AFTER_DIGIT: Final = r"^\.?\d"
+#: Whole words: before an occurrence that begins with a letter, a word character.
+_BAD_BEFORE_LETTER: Final = r"[\p{L}\p{N}\p{M}]$"
+#: Whole words: after an occurrence that ends with a letter, a word character.
+_BAD_AFTER_LETTER: Final = r"^[\p{L}\p{N}\p{M}]"
 
 
 #: Acceptable answers longer than this (in bytes) are searched by splitting the text at them:
@@ -428,12 +451,21 @@ def _literal_search(text: pl.Expr, pattern: pl.Expr, *, find: bool) -> pl.Expr:
     )
 
 
-def _ref_rules(ref: pl.Expr) -> pl.Expr:
+def _ref_rules(ref: pl.Expr, *, whole_words: bool = False) -> pl.Expr:
     """Work out everything about acceptable answers that does not depend on the answer."""
     # The folded text is a struct field that the rules read, so it is folded once (Polars does
     # not share a subexpression between the fields of a struct).
     folded = pl.field("ref")
+    words = (
+        {
+            "letter_first": folded.str.contains(LETTER_FIRST).fill_null(value=False),
+            "letter_last": folded.str.contains(LETTER_LAST).fill_null(value=False),
+        }
+        if whole_words
+        else {}
+    )
     return pl.struct(ref=fold(ref)).struct.with_fields(
+        **words,
         usable=(folded.is_not_null() & (folded != "")).fill_null(value=False),
         label=(folded == NOT_IN_DOCUMENT_LABEL).fill_null(value=False),
         digit_first=folded.str.contains(r"^\d").fill_null(value=False),
@@ -444,16 +476,23 @@ def _ref_rules(ref: pl.Expr) -> pl.Expr:
     )
 
 
-def _ref_info(refs: pl.Expr) -> pl.Expr:
+def _ref_info(refs: pl.Expr, *, whole_words: bool = False) -> pl.Expr:
     """Apply :func:`_ref_rules` once per distinct acceptable answer (they repeat across rows)."""
     distinct = refs.unique(maintain_order=True)  # the same order on both sides of the mapping
-    return refs.replace_strict(distinct, _ref_rules(distinct), default=None)
+    rules = _ref_rules(distinct, whole_words=whole_words)
+    return refs.replace_strict(distinct, rules, default=None)
 
 
 _RULES: Final = ("digit_first", "minus_first", "dot_first", "digit_last")
+#: The rules of whole words (``whole_words=True``).
+_WORD_RULES: Final = ("letter_first", "letter_last")
 
 
-def _match_stages(base: pl.Expr) -> pl.Expr:
+def _rules(*, whole_words: bool) -> tuple[str, ...]:
+    return _RULES + _WORD_RULES if whole_words else _RULES
+
+
+def _match_stages(base: pl.Expr, *, whole_words: bool = False) -> pl.Expr:
     """Add ``found``, ``usable`` and ``label`` to a struct with ``outcome`` and ``info``.
 
     A literal search over every row; then, on the rows with an occurrence alone, the boundary
@@ -477,24 +516,26 @@ def _match_stages(base: pl.Expr) -> pl.Expr:
             "outcome": pl.field("outcome"),
             "ref": info.struct.field("ref"),
             "first_bytes": info.struct.field("first_bytes"),
-            **{name: rule(name) for name in _RULES},
+            **{name: rule(name) for name in _rules(whole_words=whole_words)},
         },
-        _check_occurrence(),
+        _check_occurrence(whole_words=whole_words),
         otherwise=_none_found,
         dtype=pl.Boolean(),
     )
     return staged.struct.with_fields(found=found)
 
 
-def _check_occurrence() -> pl.Expr:
+def _check_occurrence(*, whole_words: bool = False) -> pl.Expr:
     """Check the boundary rules around the first occurrence, and search again where it fails.
 
-    It reads ``outcome``, ``ref``, ``first_bytes`` and the four rules of ``ref``, on rows where
-    ``ref`` occurs in ``outcome``. Each value is a struct field, computed once.
+    It reads ``outcome``, ``ref``, ``first_bytes`` and the four rules of ``ref`` (six with
+    ``whole_words``), on rows where ``ref`` occurs in ``outcome``. Each value is a struct field,
+    computed once.
     """
     position = pl.field("position")
     raw = pl.field("outcome").cast(pl.Binary)  # find gives bytes; cut at character boundaries
-    staged = pl.struct("outcome", "ref", "first_bytes", *_RULES).struct.with_fields(
+    rules = _rules(whole_words=whole_words)
+    staged = pl.struct("outcome", "ref", "first_bytes", *rules).struct.with_fields(
         position=find_literal(pl.field("outcome"), pl.field("ref"))
     )
     after = raw.bin.slice(position + pl.field("ref").str.len_bytes())
@@ -508,7 +549,14 @@ def _check_occurrence() -> pl.Expr:
         | (pl.field("minus_first") & before.str.contains(_BAD_BEFORE_MINUS))
         | (pl.field("dot_first") & before.str.contains(_BAD_BEFORE_DOT))
         | (pl.field("digit_last") & after.str.contains(_BAD_AFTER_DIGIT))
-    ).fill_null(value=False)
+    )
+    if whole_words:
+        broken = (
+            broken
+            | (pl.field("letter_first") & before.str.contains(_BAD_BEFORE_LETTER))
+            | (pl.field("letter_last") & after.str.contains(_BAD_AFTER_LETTER))
+        )
+    broken = broken.fill_null(value=False)
     staged = staged.struct.with_fields(broken=broken)
     rescanned = on_rows(
         pl.field("broken"),
@@ -517,14 +565,14 @@ def _check_occurrence() -> pl.Expr:
             "ref": pl.field("ref"),
             "after": position + pl.field("first_bytes"),
         },
-        _rescan(),
+        _rescan(whole_words=whole_words),
         otherwise=_none_found,
         dtype=pl.Boolean(),
     )
     return staged.struct.with_fields(found=~pl.field("broken") | rescanned).struct.field("found")
 
 
-def _rescan() -> pl.Expr:
+def _rescan(*, whole_words: bool = False) -> pl.Expr:
     """Search again, on the rows whose first occurrence broke a rule (about one in ten).
 
     It reads ``outcome``, ``ref`` and ``after`` (the byte offset just past the first character
@@ -533,8 +581,10 @@ def _rescan() -> pl.Expr:
     occurrence that keeps the rules: marking costs several regex passes.
     """
     later = pl.col("outcome").cast(pl.Binary).bin.slice(pl.col("after")).cast(pl.String)
-    first, second = needles(pl.col("ref"))
+    first, second = needles(pl.col("ref"), whole_words=whole_words)
     marked = mark(pl.col("outcome"))
+    if whole_words:
+        marked = mark_words(marked)
     hit = contains_literal(marked, first) | contains_literal(marked, second).fill_null(value=False)
     return on_rows(
         contains_literal(later, pl.col("ref")),
@@ -545,6 +595,52 @@ def _rescan() -> pl.Expr:
     )
 
 
+def occurs_but_rejected(outcome: IntoExpr, ref: IntoExpr, *, whole_words: bool = False) -> pl.Expr:
+    """Return whether an acceptable answer occurs in the outcome only where a rule rejects it.
+
+    For ``explain=True``'s ``near_miss``: true where the folded acceptable answer occurs in
+    the folded answer as plain text, but every occurrence breaks a whole-number rule (or, with
+    ``whole_words``, a whole-word rule): "45.2" in "it is 145.2 m.", "uk" in "ukraine". False
+    where it is found by the rules, does not occur at all, or is blank or the unanswerable
+    label; null where ``outcome`` is null. Internal: the same stages as answer_contains, one
+    acceptable answer (String) per row.
+
+    Parameters
+    ----------
+    outcome
+        The folded answer (String), as answer_contains' ``outcome``.
+    ref
+        One acceptable answer per row (String; folded here).
+    whole_words
+        Apply the whole-word rule too.
+
+    Returns
+    -------
+    pl.Expr
+        A Boolean expression.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from gradeframe.answer import occurs_but_rejected
+    >>> df = pl.DataFrame(
+    ...     {
+    ...         "outcome": ["it is 145.2 m.", "in ukraine", "the uk", None],
+    ...         "ref": ["45.2", "UK", "UK", "7"],
+    ...     }
+    ... )
+    >>> near = occurs_but_rejected("outcome", "ref", whole_words=True)
+    >>> df.select(near)["occurs_but_rejected"].to_list()
+    [True, True, False, None]
+    """
+    check_whole_words(whole_words)
+    text = to_expr(outcome, "outcome")
+    item = pl.struct(outcome=text, info=_ref_rules(to_expr(ref, "ref"), whole_words=whole_words))
+    staged = _match_stages(item, whole_words=whole_words)
+    rejected = staged.struct.field("plain") & ~staged.struct.field("found")
+    return pl.when(text.is_not_null()).then(rejected).alias("occurs_but_rejected")
+
+
 def _none_found(frame: pl.DataFrame) -> pl.Series:
     return pl.zeros(frame.height, dtype=pl.Boolean, eager=True)
 
@@ -553,7 +649,7 @@ def _none_found(frame: pl.DataFrame) -> pl.Series:
 _ITEM_FLAGS: Final = {"found": 1, "usable": 2, "label": 4}
 
 
-def _match_unrolled(row: pl.Expr, width: int) -> pl.Expr:
+def _match_unrolled(row: pl.Expr, width: int, *, whole_words: bool = False) -> pl.Expr:
     """Match a list of at most ``width`` acceptable answers row by row (streams: no explode).
 
     Each item is matched by its own expression on the row (none nests in another, which keeps
@@ -563,13 +659,19 @@ def _match_unrolled(row: pl.Expr, width: int) -> pl.Expr:
     for i in range(width):
         item = pl.struct(
             outcome=pl.field("outcome"),
-            info=_ref_rules(pl.field("refs").list.get(i, null_on_oob=True)),
+            info=_ref_rules(
+                pl.field("refs").list.get(i, null_on_oob=True), whole_words=whole_words
+            ),
         )
         code = sum(
             (pl.field(flag).cast(pl.Int8) * bit for flag, bit in _ITEM_FLAGS.items()),
             start=pl.lit(0, dtype=pl.Int8),
         )
-        codes.append(_match_stages(item).struct.with_fields(code=code).struct.field("code"))
+        codes.append(
+            _match_stages(item, whole_words=whole_words)
+            .struct.with_fields(code=code)
+            .struct.field("code")
+        )
     either = functools.reduce(operator.or_, codes, pl.lit(0, dtype=pl.Int8))  # bitwise
     row = row.struct.with_fields(codes=either)
     return row.struct.with_fields(
@@ -577,12 +679,13 @@ def _match_unrolled(row: pl.Expr, width: int) -> pl.Expr:
     )
 
 
-def _match_one(row: pl.Expr) -> pl.Expr:
+def _match_one(row: pl.Expr, *, whole_words: bool = False) -> pl.Expr:
     """Match one acceptable answer per row, row by row: the row struct is the item."""
-    return _match_stages(row.struct.with_fields(info=_ref_rules(pl.field("refs"))))
+    info = _ref_rules(pl.field("refs"), whole_words=whole_words)
+    return _match_stages(row.struct.with_fields(info=info), whole_words=whole_words)
 
 
-def _match_any(row: pl.Expr) -> pl.Expr:
+def _match_any(row: pl.Expr, *, whole_words: bool = False) -> pl.Expr:
     """Match a list of acceptable answers per row: one item per (row, acceptable answer).
 
     Every row explodes to at least one item (a null for an empty or null list), so the items of
@@ -594,7 +697,13 @@ def _match_any(row: pl.Expr) -> pl.Expr:
     )
     rows = pl.int_range(pl.len(), dtype=pl.Int64).repeat_by(pl.field("counts")).explode()
     refs = pl.field("refs").explode(empty_as_null=True, keep_nulls=True)
-    items = _match_stages(pl.struct(outcome=pl.field("outcome").gather(rows), info=_ref_info(refs)))
+    items = _match_stages(
+        pl.struct(
+            outcome=pl.field("outcome").gather(rows),
+            info=_ref_info(refs, whole_words=whole_words),
+        ),
+        whole_words=whole_words,
+    )
     flags = ("found", "usable", "label")
     running = items.struct.with_fields(
         **{flag: pl.field(flag).cast(pl.Int64).cum_sum() for flag in flags}
@@ -639,6 +748,36 @@ def _resolve_not_found(not_found: NotFound, outcome: pl.Expr, schema: Schema | N
     raise TypeError(msg)
 
 
+def _resolve_refusal(refusal: Refusal, outcome: pl.Expr, schema: Schema | None) -> pl.Expr | None:
+    """Return the text refusal detected (Boolean), or None where ``refusal`` adds none."""
+    if refusal is None or refusal is False:
+        return None
+    if refusal is True:
+        return refusal_in_folded(outcome, refusal_pattern(None))
+    if isinstance(refusal, str):
+        if schema is not None:
+            check_column(schema, refusal, "refusal")
+            dtype = schema[refusal]
+            if dtype not in (pl.Boolean, pl.Null):
+                raise dtype_error(
+                    "refusal",
+                    refusal,
+                    dtype,
+                    "a Boolean column (or pass refusal=True for the default detector, or a list "
+                    "of phrases: refusal=['...'])",
+                )
+        return pl.col(refusal)
+    if isinstance(refusal, pl.Expr):
+        return refusal
+    if isinstance(refusal, Sequence):
+        return refusal_in_folded(outcome, refusal_pattern(refusal))
+    msg = (
+        "`refusal` must be None, True, a Boolean column name, a polars expression, or a list "
+        f"of regex phrases; got {type(refusal).__name__}: {refusal!r}"
+    )
+    raise TypeError(msg)
+
+
 def answer_contains(
     answer: IntoExpr = "answer",
     refs: IntoExpr = "refs",
@@ -649,6 +788,8 @@ def answer_contains(
     status: IntoExpr | None = None,
     failure_kind: IntoExpr | None = None,
     not_found: NotFound = None,
+    refusal: Refusal = None,
+    whole_words: bool = False,
     prefix: str = "",
     schema: Schema | None = None,
 ) -> pl.Expr:
@@ -676,6 +817,17 @@ def answer_contains(
     not_found
         Who decides that an answer reports "not in the document": a Boolean column name or
         expression, or a list of regex phrases replacing :data:`DEFAULT_NOT_FOUND_PHRASES`.
+    refusal
+        Who decides that an answer refuses the request (failure kind ``refusal``), besides the
+        trace and status: None (no one: the trace and status alone), True (the default detector,
+        :func:`is_refusal`), a Boolean column name or expression, or a list of regex phrases
+        replacing :data:`DEFAULT_REFUSAL_PHRASES`. An answer whose acceptable answer was found
+        is right whatever it says.
+    whole_words
+        Match words whole: an acceptable answer that begins with a letter must not follow a word
+        character (a letter, a number or a combining mark; not "_"), and one that ends with a
+        letter must not be followed by one ("UK" is not in "Ukraine", "No" is not in "I know",
+        "Everest" is in "Everest's"). Numbers keep their own rules.
     prefix
         Put before each output name.
     schema
@@ -710,6 +862,7 @@ def answer_contains(
     │ false   ┆ parse_failure ┆ null                 │
     └─────────┴───────────────┴──────────────────────┘
     """
+    check_whole_words(whole_words)
     given = {
         "partial": partial,
         "notes": notes,
@@ -717,12 +870,23 @@ def answer_contains(
         "status": status,
         "failure_kind": failure_kind,
         "not_found": not_found,
+        "refusal": refusal,
     }
     if schema is None:
-        return _deferred(answer, refs, prefix=prefix, **given)
-    plan = _plan(answer, refs, prefix=prefix, schema=schema, **given)  # type: ignore[arg-type]
+        return _deferred(answer, refs, prefix=prefix, whole_words=whole_words, **given)
+    plan = _plan(
+        answer,
+        refs,
+        prefix=prefix,
+        schema=schema,
+        whole_words=whole_words,
+        **given,  # type: ignore[arg-type]
+    )
     stages = plan.base.struct.with_fields(**plan.folding)
-    stages = _match_any(stages) if plan.listed else _match_one(stages)
+    if plan.listed:
+        stages = _match_any(stages, whole_words=whole_words)
+    else:
+        stages = _match_one(stages, whole_words=whole_words)
     for stage in plan.verdict:
         stages = stages.struct.with_fields(**stage)
     return (
@@ -732,7 +896,17 @@ def answer_contains(
     )
 
 
-def _deferred(answer: IntoExpr, refs: IntoExpr, *, prefix: str, **flat: object) -> pl.Expr:
+def check_whole_words(whole_words: object) -> None:
+    """Raise unless ``whole_words`` is a bool."""
+    if not isinstance(whole_words, bool):
+        kind = type(whole_words).__name__
+        msg = f"`whole_words` must be True or False, got {kind}: {whole_words!r}"
+        raise TypeError(msg)
+
+
+def _deferred(
+    answer: IntoExpr, refs: IntoExpr, *, prefix: str, whole_words: bool, **flat: object
+) -> pl.Expr:
     """Grade when the data arrives, knowing its dtypes (the expression form without a schema).
 
     One call over whole columns, not rows: the inputs become a frame and the frame method runs
@@ -740,8 +914,9 @@ def _deferred(answer: IntoExpr, refs: IntoExpr, *, prefix: str, **flat: object) 
     """
     check_prefix(prefix)
     arguments = {"answer": answer, "refs": refs, **flat}
-    if not isinstance(flat.get("not_found"), str | pl.Expr):
-        arguments.pop("not_found", None)  # phrases or None: not a column
+    for option in ("not_found", "refusal"):
+        if not isinstance(flat.get(option), str | pl.Expr):
+            arguments.pop(option, None)  # phrases, True or None: not a column
     columns: dict[str, pl.Expr] = {}
     names: dict[str, str] = {}
     for argument, value in arguments.items():
@@ -759,7 +934,7 @@ def _deferred(answer: IntoExpr, refs: IntoExpr, *, prefix: str, **flat: object) 
         frame = pl.DataFrame([s.alias(name) for s, name in zip(series, order, strict=True)])
         graded = with_answer_contains(
             frame,
-            **{**flat, **names, "prefix": prefix},  # type: ignore[arg-type]
+            **{**flat, **names, "prefix": prefix, "whole_words": whole_words},  # type: ignore[arg-type]
         )
         return graded.select(
             pl.struct(prefix + name for name in OUTPUT_COLUMNS).alias(prefix + "answer_contains")
@@ -799,6 +974,8 @@ def _plan(
     status: IntoExpr | None,
     failure_kind: IntoExpr | None,
     not_found: NotFound,
+    refusal: Refusal,
+    whole_words: bool,
     prefix: str,
     schema: Schema | None,
 ) -> _Plan:
@@ -823,10 +1000,23 @@ def _plan(
         unfound = pl.when(pl.field("found")).then(pl.lit("")).otherwise(pl.field("outcome"))
         reports_not_found = _resolve_not_found(not_found, unfound, schema).fill_null(value=False)
         judge = {}
+    # The refusal in words: a column or expression the user gives is read with the inputs; the
+    # detector runs only where no acceptable answer was found (a right answer stays right).
+    verdict_first = {"not_found": reports_not_found}
+    if isinstance(refusal, str | pl.Expr):
+        judge["refusal_judged"] = _resolve_refusal(refusal, pl.field("outcome"), schema)
+        verdict_first["text_refusal"] = pl.field("refusal_judged").fill_null(value=False)
+    else:
+        unfound = pl.when(pl.field("found")).then(pl.lit("")).otherwise(pl.field("outcome"))
+        detected = _resolve_refusal(refusal, unfound, schema)
+        if detected is not None:
+            verdict_first["text_refusal"] = detected.fill_null(value=False)
 
     status_field = pl.field("status")
     error = (status_field == "error").fill_null(value=False)
-    refusal = pl.field("trace_refusal") | (status_field == "refused").fill_null(value=False)
+    refused = pl.field("trace_refusal") | (status_field == "refused").fill_null(value=False)
+    if "text_refusal" in verdict_first:
+        refused = refused | pl.field("text_refusal")
     budget_stop = pl.field("partial") & pl.field("budget_notes")
     outcome = pl.field("outcome")
     parse_failure = (outcome.is_null() | (outcome == "")).fill_null(value=True)
@@ -837,7 +1027,7 @@ def _plan(
         & ~parse_failure
         & (
             pl.field("found")
-            | (pl.field("label") & pl.field("not_found") & ~budget_stop & ~refusal)
+            | (pl.field("label") & pl.field("not_found") & ~budget_stop & ~refused)
         )
     )
     kind = kinds.failure_chain(
@@ -846,7 +1036,7 @@ def _plan(
         carried=pl.field("carried"),
         error=error,
         budget_stop=budget_stop,
-        refusal=refusal,
+        refusal=refused,
         parse_failure=parse_failure,
         not_in_document=~pl.field("label") & pl.field("not_found"),
     )
@@ -866,7 +1056,7 @@ def _plan(
         folding={"outcome": fold(pl.field("text"))},
         listed=listed,
         verdict=(
-            {"not_found": reports_not_found},
+            verdict_first,
             {"correct": correct},
             {"failure_kind": kind},
         ),
@@ -889,6 +1079,8 @@ def with_answer_contains(
     status: IntoExpr | None = None,
     failure_kind: IntoExpr | None = None,
     not_found: NotFound = None,
+    refusal: Refusal = None,
+    whole_words: bool = False,
     prefix: str = "",
 ) -> Frame:
     """Add ``correct``, ``failure_kind`` and ``outcome`` to a DataFrame or LazyFrame.
@@ -897,6 +1089,7 @@ def with_answer_contains(
     are checked now, not at ``collect()``. See :func:`answer_contains` for the parameters.
     """
     check_prefix(prefix)
+    check_whole_words(whole_words)
     check_output_names(frame_schema(frame), [prefix + name for name in OUTPUT_COLUMNS])
     # Expressions become temporary columns first, so that their dtypes are known and checked
     # now, like those of named columns, instead of failing deep inside Polars at collect().
@@ -909,6 +1102,7 @@ def with_answer_contains(
         "status": status,
         "failure_kind": failure_kind,
         "not_found": not_found,
+        "refusal": refusal,
     }
     temporary = {
         f"__gradeframe_{argument}__": value.alias(f"__gradeframe_{argument}__")
@@ -920,13 +1114,21 @@ def with_answer_contains(
         for argument, value in given.items()
     }
     staged = frame.with_columns(*temporary.values()) if temporary else frame
-    plan = _plan(**named, prefix=prefix, schema=frame_schema(staged))  # type: ignore[arg-type]
+    plan = _plan(
+        **named,  # type: ignore[arg-type]
+        whole_words=whole_words,
+        prefix=prefix,
+        schema=frame_schema(staged),
+    )
     state = "__gradeframe_answer_contains__"
     if isinstance(staged, pl.LazyFrame):
         width = _list_width(staged, plan) if plan.listed else 0
         if width <= MAX_UNROLLED_REFS:
             row = plan.base.struct.with_fields(**plan.folding)
-            row = _match_unrolled(row, width) if plan.listed else _match_one(row)
+            if plan.listed:
+                row = _match_unrolled(row, width, whole_words=whole_words)
+            else:
+                row = _match_one(row, whole_words=whole_words)
             for fields in plan.verdict:
                 row = row.struct.with_fields(**fields)
             row = row.struct.with_fields(__result=plan.result).struct.field("__result")
@@ -947,10 +1149,10 @@ def with_answer_contains(
 
     lazy = stage(lazy.with_columns(plan.base.alias(state)), plan.folding)
     if plan.listed:
-        lazy = lazy.with_columns(_match_any(pl.col(state)))
+        lazy = lazy.with_columns(_match_any(pl.col(state), whole_words=whole_words))
     else:
-        lazy = stage(lazy, {"info": _ref_info(pl.field("refs"))})
-        lazy = lazy.with_columns(_match_stages(pl.col(state)))
+        lazy = stage(lazy, {"info": _ref_info(pl.field("refs"), whole_words=whole_words)})
+        lazy = lazy.with_columns(_match_stages(pl.col(state), whole_words=whole_words))
     for fields in plan.verdict:
         lazy = stage(lazy, fields)
     lazy = (
