@@ -53,8 +53,8 @@ def _ref_pattern(ref: str, *, whole_words: bool = False) -> str:
     left = ""
     if whole_words and regex.match(r"\p{L}", ref):
         # whole words: a letter first must not follow a word character
-        return _word_right(ref, r"(?<!" + WORD + ")" + regex.escape(ref))
-    if regex.match(r"\d", ref):
+        left = r"(?<!" + WORD + ")"
+    elif regex.match(r"\d", ref):
         # not after a digit, a ".", or a minus sign
         left = r"(?<![\d.])(?<!" + _MINUS + ")"
     elif regex.match(r"-\.?\d", ref):
