@@ -242,3 +242,20 @@ def test_import_gradeframe_does_not_import_dask_but_registers_when_dask_is_in_us
         "assert hasattr(dd.DataFrame, 'grade') and hasattr(dd.Series, 'grade')\n"
     )
     subprocess.run([sys.executable, "-W", "error", "-c", code], check=True)
+
+
+def test_whole_words_and_refusal_pass_through_to_every_partition() -> None:
+    frame = pl.DataFrame(
+        {
+            "answer": ["I live in Ukraine.", "The UK.", "I'm sorry, but I can't help with that."]
+            * 2,
+            "refs": ["UK", "UK", "Paris"] * 2,
+        }
+    )
+    expected = frame.grade.answer_contains(whole_words=True, refusal=True)
+    ddf = dd.from_pandas(frame.to_pandas(), npartitions=2)
+    graded = ddf.grade.answer_contains(whole_words=True, refusal=True)
+    same_rows(graded.compute(), expected)
+    assert to_data(expected)["failure_kind"][:3] == ["wrong", None, "refusal"]
+    ds = dd.from_pandas(frame.get_column("answer").to_pandas(), npartitions=2)
+    assert ds.grade.is_refusal().compute().tolist() == [False, False, True] * 2

@@ -194,3 +194,18 @@ def test_regrouped_keeps_every_row_in_order() -> None:
     tables = list(gs.regrouped(batches, rows=5))
     assert [t.num_rows for t in tables] == [11, 2]
     assert pa.concat_tables(tables).column("x").to_pylist() == list(range(13))
+
+
+def test_whole_words_and_refusal_pass_through(spark) -> None:
+    frame = pl.DataFrame(
+        {
+            "row_id": [0, 1, 2],
+            "answer": ["I live in Ukraine.", "The UK.", "I'm sorry, but I can't help with that."],
+            "refs": ["UK", "UK", "Paris"],
+        }
+    )
+    expected = frame.grade.answer_contains(whole_words=True, refusal=True)
+    sdf = spark.createDataFrame(frame.to_pandas())
+    graded = gs.answer_contains(sdf, "answer", "refs", whole_words=True, refusal=True)
+    assert collected(graded, GRADED) == to_data(expected.select(GRADED))
+    assert to_data(expected)["failure_kind"] == ["wrong", None, "refusal"]
