@@ -2,7 +2,9 @@
 
 Everything is a Polars expression; :func:`answer_contains` returns one struct expression, and
 :func:`with_answer_contains` adds its three fields to a frame. The not-found detector lives in
-:mod:`gradeframe.not_found`, the failure kinds and their chain in :mod:`gradeframe.kinds`.
+:mod:`gradeframe.not_found`, the refusal detector (``refusal=``) in :mod:`gradeframe.refusal`,
+the failure kinds and their chain in :mod:`gradeframe.kinds`. ``whole_words=True`` extends the
+whole-number rules with whole-word ones (see :mod:`gradeframe.fold`).
 """
 
 from __future__ import annotations

@@ -85,6 +85,8 @@ FLAGS: Final = {
     "failure_kind": "--failure-kind",
     "not_found": "--not-found",
     "phrases": "--not-found",
+    "refusal": "--refusals",
+    "whole_words": "--whole-words",
     "prefix": "--prefix",
     "by": "--by",
     "cluster": "--cluster",
