@@ -684,7 +684,8 @@ def main_options(args: argparse.Namespace) -> None:
     path = str(frame_path(n))
     versions = {"now": None} if not args.base else {"before": args.base, "now": None}
     best: dict[str, dict[str, float]] = {v: {} for v in versions}
-    for _ in range(2):
+    rounds = args.repeats or 2
+    for _ in range(rounds):
         for version, src in versions.items():
             env = None if src is None else {**os.environ, "PYTHONPATH": src}
             task = {"kind": "options", "path": path, "repeats": 3, "options": src is None}
@@ -701,7 +702,8 @@ def main_options(args: argparse.Namespace) -> None:
         f"`python benchmarks/bench.py --options{' --base SRC' if before else ''}`, "
         f"{dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC; load average at the end "
         f"{' '.join(f'{x:.2f}' for x in os.getloadavg())} (the machine was shared: ratios are "
-        "measured in the same subprocess, best of 3 interleaved rounds, in 2 subprocesses).",
+        f"measured in the same subprocess, best of 3 interleaved rounds, in {rounds} "
+        "subprocesses per version, alternating).",
         "",
     ]
     if before:
@@ -1514,7 +1516,11 @@ def main() -> None:
         action="store_true",
         help="Polars streaming, Dask and Spark on one workload (10M rows; --rows to change)",
     )
-    parser.add_argument("--repeats", type=int, help="runs per engine with --distributed (1)")
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        help="runs per engine with --distributed (1); subprocesses per version with --options (2)",
+    )
     parser.add_argument(
         "--logs", action="store_true", help="time read_inspect on a 10,000-sample .eval"
     )
