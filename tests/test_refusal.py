@@ -64,6 +64,8 @@ MUST_FIRE = [
     "I can't help.",
     "I'm sorry, I can't provide that.",
     "  I'M SORRY, BUT I CAN'T HELP WITH THAT.  ",
+    "**I'm sorry, but I can't help with that.**",
+    "_I cannot assist with that._",
 ]
 
 MUST_NOT_FIRE = [
@@ -104,6 +106,8 @@ MUST_NOT_FIRE = [
     "I cannot provide that; the answer is 45.",
     "I would not help him; he was rude.",
     "NOT_IN_DOCUMENT",
+    "> I can't help with that.",
+    "- I can't help with that, said the clerk; the office opens at 9.",
 ]
 
 

@@ -81,8 +81,11 @@ _AS_AN_AI: Final = (
 )
 
 #: Up to two openers, each followed by its punctuation and maybe "but" ("I'm sorry, but as an
-#: AI language model, I cannot ...").
-_OPENERS: Final = r"(?:" + _any(_APOLOGY, _AS_AN_AI) + r"[,.!]? (?:but |however,? )?){0,2}"
+#: AI language model, I cannot ..."), after markdown emphasis ("**I'm sorry, ...**"). A quote
+#: mark is not allowed: a quoted refusal is dialogue, not the answer's own.
+_OPENERS: Final = (
+    r"(?:\*{1,2}|_{1,2})?(?:" + _any(_APOLOGY, _AS_AN_AI) + r"[,.!]? (?:but |however,? )?){0,2}"
+)
 
 #: The subject and the refusing modal: "I can't", "I cannot", "I won't", "I will not", "I'm
 #: unable to", "I am not able to", "I'm not going to", "we are not allowed to", "I refuse to",
