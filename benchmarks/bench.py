@@ -688,7 +688,7 @@ def main_options(args: argparse.Namespace) -> None:
     for _ in range(rounds):
         for version, src in versions.items():
             env = None if src is None else {**os.environ, "PYTHONPATH": src}
-            task = {"kind": "options", "path": path, "repeats": 3, "options": src is None}
+            task = {"kind": "options", "path": path, "repeats": 5, "options": src is None}
             r = run_worker(task, env=env)
             if "error" in r:
                 raise SystemExit(r["error"])
@@ -702,7 +702,7 @@ def main_options(args: argparse.Namespace) -> None:
         f"`python benchmarks/bench.py --options{' --base SRC' if before else ''}`, "
         f"{dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC; load average at the end "
         f"{' '.join(f'{x:.2f}' for x in os.getloadavg())} (the machine was shared: ratios are "
-        f"measured in the same subprocess, best of 3 interleaved rounds, in {rounds} "
+        f"measured in the same subprocess, best of 5 interleaved rounds, in {rounds} "
         "subprocesses per version, alternating).",
         "",
     ]
