@@ -12,6 +12,9 @@ Usage::
     python benchmarks/bench.py --logs          # read_inspect on a 10,000-sample .eval (printed)
     python benchmarks/bench.py --samples       # pass_at_k, consistency on 1M samples (RESULTS.md)
     python benchmarks/bench.py --equivalent    # equivalent: literal path, fallback, peers (printed)
+    python benchmarks/bench.py --options --base /tmp/gf_base/src
+                                               # whole_words= and refusal= on 1M rows, and the
+                                               # default path against another checkout's src
 
 Every measurement runs in its own subprocess (``--worker``), so the peak RSS each one reports is
 its own (``resource.getrusage(RUSAGE_SELF).ru_maxrss`` at exit; ``base`` is the RSS after loading
@@ -435,6 +438,8 @@ def worker(task: dict[str, Any]) -> dict[str, Any]:
             return _profile(frame, repeats)
         elif kind == "matchers":
             return _matchers(frame, repeats)
+        elif kind == "options":
+            return _options(frame, repeats, options=task["options"])
         else:
             raise ValueError(kind)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
@@ -648,11 +653,94 @@ def main_matchers(args: argparse.Namespace) -> None:
     print("\n".join(lines))
 
 
-def run_worker(task: dict[str, Any], timeout: float = 1800) -> dict[str, Any]:
+def _options(frame: pl.DataFrame, repeats: int, *, options: bool) -> dict[str, Any]:
+    """Time answer_contains with ``whole_words=True`` and ``refusal=True`` (when ``options``;
+    an older checkout has neither) and without, interleaved, against bare Polars contains."""
+    calls: dict[str, Callable[[], Any]] = {
+        "bare Polars contains (1st ref)": lambda: _bare(frame),
+        "answer_contains (list refs)": lambda: frame.grade.answer_contains("answer", "refs"),
+        "answer_contains (String ref)": lambda: frame.grade.answer_contains("answer", "ref"),
+    }
+    if options:
+        for layout in ("refs", "ref"):
+            name = "list refs" if layout == "refs" else "String ref"
+            for label, kwargs in (
+                ("whole_words=True", {"whole_words": True}),
+                ("refusal=True", {"refusal": True}),
+                ("whole_words=True, refusal=True", {"whole_words": True, "refusal": True}),
+            ):
+                calls[f"answer_contains {label} ({name})"] = functools.partial(
+                    frame.grade.answer_contains, "answer", layout, **kwargs
+                )
+    return {"times": _interleaved(calls, repeats), "rows": frame.height, "repeats": repeats}
+
+
+def main_options(args: argparse.Namespace) -> None:
+    """Write the cost of whole_words= and refusal=, and the default path before and after.
+
+    ``--base SRC`` names another checkout's ``src`` (say, the commit before the options were
+    added): its default calls are timed too, in subprocesses alternating with this one's, so
+    that a change in machine load hits both alike; each call keeps its best round.
+    """
+    n = args.rows or (200_000 if args.quick else 1_000_000)
+    path = str(frame_path(n))
+    versions = {"now": None} if not args.base else {"before": args.base, "now": None}
+    best: dict[str, dict[str, float]] = {v: {} for v in versions}
+    rounds = args.repeats or 2
+    for _ in range(rounds):
+        for version, src in versions.items():
+            env = None if src is None else {**os.environ, "PYTHONPATH": src}
+            task = {"kind": "options", "path": path, "repeats": 5, "options": src is None}
+            r = run_worker(task, env=env)
+            if "error" in r:
+                raise SystemExit(r["error"])
+            for name, t in r["times"].items():
+                best[version][name] = min(best[version].get(name, float("inf")), t)
+    now, before = best["now"], best.get("before", {})
+    bare = "bare Polars contains (1st ref)"
+    lines = [
+        f"## Options: whole_words and refusal, {n:,} rows",
+        "",
+        f"`python benchmarks/bench.py --options{' --base SRC' if before else ''}`, "
+        f"{dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC; load average at the end "
+        f"{' '.join(f'{x:.2f}' for x in os.getloadavg())} (the machine was shared: ratios are "
+        f"measured in the same subprocess, best of 5 interleaved rounds, in {rounds} "
+        "subprocesses per version, alternating).",
+        "",
+    ]
+    if before:
+        lines += [
+            "| call | before | × bare | now | × bare | ratio change |",
+            "|---|---:|---:|---:|---:|---:|",
+        ]
+        for name in (bare, "answer_contains (list refs)", "answer_contains (String ref)"):
+            rb, rn = before[name] / before[bare], now[name] / now[bare]
+            lines.append(
+                f"| {name} | {_fmt_s(before[name])} | {rb:.2f}× | {_fmt_s(now[name])} | "
+                f"{rn:.2f}× | {100 * (rn / rb - 1):+.1f} % |"
+            )
+        lines.append("")
+    lines += ["| call | time | × bare | × the same call without options |", "|---|---:|---:|---:|"]
+    for name, t in now.items():
+        plain = (
+            "answer_contains (list refs)" if "list refs" in name else "answer_contains (String ref)"
+        )
+        own = f"{t / now[plain]:.2f}×" if name.startswith("answer_contains") else "-"
+        lines.append(f"| {name} | {_fmt_s(t)} | {t / now[bare]:.2f}× | {own} |")
+    section = "\n".join(lines) + "\n"
+    print(section)
+    _write_section(section, "## Options")
+
+
+def run_worker(
+    task: dict[str, Any], timeout: float = 1800, env: dict[str, str] | None = None
+) -> dict[str, Any]:
     """Run one measurement in a fresh subprocess and return its JSON result."""
     cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", json.dumps(task)]
     t0 = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
+    proc = subprocess.run(
+        cmd, capture_output=True, text=True, timeout=timeout, check=False, env=env
+    )
     if proc.returncode != 0:
         sys.stderr.write(proc.stderr[-4000:])
         return {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "?"}
@@ -1185,6 +1273,7 @@ def write_results(
 KEPT_SECTIONS = (
     "## HTML page",
     "## Repeated samples",
+    "## Options",
     "## Extraction",
     "## choice and f1",
     "## equivalent",
@@ -1663,7 +1752,11 @@ def main() -> None:
         action="store_true",
         help="Polars streaming, Dask and Spark on one workload (10M rows; --rows to change)",
     )
-    parser.add_argument("--repeats", type=int, help="runs per engine with --distributed (1)")
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        help="runs per engine with --distributed (1); subprocesses per version with --options (2)",
+    )
     parser.add_argument(
         "--logs", action="store_true", help="time read_inspect on a 10,000-sample .eval"
     )
@@ -1676,6 +1769,10 @@ def main() -> None:
     parser.add_argument(
         "--equivalent", action="store_true", help="time equivalent against str.extract and peers"
     )
+    parser.add_argument(
+        "--options", action="store_true", help="time whole_words= and refusal= (written)"
+    )
+    parser.add_argument("--base", help="with --options: another checkout's src, timed too")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.html:
@@ -1696,6 +1793,8 @@ def main() -> None:
         main_extract(args)
     elif args.matchers:
         main_matchers(args)
+    elif args.options:
+        main_options(args)
     else:
         main_run(args)
 

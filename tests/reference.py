@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import regex
 
+from gradeframe import refusal as refusal_rules
 from gradeframe.not_found import (
     ANSWER_ANYWAY_CLAUSE,
     DEFAULT_NOT_FOUND_PHRASES,
@@ -49,9 +50,12 @@ def fold(text: str | None) -> str | None:
     return _WS_RUN.sub(" ", text).strip(" ")
 
 
-def _ref_pattern(ref: str) -> str:
+def _ref_pattern(ref: str, *, whole_words: bool = False) -> str:
     left = ""
-    if regex.match(r"\d", ref):
+    if whole_words and regex.match(r"\p{L}", ref):
+        # whole words: a letter first must not follow a word character
+        left = r"(?<!" + WORD + ")"
+    elif regex.match(r"\d", ref):
         # not after a digit, a ".", or a minus sign
         left = r"(?<![\d.])(?<!" + _MINUS + ")"
     elif regex.match(r"-\.?\d", ref):
@@ -60,12 +64,22 @@ def _ref_pattern(ref: str) -> str:
     elif regex.match(r"\.\d", ref):
         left = r"(?<!\d)"
     right = r"(?!\d)(?!\.\d)" if regex.search(r"\d\Z", ref) else ""
+    if whole_words:
+        return _word_right(ref, left + regex.escape(ref) + right)
     return left + regex.escape(ref) + right
 
 
-def contains(folded_answer: str, folded_ref: str) -> bool:
-    """Containment on folded text with numbers matched whole."""
-    return regex.search(_ref_pattern(folded_ref), folded_answer) is not None
+def _word_right(ref: str, pattern: str) -> str:
+    """Whole words: a letter last (and its combining marks) must not be followed by a word char."""
+    if regex.search(r"\p{L}\p{M}*\Z", ref):
+        return pattern + r"(?!" + WORD + ")"
+    return pattern
+
+
+def contains(folded_answer: str, folded_ref: str, *, whole_words: bool = False) -> bool:
+    """Containment on folded text with numbers (and, with ``whole_words``, words) matched whole."""
+    pattern = _ref_pattern(folded_ref, whole_words=whole_words)
+    return regex.search(pattern, folded_answer) is not None
 
 
 # The ASCII word boundary the package's phrases use, written with lookarounds.
@@ -97,6 +111,44 @@ def is_not_found(folded: str | None, phrases: Sequence[str] | None = None) -> bo
         return True
     text = clause.group(1)
     return not (regex.search(GIVES_ANSWER, text) and not regex.search(NEGATIVE_CLAUSE, text))
+
+
+# The refusal detector: the package's opening phrases, run here by the `regex` module on the
+# whole text; the rest (what counts as an answer after the phrase) written out with lookarounds.
+_REFUSAL = regex.compile(
+    "|".join(f"(?:{p})" for p in refusal_rules.DEFAULT_REFUSAL_PHRASES).replace(
+        r"(?-u:\b)", _ASCII_BOUNDARY
+    )
+)
+_CONTRAST = (
+    "but|however|although|though|yet|whereas|instead|nevertheless|nonetheless|still|that said"
+    "|having said that|even so"
+)
+# a later sentence, or a clause from ";" or a word of contrast, up to the next clause end
+_CLAUSE = regex.compile(
+    r"(?:[.!?]+ |;|(?<![A-Za-z0-9_])(?:" + _CONTRAST + r")(?![A-Za-z0-9_]))[^.!?;]*"
+)
+_GIVES = regex.compile(refusal_rules.GIVES_ANSWER.replace(r"(?-u:\b)", _ASCII_BOUNDARY))
+_ABOUT = regex.compile(refusal_rules.ABOUT_THE_REFUSAL.replace(r"(?-u:\b)", _ASCII_BOUNDARY))
+_ANSWER_IS = regex.compile(r"(?<![A-Za-z0-9_])answer(?: is| was| would be| will be|:| =)")
+
+
+def is_refusal(folded: str | None, phrases: Sequence[str] | None = None) -> bool | None:
+    """A refusal: the text opens with a phrase, and no clause after it gives an answer."""
+    if folded is None:
+        return None
+    if phrases is not None:
+        return any(regex.search(p, folded, flags=regex.IGNORECASE) for p in phrases)
+    opening = _REFUSAL.match(folded)
+    if opening is None:
+        return False
+    rest = folded[opening.end() :]
+    answered = any(
+        _GIVES.search(clause) and not _ABOUT.search(clause) for clause in _CLAUSE.findall(rest)
+    )
+    if answered or _ANSWER_IS.search(rest):
+        return False
+    return not is_not_found(folded)  # a report about the document is no refusal
 
 
 def number_text(value: Any) -> str | None:
@@ -230,6 +282,9 @@ def answer_contains(
     failure_kind: Any = None,
     not_found: bool | None = None,
     phrases: Sequence[str] | None = None,
+    whole_words: bool = False,
+    refusal: bool | Sequence[str] | None = None,
+    refused: bool | None = None,
     explained: bool = False,
 ) -> dict[str, Any]:
     """One row of answer_contains: `answer` is a string, a non-string, or a dict output record."""
@@ -256,14 +311,21 @@ def answer_contains(
     outcome = fold(text)
     usable = _refs_list(refs)
     unanswerable = LABEL in usable
-    found = outcome is not None and any(contains(outcome, r) for r in usable if r != LABEL)
+    found = outcome is not None and any(
+        contains(outcome, r, whole_words=whole_words) for r in usable if r != LABEL
+    )
     reported = not_found if not_found is not None else is_not_found(outcome, phrases)
     reported = bool(reported)
 
     error = status == "error"
     no_text = not outcome
     budget = bool(partial) and _budget_notes(notes)
-    refusal = _refusal_trace(trace) or status == "refused"
+    said_no = bool(refused)  # the user's own judgement (refusal=<column>)
+    if refusal is True and outcome is not None and not found:
+        said_no = bool(is_refusal(outcome))
+    elif isinstance(refusal, list | tuple) and outcome is not None and not found:
+        said_no = bool(is_refusal(outcome, refusal))
+    refusal = _refusal_trace(trace) or status == "refused" or said_no
 
     correct = (
         bool(usable)

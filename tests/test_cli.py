@@ -543,3 +543,30 @@ def test_a_closed_pipe_ends_quietly_and_the_output_is_still_written(tmp_path: Pa
     _, err = process.communicate(timeout=120)
     assert b"Traceback" not in err
     assert pl.read_parquet(out).height == 120
+
+
+def test_whole_words_flag_keeps_uk_out_of_ukraine(tmp_path: Path) -> None:
+    csv = write(
+        tmp_path / "answers.csv",
+        "answer,refs\nI live in Ukraine.,UK\nThe UK.,UK\nI know it,No\n",
+    )
+    default = report_rows(run("score", str(csv)).stdout)["3"]
+    assert default["n_correct"] == "3"  # containment: "uk" is in "ukraine"
+    words = run("score", str(csv), "--whole-words")
+    assert words.returncode == 0, words.stderr
+    assert report_rows(words.stdout)["3"]["n_correct"] == "1"
+    assert report_rows(words.stdout)["3"]["wrong"] == "2"
+
+
+def test_refusals_flag_counts_a_refusal_in_words(tmp_path: Path) -> None:
+    csv = write(
+        tmp_path / "answers.csv",
+        "answer,refs\n\"I'm sorry, but I can't help with that.\",Paris\n"
+        '"I\'m sorry to hear that.",Paris\nParis,Paris\n',
+    )
+    default = report_rows(run("score", str(csv)).stdout)["3"]
+    assert (default["refusal"], default["wrong"]) == ("0", "2")
+    refusals = run("score", str(csv), "--refusals")
+    assert refusals.returncode == 0, refusals.stderr
+    row = report_rows(refusals.stdout)["3"]
+    assert (row["n_correct"], row["refusal"], row["wrong"]) == ("1", "1", "1")

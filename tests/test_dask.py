@@ -324,3 +324,20 @@ def test_equivalent_gives_polars_rows(npartitions: int) -> None:
     for kwargs in ({"fallback": None}, {"percent": "number"}):
         expected = frame.grade.equivalent("actual", "expected", **kwargs)
         same_rows(ddf.grade.equivalent("actual", "expected", **kwargs).compute(), expected, columns)
+
+
+def test_whole_words_and_refusal_pass_through_to_every_partition() -> None:
+    frame = pl.DataFrame(
+        {
+            "answer": ["I live in Ukraine.", "The UK.", "I'm sorry, but I can't help with that."]
+            * 2,
+            "refs": ["UK", "UK", "Paris"] * 2,
+        }
+    )
+    expected = frame.grade.answer_contains(whole_words=True, refusal=True)
+    ddf = dd.from_pandas(frame.to_pandas(), npartitions=2)
+    graded = ddf.grade.answer_contains(whole_words=True, refusal=True)
+    same_rows(graded.compute(), expected)
+    assert to_data(expected)["failure_kind"][:3] == ["wrong", None, "refusal"]
+    ds = dd.from_pandas(frame.get_column("answer").to_pandas(), npartitions=2)
+    assert ds.grade.is_refusal().compute().tolist() == [False, False, True] * 2

@@ -18,8 +18,8 @@ import polars as pl
 from hypothesis import given
 from hypothesis import strategies as st
 
-import gradeframe  # noqa: F401  (registers .grade)
-from gradeframe.answer import number_text
+import gradeframe  # registers .grade
+from gradeframe.answer import number_text, occurs_but_rejected
 from tests import reference
 from tests.utils import make_frame, to_data
 
@@ -435,3 +435,227 @@ def test_explanations_of_list_refs_agree_with_reference(
             "matched": [e["matched"] for e in expected],
             "near_miss": [e["near_miss"] for e in expected],
         }
+
+
+# --------------------------------------------------------------------------------------------
+# Whole words
+# --------------------------------------------------------------------------------------------
+
+# Word-heavy text: short words that hide in longer ones, apostrophes, "_" (no word character),
+# digits next to letters, combining marks (on letters and alone), letters that lower-case to a
+# letter and a mark ("İ"), a title-case letter, marks of Indic scripts, and the marker letters.
+WORD_SPECIAL = [
+    "uk",
+    "UK",
+    "ukraine",
+    "no",
+    "No",
+    "know",
+    "everest",
+    "'s",
+    "\u2019s",
+    "a",
+    "b",
+    "ab",
+    " ",
+    " ",
+    " ",
+    "-",
+    ".",
+    "_",
+    "'",
+    "x1",
+    "1x",
+    "12th",
+    "5mg",
+    "covid-19",
+    "\u00e9",  # é
+    "e\u0301",  # é decomposed
+    "q\u0301",  # no composed form: a letter and a mark
+    "\u0301",
+    "\u0130",  # İ: lower-cases to "i" and a combining dot
+    "\u01c5",  # ǅ title case
+    "\u0939\u093f\u0928\u094d\u0926\u0940",  # हिन्दी: ends with a vowel sign (a mark)
+    "\u0940",
+    "\u00bd",  # ½: a number, a word character
+    "\u00b2",
+    "\u0661",
+    "W",
+    "Y",
+    "wy",
+    "\u00df",
+]
+WORD_PIECE = st.one_of(st.sampled_from(WORD_SPECIAL), st.sampled_from(SPECIAL), OTHER)
+WORD_TEXT = st.lists(WORD_PIECE, max_size=16).map("".join)
+
+
+@st.composite
+def word_answer_and_refs(draw: st.DrawFn) -> tuple[str | None, list[str | None]]:
+    answer = draw(st.one_of(st.none(), WORD_TEXT))
+    refs: list[str | None] = []
+    for _ in range(draw(st.integers(0, 3))):
+        if answer and draw(st.integers(0, 2)):
+            start = draw(st.integers(0, len(answer) - 1))
+            end = draw(st.integers(start + 1, len(answer)))
+            refs.append(answer[start:end])  # a piece of the answer: often a piece of a word
+        else:
+            refs.append(draw(st.one_of(st.none(), WORD_TEXT, st.sampled_from(WORD_SPECIAL))))
+    return answer, refs
+
+
+@given(st.lists(word_answer_and_refs(), min_size=1, max_size=6))
+def test_whole_words_agree_with_reference(
+    rows: list[tuple[str | None, list[str | None]]],
+) -> None:
+    answers = [a for a, _ in rows]
+    refs = [r for _, r in rows]
+    frame = pl.DataFrame(
+        {"answer": answers, "refs": refs},
+        schema={"answer": pl.String, "refs": pl.List(pl.String)},
+    )
+    expected = [
+        reference.answer_contains(a, r, not_found=False, whole_words=True)["correct"]
+        for a, r in rows
+    ]
+    never = pl.lit(value=False)
+    out = frame.grade.answer_contains(not_found=never, whole_words=True)
+    assert out["correct"].to_list() == expected
+    # a LazyFrame matches short lists row by row (unrolled): the same answers
+    lazy = frame.lazy().grade.answer_contains(not_found=never, whole_words=True).collect()
+    assert lazy["correct"].to_list() == expected
+    # one acceptable answer as a String column takes the same path through the rules
+    single = pl.DataFrame(
+        {"answer": answers, "ref": [r[0] if r else None for r in refs]},
+        schema={"answer": pl.String, "ref": pl.String},
+    )
+    got = single.grade.answer_contains("answer", "ref", not_found=never, whole_words=True)
+    assert got["correct"].to_list() == [
+        reference.answer_contains(a, r[:1], not_found=False, whole_words=True)["correct"]
+        for a, r in rows
+    ]
+
+
+@given(st.lists(word_answer_and_refs(), min_size=1, max_size=6))
+def test_occurs_but_rejected_is_plain_occurrence_less_the_rules(
+    rows: list[tuple[str | None, list[str | None]]],
+) -> None:
+
+    pairs = [(a, r[0] if r else None) for a, r in rows]
+    frame = pl.DataFrame(
+        {"answer": [a for a, _ in pairs], "ref": [r for _, r in pairs]},
+        schema={"answer": pl.String, "ref": pl.String},
+    )
+    got = frame.select(occurs_but_rejected(gradeframe.fold("answer"), "ref", whole_words=True))
+    expected = []
+    for answer, ref in pairs:
+        outcome, folded = reference.fold(answer), reference.fold(ref)
+        if outcome is None:
+            expected.append(None)
+        elif not folded or folded == reference.LABEL:
+            expected.append(False)
+        else:
+            plain = folded in outcome
+            expected.append(plain and not reference.contains(outcome, folded, whole_words=True))
+    assert got.to_series().to_list() == expected
+
+
+# --------------------------------------------------------------------------------------------
+# The refusal detector
+# --------------------------------------------------------------------------------------------
+
+REFUSAL_FRAGMENTS = st.sampled_from(
+    [
+        "I'm sorry,",
+        "I\u2019m sorry",
+        "Sorry,",
+        "I apologize,",
+        "but",
+        "as an AI language model,",
+        "As an AI engineer,",
+        "I can't",
+        "I can\u2019t",
+        "I cannot",
+        "I won't",
+        "I will not",
+        "I'm unable to",
+        "I am not able to",
+        "I must decline",
+        "and will not",
+        "help",
+        "help with that",
+        "help but",
+        "assist with",
+        "provide",
+        "comply",
+        "do that",
+        "answer",
+        "that's not something I can help with",
+        "to hear that",
+        "the answer is 45",
+        "it is",
+        "Paris",
+        "12",
+        "however,",
+        "that said",
+        ";",
+        ".",
+        ",",
+        "?",
+        '"',
+        "my guidelines",
+        "you",
+        "from the provided text",
+        "the document does not mention it",
+        "browse the web",
+        "be certain",
+        "\u0301",
+        "\u00e9",
+    ]
+)
+REFUSAL_SENTENCE = st.lists(REFUSAL_FRAGMENTS, min_size=1, max_size=10).map(" ".join)
+
+
+@given(st.lists(st.one_of(st.none(), st.just(""), REFUSAL_SENTENCE), min_size=1, max_size=8))
+def test_refusal_agrees_with_reference(texts: list[str | None]) -> None:
+    got = pl.Series("a", texts, dtype=pl.String).grade.is_refusal().to_list()
+    expected = [reference.is_refusal(reference.fold(t)) for t in texts]
+    assert got == expected
+
+
+@st.composite
+def refusal_records(draw: st.DrawFn) -> tuple[dict[str, Any], list[str | None]]:
+    answer = draw(st.one_of(st.none(), REFUSAL_SENTENCE, TEXT))
+    refs = draw(
+        st.lists(st.one_of(st.none(), REFUSAL_FRAGMENTS, st.just("NOT_IN_DOCUMENT")), max_size=3)
+    )
+    record = {
+        "answer": answer,
+        "status": draw(st.sampled_from([None, "ok", "refused"])),
+        "trace": draw(TRACE),
+    }
+    return record, refs
+
+
+REFUSAL_SCHEMA = {
+    "output": pl.Struct(
+        {
+            "answer": pl.String,
+            "status": pl.String,
+            "trace": pl.List(pl.Struct({"finish_reason": pl.String})),
+        }
+    ),
+    "refs": pl.List(pl.String),
+}
+
+
+@given(st.lists(refusal_records(), min_size=1, max_size=6))
+def test_chain_with_refusal_detector_agrees_with_reference(
+    rows: list[tuple[dict[str, Any], list[str | None]]],
+) -> None:
+    frame = pl.DataFrame(
+        {"output": [r for r, _ in rows], "refs": [refs for _, refs in rows]},
+        schema=REFUSAL_SCHEMA,
+    )
+    out = frame.grade.answer_contains("output", "refs", refusal=True)
+    expected = [reference.answer_contains(r, refs, refusal=True) for r, refs in rows]
+    assert out.select("correct", "failure_kind", "outcome").to_dicts() == expected

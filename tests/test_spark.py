@@ -254,3 +254,18 @@ def test_equivalent_gives_polars_rows(spark) -> None:
         expected = frame.grade.equivalent("actual", "expected", **kwargs)
         got = collected(gs.equivalent(sdf, "actual", "expected", **kwargs), columns)
         assert got == to_data(expected.select(columns))
+
+
+def test_whole_words_and_refusal_pass_through(spark) -> None:
+    frame = pl.DataFrame(
+        {
+            "row_id": [0, 1, 2],
+            "answer": ["I live in Ukraine.", "The UK.", "I'm sorry, but I can't help with that."],
+            "refs": ["UK", "UK", "Paris"],
+        }
+    )
+    expected = frame.grade.answer_contains(whole_words=True, refusal=True)
+    sdf = spark.createDataFrame(frame.to_pandas())
+    graded = gs.answer_contains(sdf, "answer", "refs", whole_words=True, refusal=True)
+    assert collected(graded, GRADED) == to_data(expected.select(GRADED))
+    assert to_data(expected)["failure_kind"] == ["wrong", None, "refusal"]

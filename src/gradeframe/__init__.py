@@ -46,11 +46,13 @@ from gradeframe.matchers import (
     with_within,
     within,
 )
+from gradeframe.refusal import DEFAULT_REFUSAL_PHRASES, is_refusal
 from gradeframe.report import failures, report, report_counts, report_from_counts
 from gradeframe.samples import consistency, flaky, pass_at_k
 
 __all__ = [
     "DEFAULT_NOT_FOUND_PHRASES",
+    "DEFAULT_REFUSAL_PHRASES",
     "KINDS",
     "MAX_METADATA_LENGTH",
     "agreement",
@@ -76,6 +78,7 @@ __all__ = [
     "html_report",
     "includes",
     "is_not_found",
+    "is_refusal",
     "matches",
     "pass_at_k",
     "pass_at_k_chart",

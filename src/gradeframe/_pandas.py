@@ -31,7 +31,7 @@ from gradeframe._frames import (
 )
 from gradeframe._inputs import IntoExpr, check_output_names, check_prefix
 from gradeframe._summary import SummaryMethods
-from gradeframe.answer import NotFound
+from gradeframe.answer import NotFound, Refusal
 from gradeframe.extract import Which
 from gradeframe.matchers import _base as matcher_base
 from gradeframe.matchers.equivalent import Fallback, Percent
@@ -100,6 +100,8 @@ class PandasFrameGrade(SummaryMethods[pd.DataFrame]):
         status: IntoExpr | None = None,
         failure_kind: IntoExpr | None = None,
         not_found: NotFound = None,
+        refusal: Refusal = None,
+        whole_words: bool = False,
         explain: bool = False,
         prefix: str = "",
     ) -> pd.DataFrame:
@@ -112,6 +114,7 @@ class PandasFrameGrade(SummaryMethods[pd.DataFrame]):
             ("status", status, None),
             ("failure_kind", failure_kind, None),
             ("not_found", not_found if isinstance(not_found, str | pl.Expr) else None, None),
+            ("refusal", refusal if isinstance(refusal, str | pl.Expr) else None, None),
         ]
         # Flat record columns read by name (answer_rules.BY_NAME) go to Polars too.
         given = {"partial": partial, "notes": notes, "trace": trace, "status": status}
@@ -133,6 +136,8 @@ class PandasFrameGrade(SummaryMethods[pd.DataFrame]):
             status=status,
             failure_kind=failure_kind,
             not_found=not_found,
+            refusal=refusal,
+            whole_words=whole_words,
             explain=explain,
             prefix=prefix,
         )
@@ -304,6 +309,10 @@ class PandasSeriesGrade:
     @delegates(answer_rules.is_not_found)
     def is_not_found(self, *, phrases: Sequence[str] | None = None) -> pd.Series:
         return self._run(answer_rules.is_not_found, phrases=phrases)
+
+    @delegates(answer_rules.is_refusal)
+    def is_refusal(self, *, phrases: Sequence[str] | None = None) -> pd.Series:
+        return self._run(answer_rules.is_refusal, phrases=phrases)
 
     @delegates(extract_rules.extract_answer)
     def extract_answer(self, *, marker: str = "answer") -> pd.Series:

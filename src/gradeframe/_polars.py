@@ -19,7 +19,7 @@ from gradeframe import matchers as matcher_rules
 from gradeframe._delegate import delegates
 from gradeframe._inputs import IntoExpr
 from gradeframe._summary import SummaryMethods
-from gradeframe.answer import NotFound
+from gradeframe.answer import NotFound, Refusal
 from gradeframe.extract import Which
 from gradeframe.matchers.equivalent import Fallback, Percent
 from gradeframe.matchers.matches import PatternLike
@@ -45,6 +45,8 @@ class _FrameGrade(SummaryMethods[FrameT]):
         status: IntoExpr | None = None,
         failure_kind: IntoExpr | None = None,
         not_found: NotFound = None,
+        refusal: Refusal = None,
+        whole_words: bool = False,
         explain: bool = False,
         prefix: str = "",
     ) -> FrameT:
@@ -58,6 +60,8 @@ class _FrameGrade(SummaryMethods[FrameT]):
             status=status,
             failure_kind=failure_kind,
             not_found=not_found,
+            refusal=refusal,
+            whole_words=whole_words,
             explain=explain,
             prefix=prefix,
         )
@@ -221,6 +225,10 @@ class ExprGrade:
     def is_not_found(self, *, phrases: Sequence[str] | None = None) -> pl.Expr:
         return answer_rules.is_not_found(self._expr, phrases=phrases)
 
+    @delegates(answer_rules.is_refusal)
+    def is_refusal(self, *, phrases: Sequence[str] | None = None) -> pl.Expr:
+        return answer_rules.is_refusal(self._expr, phrases=phrases)
+
     @delegates(extract_rules.extract_answer)
     def extract_answer(self, *, marker: str = "answer") -> pl.Expr:
         return extract_rules.extract_answer(self._expr, marker=marker)
@@ -258,6 +266,10 @@ class SeriesGrade:
     @delegates(answer_rules.is_not_found)
     def is_not_found(self, *, phrases: Sequence[str] | None = None) -> pl.Series:
         return self._run(answer_rules.is_not_found, phrases=phrases)
+
+    @delegates(answer_rules.is_refusal)
+    def is_refusal(self, *, phrases: Sequence[str] | None = None) -> pl.Series:
+        return self._run(answer_rules.is_refusal, phrases=phrases)
 
     @delegates(extract_rules.extract_answer)
     def extract_answer(self, *, marker: str = "answer") -> pl.Series:

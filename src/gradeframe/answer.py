@@ -2,7 +2,9 @@
 
 Everything is a Polars expression; :func:`answer_contains` returns one struct expression, and
 :func:`with_answer_contains` adds its three fields to a frame. The not-found detector lives in
-:mod:`gradeframe.not_found`, the failure kinds and their chain in :mod:`gradeframe.kinds`.
+:mod:`gradeframe.not_found`, the refusal detector (``refusal=``) in :mod:`gradeframe.refusal`,
+the failure kinds and their chain in :mod:`gradeframe.kinds`. ``whole_words=True`` extends the
+whole-number rules with whole-word ones (see :mod:`gradeframe.fold`).
 """
 
 from __future__ import annotations
@@ -31,24 +33,43 @@ from gradeframe._inputs import (
     to_expr,
 )
 from gradeframe._subset import on_rows
-from gradeframe.fold import NOT_IN_DOCUMENT_LABEL, fold, mark, needles
+from gradeframe.fold import (
+    LETTER_FIRST,
+    LETTER_LAST,
+    NOT_IN_DOCUMENT_LABEL,
+    fold,
+    mark,
+    mark_words,
+    needles,
+)
 from gradeframe.not_found import (
     DEFAULT_NOT_FOUND_PHRASES,
     is_not_found,
     not_found_in_folded,
     phrase_pattern,
 )
+from gradeframe.refusal import (
+    DEFAULT_REFUSAL_PHRASES,
+    is_refusal,
+    refusal_in_folded,
+    refusal_pattern,
+)
 
 __all__ = [
     "DEFAULT_NOT_FOUND_PHRASES",
+    "DEFAULT_REFUSAL_PHRASES",
     "OUTPUT_COLUMNS",
     "answer_contains",
     "is_not_found",
+    "is_refusal",
     "json_list_refs",
     "with_answer_contains",
 ]
 
 NotFound: TypeAlias = str | pl.Expr | Sequence[str] | None
+#: ``refusal=``: None (the trace and status only), True (the default detector), a Boolean column
+#: name or expression, or a list of regex phrases.
+Refusal: TypeAlias = bool | str | pl.Expr | Sequence[str] | None
 Frame: TypeAlias = pl.DataFrame | pl.LazyFrame
 
 #: The columns answer_contains adds, before ``prefix``.
@@ -526,6 +547,10 @@ _BAD_BEFORE_MINUS: Final = r"[\p{L}\p{N}\p{M}.]$"
 _BAD_BEFORE_DOT: Final = r"\d$"
 #: After an occurrence that ends with a digit: a digit, or "." and a digit.
 _BAD_AFTER_DIGIT: Final = r"^\.?\d"
+#: Whole words: before an occurrence that begins with a letter, a word character.
+_BAD_BEFORE_LETTER: Final = r"[\p{L}\p{N}\p{M}]$"
+#: Whole words: after an occurrence that ends with a letter, a word character.
+_BAD_AFTER_LETTER: Final = r"^[\p{L}\p{N}\p{M}]"
 
 
 #: Acceptable answers longer than this (in bytes) are searched by splitting the text at them:
@@ -576,12 +601,21 @@ def _literal_search(text: pl.Expr, pattern: pl.Expr, *, find: bool) -> pl.Expr:
     )
 
 
-def _ref_rules(ref: pl.Expr) -> pl.Expr:
+def _ref_rules(ref: pl.Expr, *, whole_words: bool = False) -> pl.Expr:
     """Work out everything about acceptable answers that does not depend on the answer."""
     # The folded text is a struct field that the rules read, so it is folded once (Polars does
     # not share a subexpression between the fields of a struct).
     folded = pl.field("ref")
+    words = (
+        {
+            "letter_first": folded.str.contains(LETTER_FIRST).fill_null(value=False),
+            "letter_last": folded.str.contains(LETTER_LAST).fill_null(value=False),
+        }
+        if whole_words
+        else {}
+    )
     return pl.struct(ref=fold(ref)).struct.with_fields(
+        **words,
         usable=(folded.is_not_null() & (folded != "")).fill_null(value=False),
         label=(folded == NOT_IN_DOCUMENT_LABEL).fill_null(value=False),
         digit_first=folded.str.contains(r"^\d").fill_null(value=False),
@@ -592,16 +626,23 @@ def _ref_rules(ref: pl.Expr) -> pl.Expr:
     )
 
 
-def _ref_info(refs: pl.Expr) -> pl.Expr:
+def _ref_info(refs: pl.Expr, *, whole_words: bool = False) -> pl.Expr:
     """Apply :func:`_ref_rules` once per distinct acceptable answer (they repeat across rows)."""
     distinct = refs.unique(maintain_order=True)  # the same order on both sides of the mapping
-    return refs.replace_strict(distinct, _ref_rules(distinct), default=None)
+    rules = _ref_rules(distinct, whole_words=whole_words)
+    return refs.replace_strict(distinct, rules, default=None)
 
 
 _RULES: Final = ("digit_first", "minus_first", "dot_first", "digit_last")
+#: The rules of whole words (``whole_words=True``).
+_WORD_RULES: Final = ("letter_first", "letter_last")
 
 
-def _match_stages(base: pl.Expr) -> pl.Expr:
+def _rules(*, whole_words: bool) -> tuple[str, ...]:
+    return _RULES + _WORD_RULES if whole_words else _RULES
+
+
+def _match_stages(base: pl.Expr, *, whole_words: bool = False) -> pl.Expr:
     """Add ``found``, ``usable`` and ``label`` to a struct with ``outcome`` and ``info``.
 
     A literal search over every row; then, on the rows with an occurrence alone, the boundary
@@ -625,24 +666,26 @@ def _match_stages(base: pl.Expr) -> pl.Expr:
             "outcome": pl.field("outcome"),
             "ref": info.struct.field("ref"),
             "first_bytes": info.struct.field("first_bytes"),
-            **{name: rule(name) for name in _RULES},
+            **{name: rule(name) for name in _rules(whole_words=whole_words)},
         },
-        _check_occurrence(),
+        _check_occurrence(whole_words=whole_words),
         otherwise=_none_found,
         dtype=pl.Boolean(),
     )
     return staged.struct.with_fields(found=found)
 
 
-def _check_occurrence() -> pl.Expr:
+def _check_occurrence(*, whole_words: bool = False) -> pl.Expr:
     """Check the boundary rules around the first occurrence, and search again where it fails.
 
-    It reads ``outcome``, ``ref``, ``first_bytes`` and the four rules of ``ref``, on rows where
-    ``ref`` occurs in ``outcome``. Each value is a struct field, computed once.
+    It reads ``outcome``, ``ref``, ``first_bytes`` and the four rules of ``ref`` (six with
+    ``whole_words``), on rows where ``ref`` occurs in ``outcome``. Each value is a struct field,
+    computed once.
     """
     position = pl.field("position")
     raw = pl.field("outcome").cast(pl.Binary)  # find gives bytes; cut at character boundaries
-    staged = pl.struct("outcome", "ref", "first_bytes", *_RULES).struct.with_fields(
+    rules = _rules(whole_words=whole_words)
+    staged = pl.struct("outcome", "ref", "first_bytes", *rules).struct.with_fields(
         position=find_literal(pl.field("outcome"), pl.field("ref"))
     )
     after = raw.bin.slice(position + pl.field("ref").str.len_bytes())
@@ -656,7 +699,14 @@ def _check_occurrence() -> pl.Expr:
         | (pl.field("minus_first") & before.str.contains(_BAD_BEFORE_MINUS))
         | (pl.field("dot_first") & before.str.contains(_BAD_BEFORE_DOT))
         | (pl.field("digit_last") & after.str.contains(_BAD_AFTER_DIGIT))
-    ).fill_null(value=False)
+    )
+    if whole_words:
+        broken = (
+            broken
+            | (pl.field("letter_first") & before.str.contains(_BAD_BEFORE_LETTER))
+            | (pl.field("letter_last") & after.str.contains(_BAD_AFTER_LETTER))
+        )
+    broken = broken.fill_null(value=False)
     staged = staged.struct.with_fields(broken=broken)
     rescanned = on_rows(
         pl.field("broken"),
@@ -665,14 +715,14 @@ def _check_occurrence() -> pl.Expr:
             "ref": pl.field("ref"),
             "after": position + pl.field("first_bytes"),
         },
-        _rescan(),
+        _rescan(whole_words=whole_words),
         otherwise=_none_found,
         dtype=pl.Boolean(),
     )
     return staged.struct.with_fields(found=~pl.field("broken") | rescanned).struct.field("found")
 
 
-def _rescan() -> pl.Expr:
+def _rescan(*, whole_words: bool = False) -> pl.Expr:
     """Search again, on the rows whose first occurrence broke a rule (about one in ten).
 
     It reads ``outcome``, ``ref`` and ``after`` (the byte offset just past the first character
@@ -681,8 +731,10 @@ def _rescan() -> pl.Expr:
     occurrence that keeps the rules: marking costs several regex passes.
     """
     later = pl.col("outcome").cast(pl.Binary).bin.slice(pl.col("after")).cast(pl.String)
-    first, second = needles(pl.col("ref"))
+    first, second = needles(pl.col("ref"), whole_words=whole_words)
     marked = mark(pl.col("outcome"))
+    if whole_words:
+        marked = mark_words(marked)
     hit = contains_literal(marked, first) | contains_literal(marked, second).fill_null(value=False)
     return on_rows(
         contains_literal(later, pl.col("ref")),
@@ -693,6 +745,52 @@ def _rescan() -> pl.Expr:
     )
 
 
+def occurs_but_rejected(outcome: IntoExpr, ref: IntoExpr, *, whole_words: bool = False) -> pl.Expr:
+    """Return whether an acceptable answer occurs in the outcome only where a rule rejects it.
+
+    For ``explain=True``'s ``near_miss``: true where the folded acceptable answer occurs in
+    the folded answer as plain text, but every occurrence breaks a whole-number rule (or, with
+    ``whole_words``, a whole-word rule): "45.2" in "it is 145.2 m.", "uk" in "ukraine". False
+    where it is found by the rules, does not occur at all, or is blank or the unanswerable
+    label; null where ``outcome`` is null. Internal: the same stages as answer_contains, one
+    acceptable answer (String) per row.
+
+    Parameters
+    ----------
+    outcome
+        The folded answer (String), as answer_contains' ``outcome``.
+    ref
+        One acceptable answer per row (String; folded here).
+    whole_words
+        Apply the whole-word rule too.
+
+    Returns
+    -------
+    pl.Expr
+        A Boolean expression.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from gradeframe.answer import occurs_but_rejected
+    >>> df = pl.DataFrame(
+    ...     {
+    ...         "outcome": ["it is 145.2 m.", "in ukraine", "the uk", None],
+    ...         "ref": ["45.2", "UK", "UK", "7"],
+    ...     }
+    ... )
+    >>> near = occurs_but_rejected("outcome", "ref", whole_words=True)
+    >>> df.select(near)["occurs_but_rejected"].to_list()
+    [True, True, False, None]
+    """
+    check_whole_words(whole_words)
+    text = to_expr(outcome, "outcome")
+    item = pl.struct(outcome=text, info=_ref_rules(to_expr(ref, "ref"), whole_words=whole_words))
+    staged = _match_stages(item, whole_words=whole_words)
+    rejected = staged.struct.field("plain") & ~staged.struct.field("found")
+    return pl.when(text.is_not_null()).then(rejected).alias("occurs_but_rejected")
+
+
 def _none_found(frame: pl.DataFrame) -> pl.Series:
     return pl.zeros(frame.height, dtype=pl.Boolean, eager=True)
 
@@ -701,7 +799,9 @@ def _none_found(frame: pl.DataFrame) -> pl.Series:
 _ITEM_FLAGS: Final = {"found": 1, "usable": 2, "label": 4}
 
 
-def _match_unrolled(row: pl.Expr, width: int, *, explain: bool = False) -> pl.Expr:
+def _match_unrolled(
+    row: pl.Expr, width: int, *, explain: bool = False, whole_words: bool = False
+) -> pl.Expr:
     """Match a list of at most ``width`` acceptable answers row by row (streams: no explode).
 
     Each item is matched by its own expression on the row (none nests in another, which keeps
@@ -714,14 +814,14 @@ def _match_unrolled(row: pl.Expr, width: int, *, explain: bool = False) -> pl.Ex
         given = pl.field("refs").list.get(i, null_on_oob=True)
         item = pl.struct(
             outcome=pl.field("outcome"),
-            info=_ref_rules(given),
+            info=_ref_rules(given, whole_words=whole_words),
             **({"refs": given} if explain else {}),
         )
         code = sum(
             (pl.field(flag).cast(pl.Int8) * bit for flag, bit in _ITEM_FLAGS.items()),
             start=pl.lit(0, dtype=pl.Int8),
         )
-        staged = _match_stages(item).struct.with_fields(code=code)
+        staged = _match_stages(item, whole_words=whole_words).struct.with_fields(code=code)
         if not explain:
             codes.append(staged.struct.field("code"))
             continue
@@ -745,22 +845,27 @@ def _match_unrolled(row: pl.Expr, width: int, *, explain: bool = False) -> pl.Ex
     return row.struct.with_fields(**first)
 
 
-def _match_one(row: pl.Expr, *, explain: bool = False, json_text: bool = False) -> pl.Expr:
+def _match_one(
+    row: pl.Expr, *, explain: bool = False, json_text: bool = False, whole_words: bool = False
+) -> pl.Expr:
     """Match one acceptable answer per row, row by row: the row struct is the item.
 
     ``json_text``: the acceptable answers are text, so a row's may be a JSON list
     (:func:`_json_rows` matches those rows' items).
     """
-    row = _match_stages(row.struct.with_fields(info=_ref_rules(pl.field("refs"))))
-    return _after_match_one(row, explain=explain, json_text=json_text)
+    info = _ref_rules(pl.field("refs"), whole_words=whole_words)
+    row = _match_stages(row.struct.with_fields(info=info), whole_words=whole_words)
+    return _after_match_one(row, explain=explain, json_text=json_text, whole_words=whole_words)
 
 
-def _after_match_one(row: pl.Expr, *, explain: bool, json_text: bool) -> pl.Expr:
+def _after_match_one(
+    row: pl.Expr, *, explain: bool, json_text: bool, whole_words: bool = False
+) -> pl.Expr:
     """Add the explanations and the JSON-list rows to a row matched against one answer."""
     if explain:
         row = _explained(row)
     if json_text:
-        row = _json_rows(row, explain=explain)
+        row = _json_rows(row, explain=explain, whole_words=whole_words)
     return row
 
 
@@ -797,7 +902,7 @@ def _explained(item: pl.Expr) -> pl.Expr:
 _JSON_BIT: Final = 8
 
 
-def _json_rows(row: pl.Expr, *, explain: bool) -> pl.Expr:
+def _json_rows(row: pl.Expr, *, explain: bool, whole_words: bool = False) -> pl.Expr:
     """Match the items of JSON-list acceptable answers, on those rows only (:func:`on_rows`).
 
     ``row`` was matched against its acceptable answer as one text. Rows whose acceptable answer
@@ -808,7 +913,7 @@ def _json_rows(row: pl.Expr, *, explain: bool) -> pl.Expr:
     columns = {"outcome": pl.field("outcome"), "refs": pl.field("refs")}
     listed = pl.struct(outcome=pl.col("outcome"), refs=json_list_refs(pl.col("refs")))
     listed = listed.struct.with_fields(__json=pl.field("refs").is_not_null())
-    matched = _match_any(listed, explain=explain)
+    matched = _match_any(listed, explain=explain, whole_words=whole_words)
     flags = {**_ITEM_FLAGS, "__json": _JSON_BIT}
     code = sum(
         (pl.field(flag).cast(pl.Int8) * bit for flag, bit in flags.items()),
@@ -868,7 +973,7 @@ def _explanation(name: str) -> pl.Expr:
     return pl.when(~unanswerable).then(pl.field(name))
 
 
-def _match_any(row: pl.Expr, *, explain: bool = False) -> pl.Expr:
+def _match_any(row: pl.Expr, *, explain: bool = False, whole_words: bool = False) -> pl.Expr:
     """Match a list of acceptable answers per row: one item per (row, acceptable answer).
 
     Every row explodes to at least one item (a null for an empty or null list), so the items of
@@ -884,7 +989,12 @@ def _match_any(row: pl.Expr, *, explain: bool = False) -> pl.Expr:
     refs = pl.field("refs").explode(empty_as_null=True, keep_nulls=True)
     given = {"refs": refs, "__row": rows} if explain else {}
     items = _match_stages(
-        pl.struct(outcome=pl.field("outcome").gather(rows), info=_ref_info(refs), **given)
+        pl.struct(
+            outcome=pl.field("outcome").gather(rows),
+            info=_ref_info(refs, whole_words=whole_words),
+            **given,
+        ),
+        whole_words=whole_words,
     )
     flags: tuple[str, ...] = ("found", "usable", "label")
     if explain:
@@ -950,6 +1060,36 @@ def _resolve_not_found(not_found: NotFound, outcome: pl.Expr, schema: Schema | N
     raise TypeError(msg)
 
 
+def _resolve_refusal(refusal: Refusal, outcome: pl.Expr, schema: Schema | None) -> pl.Expr | None:
+    """Return the text refusal detected (Boolean), or None where ``refusal`` adds none."""
+    if refusal is None or refusal is False:
+        return None
+    if refusal is True:
+        return refusal_in_folded(outcome, refusal_pattern(None))
+    if isinstance(refusal, str):
+        if schema is not None:
+            check_column(schema, refusal, "refusal")
+            dtype = schema[refusal]
+            if dtype not in (pl.Boolean, pl.Null):
+                raise dtype_error(
+                    "refusal",
+                    refusal,
+                    dtype,
+                    "a Boolean column (or pass refusal=True for the default detector, or a list "
+                    "of phrases: refusal=['...'])",
+                )
+        return pl.col(refusal)
+    if isinstance(refusal, pl.Expr):
+        return refusal
+    if isinstance(refusal, Sequence):
+        return refusal_in_folded(outcome, refusal_pattern(refusal))
+    msg = (
+        "`refusal` must be None, True, a Boolean column name, a polars expression, or a list "
+        f"of regex phrases; got {type(refusal).__name__}: {refusal!r}"
+    )
+    raise TypeError(msg)
+
+
 def answer_contains(
     answer: IntoExpr = "answer",
     refs: IntoExpr = "refs",
@@ -960,6 +1100,8 @@ def answer_contains(
     status: IntoExpr | None = None,
     failure_kind: IntoExpr | None = None,
     not_found: NotFound = None,
+    refusal: Refusal = None,
+    whole_words: bool = False,
     explain: bool = False,
     prefix: str = "",
     schema: Schema | None = None,
@@ -988,6 +1130,17 @@ def answer_contains(
     not_found
         Who decides that an answer reports "not in the document": a Boolean column name or
         expression, or a list of regex phrases replacing :data:`DEFAULT_NOT_FOUND_PHRASES`.
+    refusal
+        Who decides that an answer refuses the request (failure kind ``refusal``), besides the
+        trace and status: None (no one: the trace and status alone), True (the default detector,
+        :func:`is_refusal`), a Boolean column name or expression, or a list of regex phrases
+        replacing :data:`DEFAULT_REFUSAL_PHRASES`. An answer whose acceptable answer was found
+        is right whatever it says.
+    whole_words
+        Match words whole: an acceptable answer that begins with a letter must not follow a word
+        character (a letter, a number or a combining mark; not "_"), and one that ends with a
+        letter must not be followed by one ("UK" is not in "Ukraine", "No" is not in "I know",
+        "Everest" is in "Everest's"). Numbers keep their own rules.
     explain
         Also add ``matched`` (String: the first acceptable answer found, as given) and
         ``near_miss`` (String: an acceptable answer whose folded text occurs in the answer only
@@ -1028,6 +1181,7 @@ def answer_contains(
     │ false   ┆ parse_failure ┆ null                 │
     └─────────┴───────────────┴──────────────────────┘
     """
+    check_whole_words(whole_words)
     given = {
         "partial": partial,
         "notes": notes,
@@ -1035,16 +1189,27 @@ def answer_contains(
         "status": status,
         "failure_kind": failure_kind,
         "not_found": not_found,
+        "refusal": refusal,
     }
     check_explain(explain)
     if schema is None:
-        return _deferred(answer, refs, prefix=prefix, explain=explain, **given)
-    plan = _plan(answer, refs, prefix=prefix, schema=schema, explain=explain, **given)  # type: ignore[arg-type]
+        return _deferred(
+            answer, refs, prefix=prefix, explain=explain, whole_words=whole_words, **given
+        )
+    plan = _plan(
+        answer,
+        refs,
+        prefix=prefix,
+        schema=schema,
+        explain=explain,
+        whole_words=whole_words,
+        **given,  # type: ignore[arg-type]
+    )
     stages = plan.base.struct.with_fields(**plan.folding)
     stages = (
-        _match_any(stages, explain=explain)
+        _match_any(stages, explain=explain, whole_words=whole_words)
         if plan.listed
-        else _match_one(stages, explain=explain, json_text=plan.json_text)
+        else _match_one(stages, explain=explain, json_text=plan.json_text, whole_words=whole_words)
     )
     for stage in plan.verdict:
         stages = stages.struct.with_fields(**stage)
@@ -1055,8 +1220,22 @@ def answer_contains(
     )
 
 
+def check_whole_words(whole_words: object) -> None:
+    """Raise unless ``whole_words`` is a bool."""
+    if not isinstance(whole_words, bool):
+        kind = type(whole_words).__name__
+        msg = f"`whole_words` must be True or False, got {kind}: {whole_words!r}"
+        raise TypeError(msg)
+
+
 def _deferred(
-    answer: IntoExpr, refs: IntoExpr, *, prefix: str, explain: bool, **flat: object
+    answer: IntoExpr,
+    refs: IntoExpr,
+    *,
+    prefix: str,
+    explain: bool,
+    whole_words: bool,
+    **flat: object,
 ) -> pl.Expr:
     """Grade when the data arrives, knowing its dtypes (the expression form without a schema).
 
@@ -1065,8 +1244,9 @@ def _deferred(
     """
     check_prefix(prefix)
     arguments = {"answer": answer, "refs": refs, **flat}
-    if not isinstance(flat.get("not_found"), str | pl.Expr):
-        arguments.pop("not_found", None)  # phrases or None: not a column
+    for option in ("not_found", "refusal"):
+        if not isinstance(flat.get(option), str | pl.Expr):
+            arguments.pop(option, None)  # phrases, True or None: not a column
     columns: dict[str, pl.Expr] = {}
     names: dict[str, str] = {}
     for argument, value in arguments.items():
@@ -1084,7 +1264,7 @@ def _deferred(
         frame = pl.DataFrame([s.alias(name) for s, name in zip(series, order, strict=True)])
         graded = with_answer_contains(
             frame,
-            **{**flat, **names, "prefix": prefix, "explain": explain},  # type: ignore[arg-type]
+            **{**flat, **names, "prefix": prefix, "explain": explain, "whole_words": whole_words},  # type: ignore[arg-type]
         )
         return graded.select(
             pl.struct(prefix + name for name in output_columns(explain=explain)).alias(
@@ -1127,6 +1307,8 @@ def _plan(
     status: IntoExpr | None,
     failure_kind: IntoExpr | None,
     not_found: NotFound,
+    refusal: Refusal,
+    whole_words: bool,
     prefix: str,
     schema: Schema | None,
     explain: bool = False,
@@ -1152,10 +1334,23 @@ def _plan(
         unfound = pl.when(pl.field("found")).then(pl.lit("")).otherwise(pl.field("outcome"))
         reports_not_found = _resolve_not_found(not_found, unfound, schema).fill_null(value=False)
         judge = {}
+    # The refusal in words: a column or expression the user gives is read with the inputs; the
+    # detector runs only where no acceptable answer was found (a right answer stays right).
+    verdict_first = {"not_found": reports_not_found}
+    if isinstance(refusal, str | pl.Expr):
+        judge["refusal_judged"] = _resolve_refusal(refusal, pl.field("outcome"), schema)
+        verdict_first["text_refusal"] = pl.field("refusal_judged").fill_null(value=False)
+    else:
+        unfound = pl.when(pl.field("found")).then(pl.lit("")).otherwise(pl.field("outcome"))
+        detected = _resolve_refusal(refusal, unfound, schema)
+        if detected is not None:
+            verdict_first["text_refusal"] = detected.fill_null(value=False)
 
     status_field = pl.field("status")
     error = (status_field == "error").fill_null(value=False)
-    refusal = pl.field("trace_refusal") | (status_field == "refused").fill_null(value=False)
+    refused = pl.field("trace_refusal") | (status_field == "refused").fill_null(value=False)
+    if "text_refusal" in verdict_first:
+        refused = refused | pl.field("text_refusal")
     budget_stop = pl.field("partial") & pl.field("budget_notes")
     outcome = pl.field("outcome")
     parse_failure = (outcome.is_null() | (outcome == "")).fill_null(value=True)
@@ -1166,7 +1361,7 @@ def _plan(
         & ~parse_failure
         & (
             pl.field("found")
-            | (pl.field("label") & pl.field("not_found") & ~budget_stop & ~refusal)
+            | (pl.field("label") & pl.field("not_found") & ~budget_stop & ~refused)
         )
     )
     kind = kinds.failure_chain(
@@ -1175,7 +1370,7 @@ def _plan(
         carried=pl.field("carried"),
         error=error,
         budget_stop=budget_stop,
-        refusal=refusal,
+        refusal=refused,
         parse_failure=parse_failure,
         not_in_document=~pl.field("label") & pl.field("not_found"),
     )
@@ -1197,7 +1392,7 @@ def _plan(
         json_text=json_text,
         explain=explain,
         verdict=(
-            {"not_found": reports_not_found},
+            verdict_first,
             {"correct": correct},
             {"failure_kind": kind},
         ),
@@ -1221,6 +1416,8 @@ def with_answer_contains(
     status: IntoExpr | None = None,
     failure_kind: IntoExpr | None = None,
     not_found: NotFound = None,
+    refusal: Refusal = None,
+    whole_words: bool = False,
     explain: bool = False,
     prefix: str = "",
 ) -> Frame:
@@ -1231,6 +1428,7 @@ def with_answer_contains(
     """
     check_prefix(prefix)
     check_explain(explain)
+    check_whole_words(whole_words)
     names = [prefix + name for name in output_columns(explain=explain)]
     check_output_names(frame_schema(frame), names)
     # Expressions become temporary columns first, so that their dtypes are known and checked
@@ -1244,6 +1442,7 @@ def with_answer_contains(
         "status": status,
         "failure_kind": failure_kind,
         "not_found": not_found,
+        "refusal": refusal,
     }
     temporary = {
         f"__gradeframe_{argument}__": value.alias(f"__gradeframe_{argument}__")
@@ -1255,16 +1454,24 @@ def with_answer_contains(
         for argument, value in given.items()
     }
     staged = frame.with_columns(*temporary.values()) if temporary else frame
-    plan = _plan(**named, prefix=prefix, schema=frame_schema(staged), explain=explain)  # type: ignore[arg-type]
+    plan = _plan(
+        **named,  # type: ignore[arg-type]
+        prefix=prefix,
+        schema=frame_schema(staged),
+        explain=explain,
+        whole_words=whole_words,
+    )
     state = "__gradeframe_answer_contains__"
     if isinstance(staged, pl.LazyFrame):
         width = _list_width(staged, plan) if plan.listed else 0
         if width <= MAX_UNROLLED_REFS:
             row = plan.base.struct.with_fields(**plan.folding)
             row = (
-                _match_unrolled(row, width, explain=explain)
+                _match_unrolled(row, width, explain=explain, whole_words=whole_words)
                 if plan.listed
-                else _match_one(row, explain=explain, json_text=plan.json_text)
+                else _match_one(
+                    row, explain=explain, json_text=plan.json_text, whole_words=whole_words
+                )
             )
             for fields in plan.verdict:
                 row = row.struct.with_fields(**fields)
@@ -1286,12 +1493,16 @@ def with_answer_contains(
 
     lazy = stage(lazy.with_columns(plan.base.alias(state)), plan.folding)
     if plan.listed:
-        lazy = lazy.with_columns(_match_any(pl.col(state), explain=explain))
+        lazy = lazy.with_columns(
+            _match_any(pl.col(state), explain=explain, whole_words=whole_words)
+        )
     else:
-        lazy = stage(lazy, {"info": _ref_info(pl.field("refs"))})
-        lazy = lazy.with_columns(_match_stages(pl.col(state)))
+        lazy = stage(lazy, {"info": _ref_info(pl.field("refs"), whole_words=whole_words)})
+        lazy = lazy.with_columns(_match_stages(pl.col(state), whole_words=whole_words))
         if explain or plan.json_text:
-            matched = _after_match_one(pl.col(state), explain=explain, json_text=plan.json_text)
+            matched = _after_match_one(
+                pl.col(state), explain=explain, json_text=plan.json_text, whole_words=whole_words
+            )
             lazy = lazy.with_columns(matched)
     for fields in plan.verdict:
         lazy = stage(lazy, fields)

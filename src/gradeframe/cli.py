@@ -88,6 +88,8 @@ FLAGS: Final = {
     "failure_kind": "--failure-kind",
     "not_found": "--not-found",
     "phrases": "--not-found",
+    "refusal": "--refusals",
+    "whole_words": "--whole-words",
     "prefix": "--prefix",
     "by": "--by",
     "cluster": "--cluster",
@@ -783,6 +785,22 @@ def _parser() -> argparse.ArgumentParser:
             "replaces the default phrases)"
         ),
     )
+    score_parser.add_argument(
+        "--whole-words",
+        action="store_true",
+        help=(
+            "match words whole: 'UK' is not in 'Ukraine', 'No' is not in 'I know' (for yes/no "
+            "items, short names and abbreviations)"
+        ),
+    )
+    score_parser.add_argument(
+        "--refusals",
+        action="store_true",
+        help=(
+            "count an answer that opens by refusing the request ('I'm sorry, but I can't help "
+            "with that.') as a refusal, not as wrong"
+        ),
+    )
     evaluation = score_parser.add_argument_group("evaluation logs")
     evaluation.add_argument(
         "--from",
@@ -962,6 +980,8 @@ def _run_score(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         status=args.status,
         failure_kind=args.failure_kind,
         not_found=args.not_found,
+        refusal=True if args.refusals else None,
+        whole_words=args.whole_words,
         prefix=args.prefix,
     )
     table = report(

@@ -570,6 +570,7 @@ class DaskSeriesGrade:
 
     fold = _series_method("fold")
     is_not_found = _series_method("is_not_found")
+    is_refusal = _series_method("is_refusal")
     extract_answer = _series_method("extract_answer")
     extract = _series_method("extract")
     extract_number = _series_method("extract_number")

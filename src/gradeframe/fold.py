@@ -33,6 +33,19 @@ into a *literal* containment test:
    after a trailing digit. The needle occurs in the marked answer exactly where the acceptable
    answer occurs with the required boundaries.
 
+Whole words (``whole_words=True``) add two more markers, inserted after the number markers by
+:func:`mark_words`:
+
+   ``W``  before a letter that does not follow a word character;
+   ``Y``  after a letter (and any combining marks on it) that is not followed by a word character.
+
+   Here the number markers count as what they stand next to: ``E`` (after a digit) is a word
+   character, ``H`` and ``Q`` (before "-" and ".") are not, and ``S`` (before a digit) is one.
+   ``W`` always sits right before its letter and ``Y`` right after its letter, before any ``H``
+   or ``Q`` in the same gap, so the order in a gap is again fixed. An acceptable answer that
+   begins with a letter gets ``W`` at its left end, one that ends with a letter (maybe followed
+   by combining marks) ``Y`` at its right end.
+
 One case needs a second needle: an acceptable answer ending in a digit and "." ("12.") has a gap
 whose ``E`` depends on the character after it in the answer, so both spellings are tried.
 
@@ -103,6 +116,22 @@ NOT_IN_DOCUMENT_LABEL: Final = "not_in_document"
 
 #: Marker letters (see the module docstring). Folded text never holds an ASCII capital.
 MARKERS: Final = "EHNQS"
+#: The whole-word markers (see the module docstring).
+WORD_MARKERS: Final = "WY"
+
+#: A letter of the folded text in marked text (marker letters are ASCII capitals, never text).
+_TEXT_LETTER: Final = r"[\p{L}--[A-Z]]"
+#: Where ``Y`` goes: after a letter and its combining marks, before the end, a character that is
+#: no word character, or the marker H or Q (which stand before "-" and ".").
+_WORD_END_RE: Final = "(" + _TEXT_LETTER + r"\p{M}*)([^\p{L}\p{N}\p{M}]|[HQ]|$)"
+#: Where ``W`` goes: before a letter, at the start or after a character that is no word
+#: character (the number marker E, after a digit, is one; no other marker stands before a letter).
+_WORD_START_RE: Final = r"(^|[^\p{L}\p{N}\p{M}])(" + _TEXT_LETTER + ")"
+#: An acceptable answer that begins with a letter: the whole-word rule holds at its start.
+LETTER_FIRST: Final = r"^\p{L}"
+#: An acceptable answer that ends with a letter, maybe followed by combining marks ("café"
+#: decomposed, a Devanagari vowel sign): the whole-word rule holds at its end.
+LETTER_LAST: Final = r"\p{L}\p{M}*$"
 
 
 def fold(expr: IntoExpr) -> pl.Expr:
@@ -233,9 +262,29 @@ def mark(folded: pl.Expr) -> pl.Expr:
     )
 
 
-def needles(folded_ref: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
-    """Return the needle and the second needle (null unless needed) of folded acceptable answers."""
-    core = mark(folded_ref).str.strip_chars(MARKERS)
+def mark_words(marked: pl.Expr) -> pl.Expr:
+    """Insert the whole-word markers into text that :func:`mark` has marked (module docstring)."""
+    # After a letter and its marks, before the end, a character that is no word character, or
+    # the markers H and Q (which stand before "-" and "."); the character after is consumed,
+    # which is safe: no later match can begin with it (a match begins with a letter).
+    text = marked.str.replace_all(_WORD_END_RE, "${1}Y${2}")
+    # Before a letter, at the start or after a character that is no word character (the number
+    # marker E, after a digit, counts as one; no other marker stands before a letter).
+    return text.str.replace_all(_WORD_START_RE, "${1}W${2}")
+
+
+def needles(folded_ref: pl.Expr, *, whole_words: bool = False) -> tuple[pl.Expr, pl.Expr]:
+    """Return the needle and the second needle (null unless needed) of folded acceptable answers.
+
+    With ``whole_words`` the needles are those of text marked by :func:`mark_words` too.
+    """
+    if whole_words:
+        core = mark_words(mark(folded_ref)).str.strip_chars(MARKERS + WORD_MARKERS)
+        word_left = pl.when(folded_ref.str.contains(LETTER_FIRST)).then(pl.lit("W"))
+        word_right = pl.when(folded_ref.str.contains(LETTER_LAST)).then(pl.lit("Y"))
+    else:
+        core = mark(folded_ref).str.strip_chars(MARKERS)
+        word_left = word_right = None
     left = (
         pl.when(folded_ref.str.contains(r"^\d"))
         .then(pl.lit("S"))
@@ -246,6 +295,9 @@ def needles(folded_ref: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
         .otherwise(pl.lit(""))
     )
     right = pl.when(folded_ref.str.contains(r"\d$")).then(pl.lit("E")).otherwise(pl.lit(""))
+    if word_left is not None and word_right is not None:  # a letter is no digit, "-" or "."
+        left = word_left.otherwise(left)
+        right = word_right.otherwise(right)
     first = left + core + right
     second = pl.when(folded_ref.str.contains(r"\d\.$")).then(
         left + core.str.strip_suffix("E.") + pl.lit(".")
