@@ -145,6 +145,33 @@ def read(path: PathLike, *, scorer: str | Sequence[str] | None = None) -> pl.Dat
     return conform(_frame(parts, context, chosen, index, scorers), EXTRAS)
 
 
+def read_samples(
+    samples: Sequence[dict[str, Any]],
+    *,
+    model: str | None = None,
+    task: str | None = None,
+    log: str | None = None,
+) -> pl.DataFrame:
+    """Read samples given as inspect's sample records (``EvalSample`` as JSON) into the columns.
+
+    The same mapping as :func:`read` (completion, targets, stop reasons, limits, errors, an
+    inspect ``choice()`` score's letters), for samples that are not in a log file: the
+    scorers of :mod:`gradeframe.inspect` build each sample's record from the ``TaskState`` and
+    its transcript and read it here, so that a scorer and ``read_inspect`` never disagree.
+    """
+    records = [sample for sample in samples if isinstance(sample, dict)]
+    scorers = _scorers({}, records)
+    context = {
+        "tool": pl.lit(TOOL),
+        "log": pl.lit(log, dtype=pl.String),
+        "model": pl.lit(model, dtype=pl.String),
+        "task": pl.lit(task, dtype=pl.String),
+    }
+    chosen = scorers[0] if scorers else None
+    frame = _frame(_exact_parts(records, scorers), context, chosen, 0 if scorers else None, scorers)
+    return conform(frame, EXTRAS)
+
+
 def _scorers(header: dict[str, Any], samples: list[Any]) -> list[str]:
     """Return the scorer names: the header's, then any other a sample's scores are keyed by."""
     listed = (header.get("eval") or {}).get("scorers") or []
@@ -551,8 +578,15 @@ def _frame(
             .otherwise(answer)
         )
     value = chosen("scores")
-    named = pl.struct(
-        *(pl.col("scores").list.get(i, null_on_oob=True).alias(n) for i, n in enumerate(scorers))
+    named = (
+        pl.struct(
+            *(
+                pl.col("scores").list.get(i, null_on_oob=True).alias(n)
+                for i, n in enumerate(scorers)
+            )
+        )
+        if scorers
+        else None
     )
     scored = pl.col("scores").list.eval(pl.element().is_not_null()).list.any()
     return parts.select(
@@ -582,7 +616,7 @@ def _frame(
         inspect_score_answer=chosen("score_answer"),
         inspect_score_explanation=chosen("score_explanation"),
         inspect_scores=pl.when(scored).then(named.struct.json_encode())
-        if scorers
+        if named is not None
         else pl.lit(None, dtype=pl.String),
         inspect_stop_reason="stop",
         inspect_limit="limit",
