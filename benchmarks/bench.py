@@ -1182,6 +1182,7 @@ def write_results(
 #: in), the distributed table (``--distributed``), the profile (``--profile``) and the history of
 #: earlier runs (kept by hand).
 KEPT_SECTIONS = (
+    "## HTML page",
     "## Extraction",
     "## choice and f1",
     "## Reading logs",
@@ -1440,6 +1441,123 @@ def main_inspect_score(args: argparse.Namespace) -> None:
     print(f"  gradeframe / inspect: {ours / own:.2f}x (limit 2x)")
 
 
+# --------------------------------------------------------------------------------------------
+# The HTML page (--html)
+# --------------------------------------------------------------------------------------------
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+
+
+def _render_times(path: Path, repeats: int) -> list[dict[str, float]]:
+    """Open the page in the system Chromium: first contentful paint and load, in seconds."""
+    from playwright.sync_api import sync_playwright
+
+    times = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS
+        )
+        for _ in range(repeats):
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.route(
+                "**/*",
+                lambda route: (
+                    route.continue_() if route.request.url.startswith("file://") else route.abort()
+                ),
+            )
+            page.goto(path.as_uri(), wait_until="load")
+            timing = page.evaluate(
+                """() => {
+                    const nav = performance.getEntriesByType('navigation')[0];
+                    const paint = performance.getEntriesByName('first-contentful-paint')[0];
+                    return {fcp: paint ? paint.startTime : null, load: nav.loadEventEnd,
+                            rows: document.querySelectorAll('#failure-table tbody tr').length};
+                }"""
+            )
+            page.close()
+            times.append(
+                {
+                    "fcp": (timing["fcp"] or float("nan")) / 1000,
+                    "load": timing["load"] / 1000,
+                    "rows": timing["rows"],
+                }
+            )
+        browser.close()
+    return times
+
+
+def main_html(args: argparse.Namespace) -> None:
+    """Build the page of a 100,000-row graded frame: its size and time to first render."""
+    import gradeframe as gf
+
+    rows = args.rows or 100_000
+    repeats = args.repeats or 3
+    frame = make_frame(rows, "natural", seed=11).with_columns(pl.col("question_id").cast(pl.String))
+    graded = frame.grade.answer_contains()
+    build, _, _ = _best(lambda: graded.grade.html(title="benchmark"), repeats)
+    target = DATA / f"page_{rows}.html"
+    DATA.mkdir(exist_ok=True)
+    gf.html_report(graded, target, title="benchmark")
+    size = target.stat().st_size
+    renders = _render_times(target, repeats)
+    fcp = min(r["fcp"] for r in renders)
+    load = min(r["load"] for r in renders)
+    info = machine()
+    failures = int(graded.select((~pl.col("correct")).sum()).item())
+    # The largest page the failure browser makes: every row wrong, every answer longer than
+    # MAX_METADATA_LENGTH (so the answer and its outcome are shown cut, at full length).
+    long_answers = frame.with_columns(
+        answer=pl.col("answer").fill_null("") + pl.lit(" padding words" * 60)
+    ).with_columns(refs=pl.lit(["not in any answer"], dtype=pl.List(pl.String)))
+    long_size = len(long_answers.grade.answer_contains().grade.html().encode("utf-8"))
+    lines = [
+        f"## HTML page: a {rows:,}-row graded frame (machine load {info['load']})",
+        "",
+        f"- {info['date']}; `python benchmarks/bench.py --html`; the bench frame graded by "
+        f"answer_contains ({len(MODELS)} models, {failures:,} rows not right, of which the page "
+        f"lists the first 5,000), Chromium {_chromium_version()} headless, best of {repeats}",
+        "",
+        "| measurement | value | limit |",
+        "|---|---:|---:|",
+        f"| page size | {size / 1e6:.2f} MB | 10 MB |",
+        f"| page size, every row wrong and every answer over 500 characters | "
+        f"{long_size / 1e6:.2f} MB | 10 MB |",
+        f"| build the page (`df.grade.html()`, all sections) | {build:.2f} s | - |",
+        f"| first contentful paint in Chromium (from navigation start) | {fcp:.2f} s | a few s |",
+        f"| load event end (the failure browser's script has run) | {load:.2f} s | - |",
+        f"| failure rows in the page | {renders[0]['rows']:,} | max_failures |",
+        "",
+        "Times are wall clock on a shared 2-core machine (its load average is in the heading:"
+        " other jobs were running), so they are several times what an idle machine shows. First"
+        " paint comes before the failure table is laid out; the load event waits for the whole"
+        " page and its script.",
+        "",
+    ]
+    section = "\n".join(lines)
+    print(section)
+    _write_section(section, "## HTML page")
+
+
+def _chromium_version() -> str:
+    import subprocess
+
+    try:
+        out = subprocess.run(
+            ["/usr/bin/chromium", "--version"], capture_output=True, text=True, check=False
+        )
+    except OSError:
+        return "?"
+    return out.stdout.split()[1] if out.stdout.split()[1:] else "?"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, help="base size (default 1M, 200k with --quick)")
@@ -1470,10 +1588,15 @@ def main() -> None:
         action="store_true",
         help="inspect score on a 10,000-sample log: gradeframe/answer_contains against includes",
     )
+    parser.add_argument(
+        "--html", action="store_true", help="size and render time of a 100,000-row page"
+    )
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.inspect_score:
         main_inspect_score(args)
+    elif args.html:
+        main_html(args)
     elif args.logs:
         main_logs(args)
     elif args.worker:

@@ -1211,8 +1211,9 @@ def test_helm_maps_a_joint_choice_letter_through_output_mapping(tmp_path):
 def test_folder_of_every_tool_reads_as_one_frame():
     frame = gf.read_log(LOGS)
     counts = dict(frame.group_by("tool").len().rows())
-    # promptfoo's run was exported as both .json and .jsonl: read once; its .csv is skipped
-    assert counts == {"inspect": 50, "lm_eval": 17, "promptfoo": 40, "openai_evals": 19, "helm": 48}
+    # promptfoo's run was exported as both .json and .jsonl: read once; its .csv is skipped;
+    # inspect: 50 rows of gf-qa and gf-mcq, 9 of the unscored logs (inspect/unscored/)
+    assert counts == {"inspect": 59, "lm_eval": 17, "promptfoo": 40, "openai_evals": 19, "helm": 48}
     assert frame.filter(tool="inspect", task="gf_mcq")["refs"].to_list()[:3] == [
         ["Paris"],
         ["7"],
@@ -1265,7 +1266,7 @@ def test_options_go_to_the_reader_that_takes_them():
     frame = gf.read_log(LOGS, refs="refs", scorer=["match", "choice"])
     promptfoo = frame.filter(tool="promptfoo", sample_id="2")
     assert promptfoo["refs"][0].to_list() == ["45.2"]
-    inspect = frame.filter(tool="inspect", sample_id="units", epoch=1)
+    inspect = frame.filter(tool="inspect", task="gf_qa", sample_id="units", epoch=1)
     assert inspect["tool_score"].to_list() == ["C", "C"]
     mcq = frame.filter(tool="inspect", task="gf_mcq")
     assert mcq["inspect_scorer"].unique().to_list() == ["choice"]
@@ -1559,7 +1560,7 @@ AGREEMENT = "with gradeframe's, on"
     ("folder", "rows", "agreement"),
     [
         # tool, n, both_right, only_tool, only_gradeframe, both_wrong (from the logs' verdicts)
-        ("inspect", 50, ("inspect", "46", "12", "6", "4", "24")),
+        ("inspect", 59, ("inspect", "46", "12", "6", "4", "24")),
         ("lm_eval", 17, ("lm_eval", "17", "5", "0", "1", "11")),
         ("promptfoo", 40, ("promptfoo", "40", "3", "6", "3", "28")),
         ("openai_evals", 19, ("openai_evals", "19", "6", "2", "5", "6")),

@@ -22,6 +22,7 @@ from gradeframe.compare import agreement, compare
 from gradeframe.example import example, example_document
 from gradeframe.extract import extract, extract_answer, extract_boxed, extract_number
 from gradeframe.fold import fold
+from gradeframe.html import html_report
 from gradeframe.kinds import KINDS
 from gradeframe.logs import (
     read_helm,
@@ -67,6 +68,7 @@ __all__ = [
     "f1",
     "failures",
     "fold",
+    "html_report",
     "includes",
     "is_not_found",
     "matches",

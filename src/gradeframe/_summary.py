@@ -1,7 +1,7 @@
 """The summary methods of a frame's ``.grade`` namespace, shared by Polars and pandas.
 
-``report``, ``failures``, ``chart``, ``compare``, ``agreement`` and ``compare_chart`` run the
-same functions on a Polars DataFrame or LazyFrame and on a pandas DataFrame (each function
+``report``, ``failures``, ``chart``, ``compare``, ``agreement``, ``compare_chart`` and ``html``
+run the same functions on a Polars DataFrame or LazyFrame and on a pandas DataFrame (each function
 takes any of them and returns the kind it was given), so both namespaces take them from
 :class:`SummaryMethods` instead of spelling them out twice. Like every namespace method, each
 states its function's parameters and takes its docstring (see :mod:`gradeframe._delegate`).
@@ -9,6 +9,7 @@ states its function's parameters and takes its docstring (see :mod:`gradeframe._
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
@@ -19,6 +20,7 @@ from gradeframe import chart as chart_rules
 from gradeframe import compare as compare_rules
 from gradeframe import report as report_rules
 from gradeframe._delegate import delegates
+from gradeframe.html import _page as html_rules
 from gradeframe.report import By
 
 if TYPE_CHECKING:
@@ -122,4 +124,18 @@ class SummaryMethods(Generic[Summarized]):
     ) -> alt.LayerChart:
         return chart_rules.compare_chart(
             self._frame, by, on, correct=correct, baseline=baseline, title=title
+        )
+
+    @delegates(html_rules.html_report)
+    def html(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        by: str | Sequence[str] | None = None,
+        on: str | Sequence[str] | None = None,
+        title: str | None = None,
+        max_failures: int = 5000,
+    ) -> str:
+        return html_rules.html_report(
+            self._frame, path, by=by, on=on, title=title, max_failures=max_failures
         )

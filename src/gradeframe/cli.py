@@ -29,6 +29,7 @@ import os
 import re
 import sys
 import time
+import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -158,7 +159,9 @@ def read_input(args: argparse.Namespace) -> Input:
         return Input(example(), "the bundled example", ["model"])
     path: Path = args.file
     if args.from_tool is not None or path.is_dir() or logs.detect_tool(path) is not None:
-        return read_logs(path, args.from_tool, args.refs_var)
+        return read_logs(
+            path, args.from_tool, args.refs_var, skip_bad=getattr(args, "skip_bad_logs", False)
+        )
     if args.refs_var is not None:
         msg = f"--refs-var {args.refs_var}: only promptfoo logs take it; {str(path)!r} is not one"
         raise CliError(msg)
@@ -169,8 +172,14 @@ def read_input(args: argparse.Namespace) -> Input:
     return Input(frame, repr(str(path)), [])
 
 
-def read_logs(path: Path, tool: str | None, refs_var: str | None) -> Input:
-    """Read evaluation logs (a file or a folder; ``--from`` names the tool that wrote them)."""
+def read_logs(
+    path: Path, tool: str | None, refs_var: str | None, *, skip_bad: bool = False
+) -> Input:
+    """Read evaluation logs (a file or a folder; ``--from`` names the tool that wrote them).
+
+    With ``--skip-bad-logs`` a folder's logs that cannot be read are left out, each named on
+    stderr, and the first line of the output says how many were skipped.
+    """
     if not path.exists():
         msg = f"input {str(path)!r}: no such file or folder"
         raise CliError(msg)
@@ -184,12 +193,27 @@ def read_logs(path: Path, tool: str | None, refs_var: str | None) -> Input:
                     f"{str(path)!r} is a {found} log"
                 )
                 raise CliError(msg)
-        frame = logs.read_log(path, tool=tool, **options)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", logs.SkippedLogWarning)
+            frame = logs.read_log(
+                path, tool=tool, errors="skip" if skip_bad else "raise", **options
+            )
     except (OSError, ValueError, ImportError) as exc:
         message = _first_line(exc).replace("`tool=", "`--from ")
         raise CliError(message) from None
     tools = sorted(frame.get_column("tool").unique().drop_nulls().to_list())
     source = f"{', '.join(tools)} logs in {str(path)!r}"
+    skipped = [w for w in caught if issubclass(w.category, logs.SkippedLogWarning)]
+    for warning in skipped:
+        lines = str(warning.message).splitlines()
+        print(f"gradeframe: warning: {lines[0]}", file=sys.stderr)
+        print("\n".join(lines[1:]), file=sys.stderr)
+        source += f" ({len(lines) - 1} unreadable log(s) skipped, named on stderr)"
+    for warning in caught:
+        if not issubclass(warning.category, logs.SkippedLogWarning):
+            warnings.warn_explicit(
+                warning.message, warning.category, warning.filename, warning.lineno
+            )
     return Input(frame, source, ["tool", "model", "task"], answer="output")
 
 
@@ -710,6 +734,14 @@ def _parser() -> argparse.ArgumentParser:
         help="promptfoo: the test metadata key or variable holding the acceptable answers",
     )
     evaluation.add_argument(
+        "--skip-bad-logs",
+        action="store_true",
+        help=(
+            "leave out the logs in a folder that cannot be read (truncated, corrupt), naming "
+            "each on stderr, instead of stopping at the first"
+        ),
+    )
+    evaluation.add_argument(
         "--disagreements",
         type=int,
         default=0,
@@ -732,6 +764,12 @@ def _parser() -> argparse.ArgumentParser:
         type=Path,
         metavar="OUT",
         help="write the graded rows here (format from the extension)",
+    )
+    score_parser.add_argument(
+        "--html",
+        type=Path,
+        metavar="OUT",
+        help="write the report as one self-contained HTML page here (needs jinja2)",
     )
     score_parser.add_argument(
         "--chunk-rows",
@@ -783,6 +821,8 @@ def _run_score(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise CliError(msg)
     if args.output is not None:
         check_output(args.output)  # before any work
+    if args.html is not None:
+        check_html_output(args.html)
     given = read_input(args)
     frame = _drop_earlier_grading(given.frame, args.prefix)
     by = _group_by(args.by) or given.by
@@ -825,13 +865,86 @@ def _run_score(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     answers = _noun(graded.height, "answer")
     if args.output is not None:
         write_frame(graded, args.output)  # first: a closed pipe on stdout must not lose it
+    if args.html is not None:  # before printing too
+        write_html(graded, args, by=by, source=given.source, answer=answer, refs=refs)
     print(f"{answers} from {given.source}: {n_correct:,} right{share}{grouped}", file=out)
     print_report(table, out)
     print_tool_agreement(graded, args, out)
     if args.output is not None and not args.quiet:
         rows = _noun(graded.height, "graded row")
         print(f"gradeframe: wrote {rows} to {args.output}", file=err)
+    if args.html is not None and not args.quiet:
+        print(f"gradeframe: wrote the HTML page to {args.html}", file=err)
     return 0
+
+
+def check_html_output(path: Path) -> None:
+    """Check, before any row is scored, that the page can be written to ``path``."""
+    folder = path.parent if str(path.parent) else Path()
+    if not folder.is_dir():
+        msg = f"--html {str(path)!r}: the folder {str(folder)!r} does not exist"
+        raise CliError(msg)
+    if path.is_dir():
+        msg = f"--html {str(path)!r}: is a folder; give a file name"
+        raise CliError(msg)
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        msg = f"--html {str(path)!r}: not writable"
+        raise CliError(msg)
+    try:
+        import jinja2  # noqa: F401
+    except ImportError:
+        msg = "--html needs Jinja2: pip install 'gradeframe[html]'"
+        raise CliError(msg) from None
+
+
+def _grader(args: argparse.Namespace) -> Any:
+    """Name the grader as the page's summary shows it: answer_contains and the options given."""
+    from gradeframe.html import Grader
+
+    options = [f"--answer {args.answer}"] if args.answer else []
+    if args.refs != "refs":
+        options.append(f"--refs {args.refs}")
+    for flag in ("whole_words", "refusals"):
+        if getattr(args, flag, False):
+            options.append("--" + flag.replace("_", "-"))
+    options += [f"--not-found {phrase!r}" for phrase in args.not_found or []]
+    if args.prefix:
+        options.append(f"--prefix {args.prefix!r}")
+    if args.cluster:
+        options.append(f"--cluster {args.cluster}")
+    return Grader("answer_contains", options)
+
+
+def write_html(
+    graded: pl.DataFrame,
+    args: argparse.Namespace,
+    *,
+    by: list[str],
+    source: str,
+    answer: str | pl.Expr,
+    refs: str | pl.Expr,
+) -> None:
+    """Write the page of ``gradeframe.html`` for the graded rows (the same as ``df.grade.html``)."""
+    from gradeframe.html import build_page, write_page
+
+    def shown(column: str | pl.Expr) -> str:
+        return column if isinstance(column, str) else column.meta.root_names()[0]
+
+    page = build_page(
+        graded,
+        by=by or None,
+        source=source,
+        grader=_grader(args),
+        actual=shown(answer),
+        expected=shown(refs),
+        prefix=args.prefix,
+        cluster=args.cluster,
+    )
+    try:
+        write_page(page, args.html)
+    except OSError as exc:
+        msg = f"--html {str(args.html)!r} cannot be written: {_first_line(exc)}"
+        raise CliError(msg) from None
 
 
 def print_tool_agreement(graded: pl.DataFrame, args: argparse.Namespace, out: TextIO) -> None:

@@ -35,7 +35,7 @@ from gradeframe.stats import (
     paired_t_p_value,
 )
 
-__all__ = ["AGREEMENT_COLUMNS", "COMPARE_COLUMNS", "agreement", "compare"]
+__all__ = ["AGREEMENT_COLUMNS", "COMPARE_COLUMNS", "agreement", "compare", "discordant"]
 
 #: The columns of :func:`compare`, in order.
 COMPARE_COLUMNS: Final = (
@@ -393,5 +393,110 @@ def agreement(
         .alias("agreement"),
         cohens_kappa(*_TABLE),
         pl.when(some).then(mcnemar_p_value("only_a", "only_b")).alias("p_value"),
+    )
+    return _same_kind(out, frame)
+
+
+def discordant(
+    frame: Any,
+    by: str = "model",
+    on: str | Sequence[str] | None = None,
+    *,
+    correct: str = "correct",
+    baseline: Any = None,
+) -> Any:
+    """List the items of each pair of :func:`compare` on which the two groups disagree.
+
+    The same pairs, items and majority verdicts as :func:`compare` (an item's rows are averaged
+    per group; a mean ≥ 0.5 is right): one row per pair and item where exactly one side is
+    right, so each pair has ``only_a + only_b`` rows of :func:`compare`. Columns: ``a``, ``b``,
+    the ``on`` columns, ``accuracy_a`` and ``accuracy_b`` (the item's mean on each side) and
+    ``only`` (``"a"`` or ``"b"``: the side that was right). Sorted by ``a``, ``b``, ``only``
+    and the ``on`` columns (nulls last).
+
+    Parameters
+    ----------
+    frame, by, on, correct, baseline
+        As in :func:`compare`.
+
+    Returns
+    -------
+    pl.DataFrame | pl.LazyFrame | pandas.DataFrame
+        The same kind of frame as the input.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from gradeframe.compare import discordant
+    >>> df = pl.DataFrame(
+    ...     {
+    ...         "model": ["old"] * 3 + ["new"] * 3,
+    ...         "question_id": ["u", "v", "w"] * 2,
+    ...         "correct": [True, False, True, False, True, True],
+    ...     }
+    ... )
+    >>> discordant(df, baseline="old").select("a", "b", "question_id", "only")
+    shape: (2, 4)
+    ┌─────┬─────┬─────────────┬──────┐
+    │ a   ┆ b   ┆ question_id ┆ only │
+    │ --- ┆ --- ┆ ---         ┆ ---  │
+    │ str ┆ str ┆ str         ┆ str  │
+    ╞═════╪═════╪═════════════╪══════╡
+    │ old ┆ new ┆ u           ┆ a    │
+    │ old ┆ new ┆ v           ┆ b    │
+    └─────┴─────┴─────────────┴──────┘
+    """
+    if _is_pandas(frame):
+        from gradeframe import _frames
+
+        on_names = _pandas_on(on, frame)
+        arguments = [("by", by, None), *[("on", c, None) for c in on_names]]
+        arguments.append(("correct", correct, None))
+        polars_frame = _frames.to_polars(frame, _frames.needed_columns(frame, arguments))
+        result = discordant(polars_frame, by, on_names or on, correct=correct, baseline=baseline)
+        return _frames.to_pandas_frame(result)
+    _check_frame(frame, "discordant")
+    schema = frame_schema(frame)
+    group = _column_name(by, "by")
+    check_column(schema, group, "by")
+    items = _on_columns(item_columns(None, schema) if on is None else on, schema)
+    if group in items:
+        msg = f"`by={group!r}` is also an `on` column."
+        raise ValueError(msg)
+    clash = sorted(set(items) & {"a", "b", "accuracy_a", "accuracy_b", "only"})
+    if clash:
+        msg = f"`on`: the column(s) {clash!r} share a name with discordant's columns."
+        raise ValueError(msg)
+    right = _correct_expr(_column_name(correct, "correct"), schema)
+    if baseline is not None and isinstance(frame, pl.DataFrame):
+        present = frame.select((pl.col(group) == pl.lit(baseline)).any()).item()
+        if not present:
+            msg = f"`baseline={baseline!r}` is not a value of {group!r}."
+            raise ValueError(msg)
+    per_item = (
+        frame.lazy()
+        .filter(pl.col(group).is_not_null())
+        .group_by(group, *items)
+        .agg(right.cast(pl.Float64).mean().alias("__gf_s"))
+    )
+    side_a = per_item.rename({group: "a", "__gf_s": "accuracy_a"})
+    side_b = per_item.rename({group: "b", "__gf_s": "accuracy_b"})
+    if baseline is None:
+        wanted = pl.col("a") < pl.col("b")
+    else:
+        wanted = (pl.col("a") == pl.lit(baseline)) & (pl.col("b") != pl.lit(baseline))
+    right_a, right_b = pl.col("accuracy_a") >= 0.5, pl.col("accuracy_b") >= 0.5
+    out = (
+        side_a.join(side_b, on=items, how="inner", nulls_equal=True)
+        .filter(wanted, right_a != right_b)
+        .select(
+            "a",
+            "b",
+            *items,
+            "accuracy_a",
+            "accuracy_b",
+            pl.when(right_a).then(pl.lit("a")).otherwise(pl.lit("b")).alias("only"),
+        )
+        .sort("a", "b", "only", *items, nulls_last=True)
     )
     return _same_kind(out, frame)

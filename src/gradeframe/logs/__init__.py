@@ -13,6 +13,8 @@ tool records them; then columns prefixed with the tool's name. So
 from __future__ import annotations
 
 import os
+import re
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -20,7 +22,13 @@ from typing import Any, Literal
 import polars as pl
 
 from gradeframe.logs import helm, inspect, lm_eval, openai_evals, promptfoo
-from gradeframe.logs._common import LogFormatError, PathLike, concat
+from gradeframe.logs._common import (
+    LogFormatError,
+    PathLike,
+    concat,
+    log_error,
+    markers_in,
+)
 from gradeframe.logs.verdicts import disagreements, tool_agreement
 
 Tool = Literal["inspect", "lm_eval", "promptfoo", "openai_evals", "helm"]
@@ -50,6 +58,7 @@ _ALIASES = {
 __all__ = [
     "READERS",
     "LogFormatError",
+    "SkippedLogWarning",
     "detect_tool",
     "disagreements",
     "read_helm",
@@ -70,8 +79,58 @@ def _tool_name(tool: str) -> str:
     return name
 
 
+class SkippedLogWarning(UserWarning):
+    """Logs that ``read_log(folder, errors="skip")`` could not read and left out (each named)."""
+
+
+# Names the tools give their logs: a file named so is a log, even when it cannot be read.
+_LOG_NAMES: dict[str, re.Pattern[str]] = {
+    "inspect": re.compile(r"^\d{4}-\d\d-\d\dT\d\d[-:]\d\d[-:]\d\d.*_[A-Za-z0-9]{16,}\.json$"),
+    "lm_eval": lm_eval.SAMPLES_NAME,  # samples_<task>_<time>.jsonl
+    # a HELM run folder's files, in a folder that lacks its scenario_state.json
+    "helm": re.compile(r"^(scenario_state|per_instance_stats|run_spec)\.json$"),
+}
+# Keys only a tool's logs hold (any group found anywhere in the file is a sign of that tool).
+_SIGNS: dict[str, tuple[tuple[bytes, ...], ...]] = {
+    "inspect": ((b'"eval_id"', b'"samples"'), (b'"eval_id"', b'"version"')),
+    "lm_eval": ((b'"filtered_resps"',),),
+    "promptfoo": ((b'"evalId"',), (b'"promptIdx"', b'"testIdx"')),
+    "openai_evals": ((b'"eval_name"', b'"completion_fns"'), (b'"sample_id"', b'"event_id"')),
+}
+# The file types a tool's log may have; anything else is not a log (a README, a CSV export).
+_LOG_SUFFIXES = {".eval", ".json", ".jsonl", ".log"}
+# Files that sit among logs but are not logs: inspect's folder index, lm-eval's aggregate
+# results (read for the model name beside its samples files).
+_NOT_LOGS = {"logs.json", "eval-set.json"}
+
+
+def _looks_like(path: Path) -> str | None:
+    """Return the tool whose log ``path`` looks like (by its name, or a key only it writes).
+
+    This is how a log that cannot be read is still recognised as one: a JSON Lines log whose
+    first line is cut, a JSON log cut early, a key that comes late in the file.
+    """
+    if not path.is_file() or path.suffix not in _LOG_SUFFIXES or path.name in _NOT_LOGS:
+        return None
+    if path.suffix == ".eval":
+        return "inspect"
+    for tool, pattern in _LOG_NAMES.items():
+        if pattern.match(path.name):
+            return tool
+    found = markers_in(path, {m for groups in _SIGNS.values() for g in groups for m in g})
+    for tool, groups in _SIGNS.items():
+        if any(found.issuperset(group) for group in groups):
+            return tool
+    return None
+
+
 def detect_tool(path: PathLike) -> str | None:
-    """Return the tool that wrote the log at ``path``, or None when no reader recognises it.
+    """Return the tool that wrote the log at ``path``, or None when it is not a log.
+
+    A file that looks like a tool's log counts even when it cannot be read (a truncated or
+    corrupt log: reading it then says what is wrong with it): by its name (inspect's
+    ``<time>_<task>_<id>.json`` and ``.eval``, lm-eval's ``samples_*.jsonl``, HELM's
+    ``scenario_state.json``) or by a key only that tool writes, wherever it is in the file.
 
     Parameters
     ----------
@@ -86,7 +145,10 @@ def detect_tool(path: PathLike) -> str | None:
     for name, reader in READERS.items():
         if reader.detect(path):
             return name
-    return None
+    path = Path(path)
+    if lm_eval.is_results(path):
+        return None
+    return _looks_like(path)
 
 
 def _logs_in(folder: Path, tool: str | None) -> list[tuple[str, Path]]:
@@ -104,11 +166,40 @@ def _logs_in(folder: Path, tool: str | None) -> list[tuple[str, Path]]:
             file = here / name
             if name.startswith(".") or lm_eval.is_results(file):
                 continue
-            candidates = [tool] if tool is not None else list(READERS)
-            kind = next((t for t in candidates if READERS[t].detect(file)), None)
+            if tool is not None:
+                kind = tool if READERS[tool].detect(file) or _looks_like(file) == tool else None
+            else:
+                kind = detect_tool(file)
             if kind is not None:
                 found.append((kind, file))
     return found
+
+
+# What reading a malformed field can raise besides the readers' own named errors.
+_DATA_ERRORS = (
+    AttributeError,
+    TypeError,
+    KeyError,
+    IndexError,
+    RecursionError,
+    OverflowError,
+    UnicodeError,
+    ArithmeticError,
+)
+
+
+def _read_one(tool: str, path: Path, options: dict[str, Any]) -> pl.DataFrame:
+    """Read one log; any error from a malformed field becomes a LogFormatError naming the file."""
+    try:
+        return READERS[tool].read(path, **options)
+    except (LogFormatError, ImportError):
+        raise
+    except (pl.exceptions.PolarsError, *_DATA_ERRORS) as error:
+        # (a plain ValueError is an option the user gave, such as ``scorer=``: raised as it is)
+        kind = "nested too deeply" if isinstance(error, RecursionError) else type(error).__name__
+        first = str(error).splitlines()[0][:200] if str(error) else ""
+        problem = f"not a readable {tool} log ({kind}: {first})"
+        raise log_error(path, problem) from None
 
 
 def _options_for(tool: str, options: dict[str, Any]) -> dict[str, Any]:
@@ -137,7 +228,13 @@ def _check_options(tools: list[str], options: dict[str, Any]) -> None:
         raise TypeError(msg)
 
 
-def read_log(path: PathLike, *, tool: str | None = None, **options: Any) -> pl.DataFrame:
+def read_log(
+    path: PathLike,
+    *,
+    tool: str | None = None,
+    errors: Literal["raise", "skip"] = "raise",
+    **options: Any,
+) -> pl.DataFrame:
     """Read evaluation logs (a file, or a folder of them) into one frame to grade.
 
     Parameters
@@ -148,7 +245,14 @@ def read_log(path: PathLike, *, tool: str | None = None, **options: Any) -> pl.D
         folder holding any mix of them (searched recursively; other files are skipped).
     tool
         The tool that wrote the logs (``"inspect"``, ``"lm_eval"``, ``"promptfoo"``,
-        ``"openai_evals"``, ``"helm"``); default: recognised from each file.
+        ``"openai_evals"``, ``"helm"``); default: recognised from each file (a file that
+        looks like a tool's log but cannot be read is an error, never left out silently).
+    errors
+        What a folder read does with a log it cannot read (a file that looks like a tool's
+        log, by its name or a key only that tool writes, but is truncated or corrupt):
+        ``"raise"`` (default) raises a :class:`LogFormatError` naming it; ``"skip"`` leaves it
+        out and names every such file in one :class:`SkippedLogWarning` (when no log in the
+        folder can be read, the first error is raised). A single file always raises.
     **options
         Passed to the tool's reader (``scorer=`` for inspect, ``filter=``/``responses=`` for
         lm-eval, ``refs=`` for promptfoo, ``metric=`` for HELM); in a folder each reader gets
@@ -165,8 +269,9 @@ def read_log(path: PathLike, *, tool: str | None = None, **options: Any) -> pl.D
     FileNotFoundError
         When ``path`` does not exist, or a folder holds no log.
     LogFormatError
-        When a log is truncated or corrupt (the message names the file, and the line for JSON
-        Lines), or a file is not a log of any known tool.
+        When a log is truncated or corrupt, or a field has a value of an unexpected type (the
+        message names the file, the line for JSON Lines or the member of a ``.eval``, and the
+        field), or a file is not a log of any known tool.
 
     Examples
     --------
@@ -190,6 +295,9 @@ def read_log(path: PathLike, *, tool: str | None = None, **options: Any) -> pl.D
     └───────────┴────────────────┴─────────────────────┴──────────────┴─────────┘
     """
     path = Path(path)
+    if errors not in ("raise", "skip"):
+        msg = f"`errors` must be 'raise' or 'skip', got {errors!r}"
+        raise ValueError(msg)
     name = _tool_name(tool) if tool is not None else None
     if not path.exists():
         msg = f"{os.fspath(path)}: no such file or folder"
@@ -201,7 +309,22 @@ def read_log(path: PathLike, *, tool: str | None = None, **options: Any) -> pl.D
             msg = f"{os.fspath(path)}: the folder holds no {what}"
             raise FileNotFoundError(msg)
         _check_options(sorted({t for t, _ in logs}), options)
-        frames = [READERS[t].read(p, **_options_for(t, options)) for t, p in logs]
+        frames, failed = [], []
+        for t, p in logs:
+            try:
+                frames.append(_read_one(t, p, _options_for(t, options)))
+            except LogFormatError as error:
+                if errors == "raise" or (not frames and len(failed) == len(logs) - 1):
+                    raise
+                failed.append(str(error))
+        if failed:
+            listed = "\n".join(f"  {line}" for line in failed)
+            warnings.warn(
+                f"{len(failed)} log(s) in {os.fspath(path)} could not be read and were "
+                f"skipped (errors='skip'):\n{listed}",
+                SkippedLogWarning,
+                stacklevel=2,
+            )
         return _drop_duplicates(concat(frames))
     if name is None:
         name = detect_tool(path)
@@ -219,7 +342,7 @@ def read_log(path: PathLike, *, tool: str | None = None, **options: Any) -> pl.D
                 f"({', '.join(READERS)}).{hint}"
             )
     _check_options([name], options)
-    return READERS[name].read(path, **options)
+    return _read_one(name, path, options)
 
 
 def _drop_duplicates(frame: pl.DataFrame) -> pl.DataFrame:
@@ -231,7 +354,12 @@ def _drop_duplicates(frame: pl.DataFrame) -> pl.DataFrame:
     return frame.filter(first)
 
 
-def read_inspect(path: PathLike, *, scorer: str | Sequence[str] | None = None) -> pl.DataFrame:
+def read_inspect(
+    path: PathLike,
+    *,
+    scorer: str | Sequence[str] | None = None,
+    max_bytes: int | None = inspect.MAX_BYTES,
+) -> pl.DataFrame:
     """Read inspect_ai logs (``.eval`` or ``.json``; a file or a folder) into one frame.
 
     One row per sample and epoch. inspect's message and turn limits become the note
@@ -246,7 +374,11 @@ def read_inspect(path: PathLike, *, scorer: str | Sequence[str] | None = None) -
         An inspect log file or a folder of them.
     scorer
         The scorer whose value becomes ``tool_score``/``tool_correct`` (default: each task's
-        first), or a list of them in order of preference.
+        first), or a list of them in order of preference. A log without scores (no scorer, or
+        ``--no-score``) reads with null verdicts whatever this says.
+    max_bytes
+        The most bytes decompressed from one ``.eval`` log (default 2 GiB; None: no limit), a
+        guard against zip bombs; each member is also read no further than its declared size.
 
     Returns
     -------
@@ -275,7 +407,7 @@ def read_inspect(path: PathLike, *, scorer: str | Sequence[str] | None = None) -
     │ looping   ┆ true    ┆ ["limit:message", "call_cap_re… │
     └───────────┴─────────┴─────────────────────────────────┘
     """
-    return read_log(path, tool="inspect", scorer=scorer)
+    return read_log(path, tool="inspect", scorer=scorer, max_bytes=max_bytes)
 
 
 def read_lm_eval(

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import struct
 import zipfile
+import zlib
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, TypeAlias
@@ -84,15 +86,20 @@ def _json_problem(error: json.JSONDecodeError) -> str:
 
 def load_json(path: PathLike, data: bytes | str | None = None, *, member: str | None = None) -> Any:
     """Parse one JSON document, raising a :class:`LogFormatError` naming the file on failure."""
+    where = f"{os.fspath(path)}[{member}]" if member else path
     if data is None:
         data = Path(path).read_bytes()
     try:
         return json.loads(data)
     except json.JSONDecodeError as error:
-        where = f"{os.fspath(path)}[{member}]" if member else path
         raise log_error(where, _json_problem(error)) from None
     except UnicodeDecodeError as error:
-        raise log_error(path, f"not UTF-8 text ({error.reason})") from None
+        raise log_error(where, f"not UTF-8 text ({error.reason})") from None
+    except RecursionError:
+        raise log_error(where, _TOO_DEEP) from None
+
+
+_TOO_DEEP = "JSON nested too deeply to read (a corrupt or hostile log)"
 
 
 def iter_json_lines(path: PathLike) -> Iterator[tuple[int, Any]]:
@@ -111,15 +118,21 @@ def iter_json_lines(path: PathLike) -> Iterator[tuple[int, Any]]:
                 raise log_error(path, problem, line=number) from None
             except UnicodeDecodeError as error:
                 raise log_error(path, f"not UTF-8 text ({error.reason})", line=number) from None
+            except RecursionError:
+                raise log_error(path, _TOO_DEEP, line=number) from None
 
 
 def first_json_line(path: PathLike) -> Any:
-    """Return the first line of a file parsed as JSON, or None when it is not a JSON object."""
+    """Return the first line of a file parsed as JSON, or None when it is not a JSON object.
+
+    The whole first line is read, however long: recognising a log must not depend on how much
+    of it is read.
+    """
     try:
         with Path(path).open("rb") as handle:
-            line = handle.readline(4_000_000)
+            line = handle.readline()
         value = json.loads(line)
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
     return value if isinstance(value, dict) else None
 
@@ -131,6 +144,27 @@ def head(path: PathLike, size: int = 65_536) -> str:
             return handle.read(size).decode("utf-8", errors="replace")
     except OSError:
         return ""
+
+
+def markers_in(path: PathLike, markers: Iterable[bytes]) -> set[bytes]:
+    """Return which of ``markers`` occur anywhere in a file (read in chunks, to its end).
+
+    Recognising a log by a key that may come late (promptfoo's ``"evalId"`` after megabytes of
+    results) must not depend on a prefix size.
+    """
+    wanted = set(markers)
+    found: set[bytes] = set()
+    keep = max((len(m) for m in wanted), default=1) - 1
+    tail = b""
+    try:
+        with Path(path).open("rb") as handle:
+            while found != wanted and (chunk := handle.read(1 << 20)):
+                window = tail + chunk
+                found.update(m for m in wanted - found if m in window)
+                tail = window[-keep:] if keep else b""
+    except OSError:
+        return found
+    return found
 
 
 def _zstd() -> Any:
@@ -145,43 +179,277 @@ def _zstd() -> Any:
     return zstandard
 
 
-def read_zip_member(path: PathLike, archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
-    """Return the bytes of one zip member, including Zstandard members on any Python version."""
-    try:
+#: The default cap on the bytes decompressed from one ``.eval`` log (``max_bytes=``): 2 GiB.
+MAX_BYTES = 2 * 1024**3
+
+_CHUNK = 1 << 20  # bytes decompressed at a time
+
+
+class _Window:
+    """A read-only view of ``size`` bytes of a file from ``start`` (one member's data)."""
+
+    def __init__(self, handle: Any, start: int, size: int) -> None:
+        self.handle, self.position, self.left = handle, start, size
+
+    def read(self, size: int = -1) -> bytes:
+        size = self.left if size < 0 else min(size, self.left)
+        self.handle.seek(self.position)
+        data = self.handle.read(size)
+        self.position += len(data)
+        self.left -= len(data)
+        return data
+
+
+class ZipLog:
+    """The members of a zip log (an inspect ``.eval``), read with bounded memory.
+
+    Each member is decompressed a chunk at a time and never past the size its directory entry
+    declares (a member that holds more is an error naming it), the bytes decompressed from the
+    whole log are capped at ``max_bytes``, and an archive whose entries share one member's
+    data, or repeat a name, is refused before anything is decompressed.
+    """
+
+    def __init__(self, path: PathLike, archive: zipfile.ZipFile, max_bytes: int | None) -> None:
+        self.path, self.archive, self.max_bytes = path, archive, max_bytes
+        self.read_bytes = 0
+        self.infos: dict[str, zipfile.ZipInfo] = {}
+        offsets: dict[int, str] = {}
+        for info in archive.infolist():
+            if info.filename in self.infos:
+                problem = f"two members are named {info.filename!r}; the log is corrupt"
+                raise log_error(path, problem)
+            if info.header_offset in offsets:
+                problem = (
+                    f"members {offsets[info.header_offset]!r} and {info.filename!r} point at "
+                    "the same data (a zip bomb, or a corrupt log)"
+                )
+                raise log_error(path, problem)
+            offsets[info.header_offset] = info.filename
+            self.infos[info.filename] = info
+
+    def _error(self, name: str, problem: str) -> LogFormatError:
+        return log_error(self.path, f"member {name!r} {problem}")
+
+    def _open(self, info: zipfile.ZipInfo) -> Any:
+        """Return a stream of the member's decompressed bytes."""
         if info.compress_type != _ZIP_ZSTD:
-            return archive.read(info)
-        handle = archive.fp
+            return self.archive.open(info)  # zipfile stops at the declared size, checks the CRC
+        handle = self.archive.fp
         assert handle is not None  # an open archive always has its file
         handle.seek(info.header_offset)
         header = handle.read(30)
         if len(header) < 30 or header[:4] != b"PK\x03\x04":
             raise zipfile.BadZipFile("bad local file header")
         name_length, extra_length = struct.unpack("<HH", header[26:30])
-        handle.seek(info.header_offset + 30 + name_length + extra_length)
-        raw = handle.read(info.compress_size)
-        if len(raw) < info.compress_size:
-            raise zipfile.BadZipFile("member cut short")
-        zstandard = _zstd()
-        reader = zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
-        data = reader.read()
-    except ImportError:
-        raise
-    except Exception as error:  # zlib, zstd and zip errors all mean a corrupt member
-        problem = f"cannot read member {info.filename!r} ({error}); the log is truncated or corrupt"
-        raise log_error(path, problem) from None
-    if len(data) != info.file_size:
-        problem = f"member {info.filename!r} is cut short; the log is truncated or corrupt"
-        raise log_error(path, problem)
-    return data
+        local_name = handle.read(name_length)
+        if local_name.decode("utf-8", errors="replace") != info.filename:
+            raise zipfile.BadZipFile(f"its local header names {local_name!r}")
+        start = info.header_offset + 30 + name_length + extra_length
+        source = _Window(handle, start, info.compress_size)
+        return _zstd().ZstdDecompressor().stream_reader(source, read_across_frames=True)
+
+    def chunks(self, name: str) -> Iterator[bytes]:
+        """Yield a member's bytes a chunk at a time, never past its declared size."""
+        info = self.infos[name]
+        declared = info.file_size
+        if self.max_bytes is not None and self.read_bytes + declared > self.max_bytes:
+            problem = (
+                f"reading member {name!r} ({declared:,} bytes) would take the log past "
+                f"max_bytes={self.max_bytes:,} decompressed bytes (a zip bomb, or a log "
+                "larger than the limit: pass a larger max_bytes=, or None, to read it)"
+            )
+            raise log_error(self.path, problem)
+        got, crc = 0, 0
+        try:
+            stream = self._open(info)
+            while chunk := stream.read(min(_CHUNK, declared - got + 1)):
+                got += len(chunk)
+                if got > declared:
+                    problem = f"holds more than the {declared:,} bytes it declares (a zip bomb)"
+                    raise self._error(name, problem)
+                crc = zlib.crc32(chunk, crc)
+                yield chunk
+        except LogFormatError:
+            raise
+        except ImportError:
+            raise
+        except Exception as error:  # zlib, zstd and zip errors all mean a corrupt member
+            problem = f"cannot be read ({error}); the log is truncated or corrupt"
+            raise self._error(name, problem) from None
+        finally:
+            self.read_bytes += got
+        if got < declared:
+            raise self._error(name, "is cut short; the log is truncated or corrupt")
+        if info.compress_type == _ZIP_ZSTD and crc != info.CRC:
+            raise self._error(name, "fails its CRC check; the log is corrupt")
+
+    def read(self, name: str) -> bytes:
+        """Return a member's bytes (for the small members: header, summaries)."""
+        return b"".join(self.chunks(name))
+
+
+def read_zip_member(path: PathLike, archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
+    """Return the bytes of one zip member, including Zstandard members on any Python version."""
+    return ZipLog(path, archive, MAX_BYTES).read(info.filename)
 
 
 def open_zip(path: PathLike) -> zipfile.ZipFile:
     """Open a zip archive, raising a :class:`LogFormatError` naming the file when it is broken."""
     try:
         return zipfile.ZipFile(path)
-    except (zipfile.BadZipFile, OSError) as error:
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as error:
         problem = f"not a readable zip archive ({error}); the log is truncated or corrupt"
         raise log_error(path, problem) from None
+
+
+# ---- malformed fields: every error names the file, the record and the field ----------------
+
+#: What a reader's code raises on a field of an unexpected type or shape.
+FIELD_ERRORS = (AttributeError, TypeError, KeyError, IndexError, ValueError, RecursionError)
+
+
+_Trail: TypeAlias = list[tuple[str, Any]]
+
+
+class _Traced(dict):  # type: ignore[type-arg]
+    """A record that notes each field read from it, with its value (to name a malformed one)."""
+
+    def __init__(self, value: dict[Any, Any], path: str, trail: _Trail, depth: int) -> None:
+        super().__init__(value)
+        self._path, self._trail, self._depth = path, trail, depth
+
+    def _wrap(self, key: Any, value: Any) -> Any:
+        name = f"{self._path}.{key}" if self._path else str(key)
+        self._trail.append((name, value))
+        return _traced(value, name, self._trail, self._depth + 1)
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return self._wrap(key, super().get(key, default))
+
+    def __getitem__(self, key: Any) -> Any:
+        return self._wrap(key, super().__getitem__(key))
+
+
+class _TracedList(list):  # type: ignore[type-arg]
+    def __init__(self, value: list[Any], path: str, trail: _Trail, depth: int) -> None:
+        super().__init__(_traced(v, f"{path}[{i}]", trail, depth + 1) for i, v in enumerate(value))
+        self._path, self._trail = path, trail
+
+    def __getitem__(self, index: Any) -> Any:
+        value = super().__getitem__(index)
+        if isinstance(index, int):
+            self._trail.append((f"{self._path}[{index % len(self)}]", value))
+        return value
+
+    def __iter__(self) -> Any:
+        for index, value in enumerate(super().__iter__()):
+            self._trail.append((f"{self._path}[{index}]", value))
+            yield value
+
+
+def _traced(value: Any, path: str, trail: _Trail, depth: int) -> Any:
+    if depth > 50:  # deeper than any reader looks
+        return value
+    if isinstance(value, dict) and not isinstance(value, _Traced):
+        return _Traced(value, path, trail, depth)
+    if isinstance(value, list) and not isinstance(value, _TracedList):
+        return _TracedList(value, path, trail, depth)
+    return value
+
+
+def _problem(error: BaseException) -> str:
+    if isinstance(error, RecursionError):
+        return "nested too deeply"
+    text = str(error).splitlines()[0] if str(error) else ""
+    return f"{type(error).__name__}: {text}"[:200]
+
+
+def field_error(
+    where: PathLike, what: str, function: Any, record: Any, *args: Any, error: BaseException
+) -> LogFormatError:
+    """Return the error for a record a reader could not read, naming the field it stopped at.
+
+    The reader runs again on a copy of the record that notes each field read: the last one
+    read before the same error is the malformed field.
+    """
+    trail: _Trail = []
+    again: BaseException = error
+    try:
+        function(_traced(record, "", trail, 0), *args)
+    except LogFormatError as named_error:
+        return named_error
+    except Exception as rerun:  # the same error again, now with the fields read noted
+        again = rerun
+    field = _culprit(trail, again)
+    field = f" field {field!r}" if field else ""
+    return log_error(where, f"{what}:{field} has an unexpected value ({_problem(error)})")
+
+
+def _culprit(trail: _Trail, error: BaseException) -> str | None:
+    """Return the field an error was about.
+
+    That is the field whose value the error names (an AttributeError's object), else the last
+    field read whose value has the type it names ("'int' object is not iterable"), else the
+    last field read.
+    """
+    if not trail:
+        return None
+    if isinstance(error, AttributeError) and error.obj is not None:
+        for name, value in reversed(trail):
+            if value is error.obj:
+                return name
+    named = re.match(r"'(\w+)' object", str(error))
+    if named:
+        kinds = {"dict": dict, "list": list}
+        for name, value in reversed(trail):
+            kind = kinds.get(named[1])
+            if type(value).__name__ == named[1] or (kind and isinstance(value, kind)):
+                return name
+    return trail[-1][0]
+
+
+def record_row(function: Any, record: Any, *args: Any, where: PathLike, what: str) -> Any:
+    """Return ``function(record, *args)``; a malformed field raises a named LogFormatError."""
+    try:
+        return function(record, *args)
+    except LogFormatError:
+        raise
+    except FIELD_ERRORS as error:
+        raise field_error(where, what, function, record, *args, error=error) from None
+
+
+#: Where a row came from: the file (with its line) and the record, as ``record_row`` takes them.
+Location: TypeAlias = tuple[PathLike, str]
+
+
+def rows_frame(
+    rows: list[dict[str, Any]],
+    schema: Mapping[str, pl.DataType],
+    *,
+    where: PathLike,
+    locations: list[Location] | None = None,
+    fields: Mapping[str, str] | None = None,
+) -> pl.DataFrame:
+    """Build a frame from rows; a value of the wrong type raises naming its record and field.
+
+    ``locations`` say where each row came from, and ``fields`` the log field behind a column
+    (a column not listed is named as it is).
+    """
+    try:
+        return pl.DataFrame(rows, schema=schema, orient="row" if not rows else None, strict=False)
+    except (pl.exceptions.PolarsError, *FIELD_ERRORS) as error:
+        for name, dtype in schema.items():
+            for index, row in enumerate(rows):
+                try:
+                    pl.DataFrame([{name: row.get(name)}], schema={name: dtype}, strict=False)
+                except (pl.exceptions.PolarsError, *FIELD_ERRORS):
+                    value = repr(row.get(name))
+                    value = value if len(value) < 60 else value[:57] + "..."
+                    field = (fields or {}).get(name, name)
+                    place, what = locations[index] if locations else (where, f"row {index + 1}")
+                    problem = f"{what}: field {field!r} has a value of an unexpected type ({value})"
+                    raise log_error(place, problem) from None
+        raise log_error(where, f"cannot build its rows ({_problem(error)})") from None
 
 
 def as_text(value: Any) -> str | None:
@@ -230,13 +498,20 @@ def output_record(
     }
 
 
-def build_frame(rows: list[dict[str, Any]], extras: Mapping[str, pl.DataType]) -> pl.DataFrame:
+def build_frame(
+    rows: list[dict[str, Any]],
+    extras: Mapping[str, pl.DataType],
+    *,
+    locations: list[Location] | None = None,
+    fields: Mapping[str, str] | None = None,
+) -> pl.DataFrame:
     """Build a reader's frame: the identity columns, the measures present, then the extras."""
     schema: dict[str, pl.DataType] = dict(IDENTITY)
     present = set().union(*(row.keys() for row in rows)) if rows else set(MEASURES)
     schema.update({name: dtype for name, dtype in MEASURES.items() if name in present})
     schema.update(extras)
-    return pl.DataFrame(rows, schema=schema, orient="row" if not rows else None, strict=False)
+    log = rows[0].get("log") if rows else None
+    return rows_frame(rows, schema, where=log or "the log", locations=locations, fields=fields)
 
 
 def conform(frame: pl.DataFrame, extras: Mapping[str, pl.DataType]) -> pl.DataFrame:

@@ -27,11 +27,28 @@ from gradeframe.logs._common import (
     load_json,
     log_error,
     output_record,
+    record_row,
+    rows_frame,
 )
 
 TOOL = "helm"
 STATE = "scenario_state.json"
 STATS = "per_instance_stats.json"
+
+# The request state field behind each column (named when a value does not fit the column).
+_FIELDS = {
+    "model": "request.model",
+    "sample_id": "instance.id",
+    "epoch": "train_trial_index",
+    "input": "instance.input.text",
+    "seconds": "result.request_time",
+    "helm_perturbation": "instance.perturbation.name",
+    "helm_split": "instance.split",
+    "helm_reference_index": "reference_index",
+    "helm_error": "result.error",
+    "task": "run_spec.json: name",
+    "helm_run": "run_spec.json: name",
+}
 
 EXTRAS: dict[str, pl.DataType] = {
     "helm_run": pl.String(),
@@ -88,12 +105,14 @@ def read(path: PathLike, *, metric: str = "exact_match") -> pl.DataFrame:
     run = spec.get("name") if isinstance(spec, dict) else None
     run = run or folder.name
     context = {"log": os.fspath(folder), "task": _task(run), "helm_run": run}
-    rows = []
+    rows, locations = [], []
     for index, request_state in enumerate(requests):
         if not isinstance(request_state, dict) or "instance" not in request_state:
             raise log_error(folder / STATE, f"request state {index} has no 'instance'")
-        rows.append(_row(request_state, context))
-    frame = build_frame(rows, EXTRAS)
+        where, what = folder / STATE, f"request_states[{index}]"
+        rows.append(record_row(_row, request_state, context, where=where, what=what))
+        locations.append((where, what))
+    frame = build_frame(rows, EXTRAS, locations=locations, fields=_FIELDS)
     stats = _stats(folder / STATS, metric)
     if stats is None:
         return frame
@@ -132,22 +151,12 @@ def _stats(path: Path, metric: str) -> pl.DataFrame | None:
         raise log_error(path, "not HELM per-instance stats (not a list)")
     wanted = {metric: "__value", "num_prompt_tokens": "__prompt_tokens"}
     wanted["num_output_tokens"] = "__output_tokens"
-    rows = []
-    for entry in entries:
-        if not isinstance(entry, dict):
-            continue
-        perturbation = (entry.get("perturbation") or {}).get("name")
-        row: dict[str, Any] = {
-            "sample_id": as_text(entry.get("instance_id")),
-            "__trial": entry.get("train_trial_index"),
-            "helm_perturbation": perturbation,
-        }
-        for stat in entry.get("stats") or []:
-            name = stat.get("name") or {}
-            column = wanted.get(name.get("name"))
-            if column and (name.get("perturbation") or {}).get("name") == perturbation:
-                row[column] = stat.get("mean")
-        rows.append(row)
+    kept = [(index, entry) for index, entry in enumerate(entries) if isinstance(entry, dict)]
+    locations = [(path, f"entry {index}") for index, _ in kept]
+    rows = [
+        record_row(_stats_row, entry, wanted, where=p, what=w)
+        for (_, entry), (p, w) in zip(kept, locations, strict=True)
+    ]
     schema = {
         "sample_id": pl.String,
         "__trial": pl.Int64,
@@ -156,8 +165,27 @@ def _stats(path: Path, metric: str) -> pl.DataFrame | None:
         "__prompt_tokens": pl.Float64,
         "__output_tokens": pl.Float64,
     }
-    frame = pl.DataFrame(rows, schema=schema, strict=False)
+    fields = {"sample_id": "instance_id", "__trial": "train_trial_index"}
+    fields |= {"helm_perturbation": "perturbation.name", "__value": f"stats ({metric}).mean"}
+    fields |= {"__prompt_tokens": "stats (num_prompt_tokens).mean"}
+    fields |= {"__output_tokens": "stats (num_output_tokens).mean"}
+    frame = rows_frame(rows, schema, where=path, locations=locations, fields=fields)
     return frame.unique(["sample_id", "__trial", "helm_perturbation"], keep="first")
+
+
+def _stats_row(entry: dict[str, Any], wanted: dict[str, str]) -> dict[str, Any]:
+    perturbation = (entry.get("perturbation") or {}).get("name")
+    row: dict[str, Any] = {
+        "sample_id": as_text(entry.get("instance_id")),
+        "__trial": entry.get("train_trial_index"),
+        "helm_perturbation": perturbation,
+    }
+    for stat in entry.get("stats") or []:
+        name = stat.get("name") or {}
+        column = wanted.get(name.get("name"))
+        if column and (name.get("perturbation") or {}).get("name") == perturbation:
+            row[column] = stat.get("mean")
+    return row
 
 
 def _row(request_state: dict[str, Any], context: dict[str, Any]) -> dict[str, Any]:

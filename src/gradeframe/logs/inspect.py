@@ -23,14 +23,19 @@ import polars as pl
 from gradeframe.logs._common import (
     CALL_CAP,
     COST_CAP,
+    MAX_BYTES,
     PathLike,
+    ZipLog,
     as_text,
+    as_text_list,
     conform,
     head,
     load_json,
     log_error,
+    markers_in,
     open_zip,
-    read_zip_member,
+    record_row,
+    rows_frame,
 )
 
 TOOL = "inspect"
@@ -85,18 +90,20 @@ def detect(path: PathLike) -> bool:
         return False
     # An EvalLog starts with its format version and status (inspect writes its fields in
     # order); a log folder's logs.json index, keyed by file name, does not.
-    text = head(path)
-    if _LOG_START.match(text):
+    if _LOG_START.match(head(path, 256)):
         return True
-    return (
-        path.name != "logs.json"
-        and bool(re.search(r'"eval"\s*:\s*\{', text))
-        and '"eval_id"' in text
-        and '"task"' in text
-    )
+    if path.name == "logs.json":  # inspect's index of a log folder, keyed by file name
+        return False
+    signs = (b'"eval"', b'"eval_id"', b'"task"')
+    return len(markers_in(path, signs)) == len(signs)
 
 
-def read(path: PathLike, *, scorer: str | Sequence[str] | None = None) -> pl.DataFrame:
+def read(
+    path: PathLike,
+    *,
+    scorer: str | Sequence[str] | None = None,
+    max_bytes: int | None = MAX_BYTES,
+) -> pl.DataFrame:
     """Read one inspect log (``.eval`` or ``.json``) into the common columns.
 
     Parameters
@@ -107,7 +114,12 @@ def read(path: PathLike, *, scorer: str | Sequence[str] | None = None) -> pl.Dat
         The scorer whose value becomes ``tool_score``/``tool_correct`` (default: the task's
         first scorer), or a list of them in order of preference (the first the log has is
         used; for a folder of tasks with different scorers). Every scorer's value is kept in
-        ``inspect_scores`` (JSON text).
+        ``inspect_scores`` (JSON text). A log with no scores at all (a task without a scorer,
+        or ``inspect eval --no-score``) has nothing to choose from: its ``tool_score`` and
+        ``tool_correct`` are null whatever ``scorer`` says.
+    max_bytes
+        The most bytes to decompress from one ``.eval`` log (default 2 GiB; None: no limit):
+        a guard against zip bombs. Each member is also read no further than its declared size.
 
     Returns
     -------
@@ -116,24 +128,33 @@ def read(path: PathLike, *, scorer: str | Sequence[str] | None = None) -> pl.Dat
     """
     path = Path(path)
     if path.suffix == ".eval":
-        header, members, summaries = _read_eval(path)
+        header, members, summaries = _read_eval(path, max_bytes)
         scorers = _scorers(header, summaries) or _member_scorers(path, members)
         parts = _fast_parts(path, members, scorers)
     else:
         log = load_json(path)
         if not isinstance(log, dict) or not isinstance(log.get("eval"), dict):
             raise log_error(path, "not an inspect log (no 'eval' header)")
-        header, samples = log, [s for s in log.get("samples") or [] if isinstance(s, dict)]
+        samples = log.get("samples") or []
+        if not isinstance(samples, list):
+            raise log_error(path, "field 'samples' is not a list")
+        for index, sample in enumerate(samples):
+            if not isinstance(sample, dict):
+                raise log_error(path, f"samples[{index}] is not a JSON object")
+        header = log
         scorers = _scorers(header, samples)
-        parts = _exact_parts(samples, scorers)
+        parts = _exact_parts(path, samples, scorers)
     if scorer is not None:
         wanted = [scorer] if isinstance(scorer, str) else list(scorer)
         present = [name for name in wanted if name in scorers]
-        if not present:
+        unscored = parts["scores"].explode().drop_nulls().len() == 0  # e.g. --no-score
+        if not present and not unscored:
             msg = f"`scorer={scorer!r}`: {path} has no such scorer; its scorers are {scorers}"
             raise ValueError(msg)
-        scorer = present[0]
+        scorer = present[0] if present else None
     evaluation = header.get("eval") or {}
+    if not isinstance(evaluation, dict):
+        raise log_error(path, "field 'eval' is not a JSON object")
     context = {
         "tool": pl.lit(TOOL),
         "log": pl.lit(os.fspath(path)),
@@ -168,7 +189,10 @@ def read_samples(
         "task": pl.lit(task, dtype=pl.String),
     }
     chosen = scorers[0] if scorers else None
-    frame = _frame(_exact_parts(records, scorers), context, chosen, 0 if scorers else None, scorers)
+    # errors name the log, or else where the samples come from
+    where = Path(log) if log else Path("<inspect samples>")
+    parts = _exact_parts(where, records, scorers)
+    frame = _frame(parts, context, chosen, 0 if scorers else None, scorers)
     return conform(frame, EXTRAS)
 
 
@@ -183,7 +207,7 @@ def _scorers(header: dict[str, Any], samples: list[Any]) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def _member_scorers(path: Path, members: list[tuple[str, bytes]]) -> list[str]:
+def _member_scorers(path: Path, members: _Members) -> list[str]:
     """Return the scorers of the first sample (for a header that lists none)."""
     for member, data in members[:1]:
         sample = load_json(path, data, member=member)
@@ -192,26 +216,70 @@ def _member_scorers(path: Path, members: list[tuple[str, bytes]]) -> list[str]:
     return []
 
 
-def _read_eval(path: Path) -> tuple[dict[str, Any], list[tuple[str, bytes]], list[Any]]:
+class _Members:
+    """The sample members of a ``.eval`` log, held once: one JSON text a line, in one buffer.
+
+    Each member is decompressed a chunk at a time straight into the buffer (a JSON text holds
+    a line break only as white space, never inside a string, so line breaks become spaces and
+    each member is one line of JSON Lines for Polars). ``members[i]`` is ``(name, bytes)``.
+    """
+
+    def __init__(self) -> None:
+        self.lines = io.BytesIO()
+        self.spans: list[tuple[str, int, int]] = []
+
+    def add(self, name: str, chunks: Any) -> None:
+        """Append a member's bytes, given a chunk at a time."""
+        if self.spans:
+            self.lines.write(b"\n")
+        start = self.lines.tell()
+        for chunk in chunks:
+            self.lines.write(chunk.replace(b"\n", b" "))
+        self.spans.append((name, start, self.lines.tell()))
+
+    def _bytes(self, start: int, end: int) -> bytes:
+        with self.lines.getbuffer() as view:
+            return view[start:end].tobytes()
+
+    def __len__(self) -> int:
+        return len(self.spans)
+
+    def all_objects(self) -> bool:
+        """Whether every member starts as a JSON object does (else it is read one at a time)."""
+        return all(
+            self._bytes(start, start + 64).lstrip()[:1] == b"{" for _, start, _ in self.spans
+        )
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return [self[i] for i in range(len(self))[index]]
+        name, start, end = self.spans[index]
+        return name, self._bytes(start, end)
+
+    def __iter__(self) -> Any:
+        return (self[i] for i in range(len(self)))
+
+
+def _read_eval(path: Path, max_bytes: int | None) -> tuple[dict[str, Any], _Members, list[Any]]:
     """Return the header, the sample members (in archive order) and the sample summaries."""
     with open_zip(path) as archive:
-        infos = {info.filename: info for info in archive.infolist()}
+        log = ZipLog(path, archive, max_bytes)
+        infos = log.infos
         # header.json is written when the run ends; a run still going has only its journal.
         name = "header.json" if "header.json" in infos else "_journal/start.json"
         if name not in infos:
             raise log_error(path, "not an inspect .eval log (no header.json)")
-        header = load_json(path, read_zip_member(path, archive, infos[name]), member=name)
-        members = [
-            (member, read_zip_member(path, archive, info))
-            for member, info in infos.items()
-            if _SAMPLE_MEMBER.match(member)
-        ]
+        header = load_json(path, log.read(name), member=name)
+        members = _Members()
+        for member in infos:
+            if _SAMPLE_MEMBER.match(member):
+                members.add(member, log.chunks(member))
         # compact summaries (no output): they name every scorer a sample was scored by
         summaries: list[Any] = []
         for member in [m for m in infos if m == "summaries.json"] or sorted(
             m for m in infos if m.startswith("_journal/summaries/")
         ):
-            found = load_json(path, read_zip_member(path, archive, infos[member]), member=member)
+            found = load_json(path, log.read(member), member=member)
             summaries.extend(found if isinstance(found, list) else [])
     if not isinstance(header, dict):
         raise log_error(path, f"{name} is not a JSON object")
@@ -276,11 +344,13 @@ def _exact_row(sample: dict[str, Any], scorers: list[str]) -> dict[str, Any]:
     chosen = [scores.get(name) if isinstance(scores.get(name), dict) else {} for name in scorers]
     metadata = sample.get("metadata")
     target = sample.get("target")
+    epoch = sample.get("epoch")
+    epoch = 1 if epoch is None else epoch  # inspect requires it; a log without one ran once
     return {
         "sample_id": as_text(sample.get("id")),
-        "epoch": sample.get("epoch"),
+        "epoch": epoch,
         "input": question,
-        "refs": [target] if isinstance(target, str) else target,
+        "refs": as_text_list(target),
         "answer": _resolve(output.get("completion"), attachments) if choices else None,
         "stop": stop,
         "limit": limit.get("type") if isinstance(limit, dict) else limit,
@@ -298,9 +368,21 @@ def _exact_row(sample: dict[str, Any], scorers: list[str]) -> dict[str, Any]:
     }
 
 
-def _exact_parts(samples: list[dict[str, Any]], scorers: list[str]) -> pl.DataFrame:
-    rows = [_exact_row(sample, scorers) for sample in samples if "epoch" in sample]
-    return pl.DataFrame(rows, schema=PARTS, strict=False)
+def _exact_parts(
+    path: Path, samples: list[Any], scorers: list[str], names: list[str] | None = None
+) -> pl.DataFrame:
+    """Read samples one at a time; ``names`` are their members (of a ``.eval``) for errors."""
+    rows, locations = [], []
+    for index, sample in enumerate(samples):
+        where = f"{os.fspath(path)}[{names[index]}]" if names else f"{os.fspath(path)}"
+        what = "the sample" if names else f"samples[{index}]"
+        if not isinstance(sample, dict):
+            raise log_error(where, f"{what} is not a JSON object")
+        rows.append(record_row(_exact_row, sample, scorers, where=where, what=what))
+        locations.append((where, what))
+    fields = {"sample_id": "id", "refs": "target", "stop": "output.choices[0].stop_reason"}
+    fields |= {"limit": "limit.type", "error": "error.message", "usage": "model_usage"}
+    return rows_frame(rows, PARTS, where=path, locations=locations, fields=fields)
 
 
 # ---- the fast way: Polars parses every sample at once ----------------------------------------
@@ -344,17 +426,28 @@ def _fast_schema(scorers: list[str]) -> dict[str, pl.DataType]:
 _STOP_REASON = r'"stop_reason"\s*:\s*"([^"\\]*)"'
 
 
-def _fast_parts(path: Path, members: list[tuple[str, bytes]], scorers: list[str]) -> pl.DataFrame:
+def _members_exactly(path: Path, members: _Members, scorers: list[str]) -> pl.DataFrame:
+    """Read every sample member the exact way (each must be a JSON object)."""
+    samples = []
+    for member, data in members:
+        sample = load_json(path, data, member=member)
+        if not isinstance(sample, dict):
+            raise log_error(f"{os.fspath(path)}[{member}]", "the sample is not a JSON object")
+        samples.append(sample)
+    return _exact_parts(path, samples, scorers, [member for member, _ in members])
+
+
+def _fast_parts(path: Path, members: _Members, scorers: list[str]) -> pl.DataFrame:
     if not members:
         return pl.DataFrame(schema=PARTS)
-    # A JSON text holds a line break only as white space (never inside a string): one a line.
-    lines = b"\n".join(data.replace(b"\n", b" ") for _, data in members)
     try:
-        raw = pl.read_ndjson(io.BytesIO(lines), schema=_fast_schema(scorers))
-    except pl.exceptions.PolarsError:
+        members.lines.seek(0)
+        raw = pl.read_ndjson(members.lines, schema=_fast_schema(scorers))
+    except (pl.exceptions.PolarsError, RecursionError):
+        raw = None
+    if raw is None or raw.height != len(members) or not members.all_objects():
         # a malformed member, or a field of another type than inspect's: read one at a time
-        samples = [load_json(path, data, member=member) for member, data in members]
-        return _exact_parts([s for s in samples if isinstance(s, dict)], scorers)
+        return _members_exactly(path, members, scorers)
     output = pl.col("output")
     choices = output.struct.field("choices")
     events = pl.col("events")
@@ -376,7 +469,7 @@ def _fast_parts(path: Path, members: list[tuple[str, bytes]], scorers: list[str]
     text_input = pl.col("input").str.starts_with("[")
     parts = raw.select(
         sample_id="id",
-        epoch="epoch",
+        epoch=pl.col("epoch").fill_null(1),  # as the exact way: a sample without one ran once
         input="input",
         refs=pl.when(text_refs).then(None).otherwise(pl.concat_list("target")),
         answer=pl.when(choices.list.len() > 0).then(output.struct.field("completion")),
@@ -421,7 +514,10 @@ def _fast_parts(path: Path, members: list[tuple[str, bytes]], scorers: list[str]
     if not redo:
         return parts.cast(PARTS)
     again = _exact_parts(
-        [load_json(path, members[i][1], member=members[i][0]) for i in redo], scorers
+        path,
+        [load_json(path, members[i][1], member=members[i][0]) for i in redo],
+        scorers,
+        [members[i][0] for i in redo],
     )
     index = pl.int_range(pl.len(), dtype=pl.UInt32).alias("__row")
     kept = parts.with_columns(index).filter(~pl.col("__row").is_in(redo))
@@ -442,14 +538,14 @@ def _python(column: pl.Series, function: Any, dtype: pl.DataType) -> pl.Series:
 _TARGET_KEY = re.compile(rb'"target"\s*:\s*(.)')
 
 
-def _list_targets(texts: pl.Series, members: list[tuple[str, bytes]]) -> pl.Series:
+def _list_targets(texts: pl.Series, members: _Members) -> pl.Series:
     """Return the targets whose text starts with "[": a list, or a string that looks like one.
 
     Polars wrote a list target as JSON text, and a string target as it is: where the text reads
-    as a JSON list of strings, the sample's own bytes say which it was.
+    as a JSON list, the sample's own bytes say which it was.
     """
     values: list[list[str] | None] = []
-    for text, (_, data) in zip(texts.to_list(), members, strict=True):
+    for index, text in enumerate(texts.to_list()):
         if text is None:
             values.append(None)
             continue
@@ -457,11 +553,11 @@ def _list_targets(texts: pl.Series, members: list[tuple[str, bytes]]) -> pl.Seri
             value = json.loads(text, strict=False)
         except ValueError:
             value = None
-        is_list = isinstance(value, list) and all(isinstance(v, str) for v in value)
+        is_list = isinstance(value, list)
         if is_list:
-            key = _TARGET_KEY.search(data)
+            key = _TARGET_KEY.search(members[index][1])
             is_list = key is None or key[1] == b"["
-        values.append(value if is_list else [text])
+        values.append(as_text_list(value) if is_list else [text])
     return pl.Series(texts.name, values, dtype=pl.List(pl.String))
 
 
@@ -488,7 +584,11 @@ def _usage(usage: dict[str, Any]) -> list[int | None]:
 
 
 def _usage_text(text: str) -> list[int | None]:
-    return _usage(json.loads(text, strict=False))
+    try:
+        usage = json.loads(text, strict=False)
+    except (ValueError, RecursionError):
+        usage = None  # not an object of models: no token counts
+    return _usage(usage)
 
 
 def _resolve(value: Any, attachments: dict[str, Any]) -> Any:

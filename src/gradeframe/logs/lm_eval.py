@@ -33,6 +33,7 @@ from gradeframe.logs._common import (
     load_json,
     log_error,
     output_record,
+    record_row,
 )
 
 TOOL = "lm_eval"
@@ -48,7 +49,10 @@ EXTRAS: dict[str, pl.DataType] = {
 }
 
 INVALID = "[invalid]"  # the regex filter's "no match"
+# The record field behind each column (named when a value does not fit the column).
+_FIELDS = {"lm_eval_doc_id": "doc_id", "lm_eval_filter": "filter", "sample_id": "doc.id"}
 _SAMPLES = re.compile(r"^samples_(?P<task>.+)_(?P<time>\d{4}-\d\d-\d\dT[\d.:-]+)\.jsonl$")
+SAMPLES_NAME = _SAMPLES  # the name lm-eval gives a samples file
 _RESULTS = re.compile(r"^results_(?P<time>\d{4}-\d\d-\d\dT[\d.:-]+)\.json$")
 
 
@@ -115,22 +119,22 @@ def read(
             msg = f"`filter={filter!r}`: {path} has no such filter; its filters are {filters}"
             raise ValueError(msg)
     rows: list[dict[str, Any]] = []
-    seen: set[int] = set()
+    locations: list[tuple[PathLike, str]] = []
+    seen: set[str | None] = set()
     for number, record in records:
         if chosen is not None and str(record.get("filter")) != chosen:
             continue
-        try:
-            if responses == "raw":
-                if record["doc_id"] in seen:  # the same raw responses on every filter's line
-                    continue
-                seen.add(record["doc_id"])
-                rows.extend(_raw_rows(record, context))
-            else:
-                rows.append(_row(record, context))
-        except (KeyError, IndexError, TypeError, ValueError) as error:
-            problem = f"unexpected sample record ({type(error).__name__}: {error})"
-            raise log_error(path, problem, line=number) from None
-    return build_frame(rows, EXTRAS)
+        where = f"{os.fspath(path)}, line {number}"
+        if responses == "raw":
+            doc_id = as_text(record["doc_id"])
+            if doc_id in seen:  # the same raw responses on every filter's line
+                continue
+            seen.add(doc_id)
+            rows.extend(record_row(_raw_rows, record, context, where=where, what="the record"))
+        else:
+            rows.append(record_row(_row, record, context, where=where, what="the record"))
+        locations.extend([(where, "the record")] * (len(rows) - len(locations)))
+    return build_frame(rows, EXTRAS, locations=locations, fields=_FIELDS)
 
 
 def _model_name(path: Path, match: re.Match[str] | None) -> str:

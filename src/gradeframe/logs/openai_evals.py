@@ -28,6 +28,7 @@ from gradeframe.logs._common import (
     json_text,
     log_error,
     output_record,
+    record_row,
 )
 
 TOOL = "openai_evals"
@@ -101,7 +102,11 @@ def read(path: PathLike) -> pl.DataFrame:
             events[kind] = data
     if spec is None:
         raise log_error(path, "not an OpenAI evals record file (no 'spec' line)")
+    if not isinstance(spec, dict):
+        raise log_error(path, "field 'spec' is not a JSON object")
     functions = spec.get("completion_fns") or []
+    if not isinstance(functions, list):
+        raise log_error(path, "field 'spec.completion_fns' is not a list")
     context = {
         "log": os.fspath(path),
         "model": functions[0] if functions else None,
@@ -109,11 +114,31 @@ def read(path: PathLike) -> pl.DataFrame:
         "openai_evals_run_id": spec.get("run_id"),
         "openai_evals_complete": complete,
     }
-    rows = [_row(sample_id, events, context) for sample_id, events in samples.items()]
-    frame = build_frame(rows, EXTRAS)
+    rows = [
+        record_row(
+            _sample_row,
+            events,
+            sample_id,
+            context,
+            where=f"{os.fspath(path)}, line {events['first']}",
+            what=f"sample {sample_id!r}",
+        )
+        for sample_id, events in samples.items()
+    ]
+    locations = [
+        (f"{os.fspath(path)}, line {events['first']}", f"sample {sample_id!r}")
+        for sample_id, events in samples.items()
+    ]
+    fields = {"model": "spec.completion_fns", "task": "spec.eval_name"}
+    fields |= {"openai_evals_run_id": "spec.run_id", "openai_evals_sampled_model": "data.model"}
+    frame = build_frame(rows, EXTRAS, locations=locations, fields=fields)
     # Events arrive in completion order; sort by the line number in the samples file.
     order = frame["sample_id"].str.extract(r"\.(\d+)$").cast(pl.Int64, strict=False)
     return frame.with_columns(__order=order).sort("__order", nulls_last=True).drop("__order")
+
+
+def _sample_row(events: dict[str, Any], sample_id: str, context: dict[str, Any]) -> dict[str, Any]:
+    return _row(sample_id, events, context)
 
 
 def _row(sample_id: str, events: dict[str, Any], context: dict[str, Any]) -> dict[str, Any]:

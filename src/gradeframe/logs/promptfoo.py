@@ -33,6 +33,7 @@ from gradeframe.logs._common import (
     load_json,
     log_error,
     output_record,
+    record_row,
 )
 
 TOOL = "promptfoo"
@@ -64,6 +65,26 @@ _REF_ASSERTIONS = {
 }
 _TEMPLATE = re.compile(r"\{\{\s*([A-Za-z_][\w.]*)\s*\}\}")
 _ERROR = 2  # failureReason of a provider error (1 is a failed assertion)
+# The result field behind each column (named when a value does not fit the column).
+_FIELDS = {
+    "task": "config.description",
+    "model": "provider.label",
+    "input": "prompt.raw",
+    "tool_score": "score",
+    "tool_correct": "success",
+    "input_tokens": "response.tokenUsage.prompt",
+    "output_tokens": "response.tokenUsage.completion",
+    "total_tokens": "response.tokenUsage.total",
+    "seconds": "latencyMs",
+    "promptfoo_test": "testCase.description",
+    "promptfoo_test_idx": "testIdx",
+    "promptfoo_prompt_idx": "promptIdx",
+    "promptfoo_provider_id": "provider.id",
+    "promptfoo_failure_reason": "failureReason",
+    "promptfoo_reason": "gradingResult.reason",
+    "promptfoo_cost": "cost",
+    "promptfoo_id": "id",
+}
 
 
 def detect(path: PathLike) -> bool:
@@ -100,25 +121,34 @@ def read(path: PathLike, *, refs: str = "expected") -> pl.DataFrame:
     path = Path(path)
     description = None
     if path.suffix == ".jsonl":
-        results = []
+        results, lines = [], []
         for number, record in iter_json_lines(path):
             if not isinstance(record, dict) or "testIdx" not in record:
                 raise log_error(path, "not a promptfoo result (no 'testIdx')", line=number)
             results.append(record)
+            lines.append(number)
     else:
         document = load_json(path)
         body = document.get("results") if isinstance(document, dict) else None
         results = body.get("results") if isinstance(body, dict) else body
         if not isinstance(results, list):
             raise log_error(path, "not a promptfoo results file (no 'results' list)")
-        description = (document.get("config") or {}).get("description")
+        config = document.get("config") or {}
+        if not isinstance(config, dict):
+            raise log_error(path, "field 'config' is not a JSON object")
+        description = as_text(config.get("description"))
+        lines = []
     context = {"log": os.fspath(path), "task": description}
-    rows = []
+    rows, locations = [], []
     for index, result in enumerate(results):
         if not isinstance(result, dict):
             raise log_error(path, f"result {index} is not a JSON object")
-        rows.append(_row(result, context, refs))
-    frame = build_frame(rows, {**EXTRAS, "_test_key": pl.String(), "_repeat_key": pl.String()})
+        where = f"{os.fspath(path)}, line {lines[index]}" if lines else path
+        what = "the result" if lines else f"results[{index}]"
+        rows.append(record_row(_row, result, context, refs, where=where, what=what))
+        locations.append((where, what))
+    extras = {**EXTRAS, "_test_key": pl.String(), "_repeat_key": pl.String()}
+    frame = build_frame(rows, extras, locations=locations, fields=_FIELDS)
     # Repeats carry no number: identical tests are repeats, numbered in the order promptfoo ran
     # them, and share the id of the first one.
     return frame.with_columns(

@@ -1,0 +1,939 @@
+"""Build the HTML page of a graded run from what the summary functions return.
+
+The builder gathers the results of :func:`gradeframe.report`, :func:`gradeframe.compare` with
+:func:`gradeframe.compare.discordant`, :func:`gradeframe.agreement` with
+:func:`gradeframe.logs.disagreements`, ``gradeframe.samples`` (``pass_at_k``, ``consistency``,
+``flaky``, when that module exists) and :func:`gradeframe.failures`, turns their values into
+display text (numbers to 3 decimals, counts exact, long text split for ``<details>``), and
+renders ``templates/page.html.j2`` with Jinja2 (autoescaped). It computes no figure: every
+number on the page is a value of one of those functions' outputs.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import importlib
+import json
+import math
+import os
+import re
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+import polars as pl
+
+from gradeframe import kinds
+from gradeframe._inputs import item_columns
+from gradeframe.compare import agreement, compare, discordant
+from gradeframe.report import (
+    CLUSTER_COLUMNS,
+    STAT_COLUMNS,
+    _cut,
+    failures,
+    max_metadata_length,
+    report,
+)
+
+__all__ = ["build_page", "html_report"]
+
+#: Where the template, the CSS and the script live (package data).
+TEMPLATES: Final = Path(__file__).parent / "templates"
+
+#: Answers longer than this many characters show their start, the rest on demand.
+SHORT_TEXT: Final = 200
+
+#: A cell shown on the page for a missing value.
+MISSING: Final = "—"
+
+#: Colours of the right rows and of each failure kind in the stacked bars (Tableau 10);
+#: carried kinds take the rest in order.
+COLOURS: Final = {
+    "right": "#b9dcb1",
+    "wrong": "#e15759",
+    "no_reference": "#bab0ac",
+    "error": "#b07aa1",
+    "parse_failure": "#f28e2b",
+    "budget_stop": "#edc948",
+    "refusal": "#4e79a7",
+    "not_in_document": "#76b7b2",
+}
+CARRIED_COLOURS: Final = ("#9c755f", "#ff9da7", "#8cd17d", "#499894", "#d37295", "#79706e")
+
+#: The columns a matcher adds besides ``correct`` and ``expectation``, and the matcher they
+#: name (how the page tells which matcher graded a frame).
+MATCHER_COLUMNS: Final = {
+    "chosen": "choice",
+    "missing": "includes",
+    "tolerance": "within",
+    "difference": "within",
+    "f1": "f1",
+}
+#: The default ``expectation`` of the matchers that add no column of their own.
+MATCHER_EXPECTATIONS: Final = {
+    "exact match": "exact_match",
+    "matches expected pattern": "matches",
+    "includes expected text": "includes",
+    "choice": "choice",
+}
+
+#: The tool's own verdict, when a log frame carries it (SPEC §6).
+TOOL_VERDICT: Final = "tool_correct"
+
+
+@dataclass
+class Grader:
+    """The grader of a frame and its options, as the summary shows them."""
+
+    name: str
+    options: list[str] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------------------------
+# The public function
+# --------------------------------------------------------------------------------------------
+
+
+def html_report(
+    frame: Any,
+    path: str | os.PathLike[str] | None = None,
+    *,
+    by: str | Sequence[str] | None = None,
+    on: str | Sequence[str] | None = None,
+    title: str | None = None,
+    max_failures: int = 5000,
+) -> str:
+    """Return one self-contained HTML page of a graded frame, and write it to ``path``.
+
+    The page holds, where the data allows (a section that does not apply is left out): a
+    summary (rows, accuracy with its interval, the input's name, the grader and its options);
+    the report by ``by`` with each interval drawn and the failure kinds as stacked bars; paired
+    comparisons of the groups (``compare``, with each pair's discordant items) when two or more
+    groups share items; agreement with the tool's own verdict when ``tool_correct`` is present;
+    repeated samples (pass@k, consistency, flaky items) when items have several samples and
+    ``gradeframe.samples`` is installed; and a failure browser of the rows that are not right,
+    filterable by kind and group, with a text search. Every figure is a value returned by those
+    functions. The page loads nothing from anywhere (CSS, script and SVG charts are inline),
+    escapes all text from the data, and is the same bytes for the same frame and arguments.
+
+    Needs Jinja2 (``pip install 'gradeframe[html]'``).
+
+    Parameters
+    ----------
+    frame
+        A graded Polars DataFrame or LazyFrame, or a pandas DataFrame: the output of
+        ``answer_contains`` or of a matcher.
+    path
+        Where to write the page (UTF-8; written to a temporary file beside it, then moved into
+        place). None: only return it.
+    by
+        The group columns of the report (and the column whose groups are compared, when it is
+        one column). None: ``"model"`` when the frame has it, else no groups.
+    on
+        The column(s) naming an item, for comparisons and repeated samples. None: ``question_id``,
+        else ``task`` with ``sample_id``, else ``sample_id`` (when none is present, those
+        sections are left out).
+    title
+        The page's heading and the input's name. None: "gradeframe report".
+    max_failures
+        At most this many rows in the failure browser (and in each other list of rows); the page
+        says when rows were cut.
+
+    Returns
+    -------
+    str
+        The HTML page.
+
+    Examples
+    --------
+    >>> import gradeframe as gf
+    >>> graded = gf.example().grade.answer_contains()
+    >>> page = gf.html_report(graded, title="Example run")
+    >>> page.startswith("<!DOCTYPE html>")
+    True
+    >>> 'id="failures-title"' in page, page == graded.grade.html(title="Example run")
+    (True, True)
+    """
+    page = build_page(frame, by=by, on=on, title=title, max_failures=max_failures)
+    if path is not None:
+        write_page(page, path)
+    return page
+
+
+def write_page(page: str, path: str | os.PathLike[str]) -> None:
+    """Write a page atomically: a temporary file in the same folder, then ``os.replace``."""
+    if not isinstance(path, str | os.PathLike):
+        msg = f"`path` must be a file path (str or os.PathLike) or None, got {path!r}"
+        raise TypeError(msg)
+    target = Path(path)
+    folder = target.parent
+    if not folder.is_dir():
+        msg = f"`path`: the folder {str(folder)!r} does not exist."
+        raise FileNotFoundError(msg)
+    handle, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
+            out.write(page)
+        os.chmod(temporary, _file_mode(target))  # mkstemp made it private (0600)
+        os.replace(temporary, target)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def _file_mode(target: Path) -> int:
+    """Return the mode a new file gets (0666 less the umask), or the mode of the file replaced."""
+    if target.exists():
+        return target.stat().st_mode & 0o777
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+# --------------------------------------------------------------------------------------------
+# Gathering the functions' results
+# --------------------------------------------------------------------------------------------
+
+
+def build_page(
+    frame: Any,
+    *,
+    by: str | Sequence[str] | None = None,
+    on: str | Sequence[str] | None = None,
+    title: str | None = None,
+    max_failures: int = 5000,
+    source: str | None = None,
+    grader: Grader | None = None,
+    actual: str | bool | None = None,
+    expected: str | bool | None = None,
+    prefix: str = "",
+    cluster: str | None = None,
+) -> str:
+    """Return the page of :func:`html_report`, with what only a caller such as the CLI knows.
+
+    Parameters
+    ----------
+    frame, by, on, title, max_failures
+        As in :func:`html_report`.
+    source
+        The input's name (say the file read); default: the title, else the frame's type.
+    grader
+        The grader and its options; default: told from the columns (``outcome``:
+        answer_contains; ``expectation``: a matcher, named by the columns it adds).
+    actual, expected
+        The compared columns shown in the failure browser, as in :func:`gradeframe.failures`.
+        Default: on answer_contains output ``answer`` (else a log frame's ``output``) and
+        ``refs`` when present; on a matcher's
+        output none (the page cannot know which columns it compared).
+    prefix
+        The prefix the frame was graded with.
+    cluster
+        As in :func:`gradeframe.report`: the summary's and the report's intervals are the
+        cluster-robust ones.
+
+    Returns
+    -------
+    str
+        The HTML page.
+    """
+    context = page_context(
+        frame,
+        by=by,
+        on=on,
+        title=title,
+        max_failures=max_failures,
+        source=source,
+        grader=grader,
+        actual=actual,
+        expected=expected,
+        prefix=prefix,
+        cluster=cluster,
+    )
+    return render(context)
+
+
+def _check_arguments(title: Any, max_failures: Any, source: Any) -> None:
+    if title is not None and not isinstance(title, str):
+        msg = f"`title` must be a str or None, got {type(title).__name__}: {title!r}"
+        raise TypeError(msg)
+    if source is not None and not isinstance(source, str):
+        msg = f"`source` must be a str or None, got {type(source).__name__}: {source!r}"
+        raise TypeError(msg)
+    if not isinstance(max_failures, int) or isinstance(max_failures, bool) or max_failures < 0:
+        msg = f"`max_failures` must be an int ≥ 0, got {max_failures!r}"
+        raise ValueError(msg)
+
+
+def _as_polars(frame: Any) -> tuple[pl.DataFrame, str]:
+    """Return the frame as a Polars DataFrame, and what it was."""
+    if isinstance(frame, pl.DataFrame):
+        return frame, "Polars DataFrame"
+    if isinstance(frame, pl.LazyFrame):
+        return frame.collect(), "Polars LazyFrame"
+    if type(frame).__module__.startswith("pandas"):
+        import pandas as pd
+
+        from gradeframe import _frames
+
+        if isinstance(frame, pd.DataFrame):
+            names = [str(c) for c in frame.columns]
+            if len(set(names)) != len(names):
+                msg = "the pandas frame has duplicate column names; rename them apart first."
+                raise ValueError(msg)
+            return _frames.to_polars(frame, dict.fromkeys(names)), "pandas DataFrame"
+    msg = (
+        "`html` takes a Polars DataFrame or LazyFrame or a pandas DataFrame, "
+        f"got {type(frame).__name__}"
+    )
+    raise TypeError(msg)
+
+
+def _group_names(by: str | Sequence[str] | None, schema: Mapping[str, Any]) -> list[str]:
+    if by is None:
+        return ["model"] if "model" in schema else []
+    if isinstance(by, str):
+        return [by]
+    if isinstance(by, Sequence) and all(isinstance(b, str) for b in by):
+        return list(by)
+    msg = f"`by` must be None, a column name or a list of column names, got {by!r}"
+    raise TypeError(msg)
+
+
+def page_context(
+    frame: Any,
+    *,
+    by: str | Sequence[str] | None,
+    on: str | Sequence[str] | None,
+    title: str | None,
+    max_failures: int,
+    source: str | None,
+    grader: Grader | None,
+    actual: str | bool | None,
+    expected: str | bool | None,
+    prefix: str,
+    cluster: str | None = None,
+) -> dict[str, Any]:
+    """Gather every section's data: the functions' results as display values."""
+    _check_arguments(title, max_failures, source)
+    df, frame_type = _as_polars(frame)
+    schema = df.schema
+    groups = _group_names(by, schema)
+    correct = prefix + "correct"
+    kind_column = _kind_column(schema, prefix)
+    grader = grader or infer_grader(df, prefix)
+
+    overall = report(df, prefix=prefix, cluster=cluster).row(0, named=True)
+    context: dict[str, Any] = {
+        "title": title or "gradeframe report",
+        "source": source or title or f"a graded {frame_type}",
+        "grader": grader,
+        "summary": _summary(overall, groups),
+        "report": _report_section(df, groups, prefix, cluster),
+    }
+    items = _items(on, schema, groups)
+    # Within a group, the item columns that are not group columns name an item (a log frame
+    # grouped by tool, model and task has items task and sample_id: sample_id within a group).
+    paired = [c for c in items or [] if c not in groups] or None
+    context["compare"] = _compare_section(df, groups, paired, correct, max_failures)
+    context["agreement"] = _agreement_section(df, groups, prefix, max_failures)
+    context["samples"] = _samples_section(df, groups, paired, correct, max_failures)
+    context["failures"] = _failures_section(
+        df,
+        groups=groups,
+        items=[c for c in items or [] if c not in groups],
+        kind_column=kind_column,
+        total=overall["n"] - overall["n_correct"],
+        max_failures=max_failures,
+        actual=actual,
+        expected=expected,
+        prefix=prefix,
+    )
+    return context
+
+
+def _kind_column(schema: Mapping[str, Any], prefix: str) -> str | None:
+    for name in ("failure_kind", "expectation"):
+        if prefix + name in schema:
+            return prefix + name
+    return None
+
+
+def infer_grader(df: pl.DataFrame, prefix: str = "") -> Grader:
+    """Tell the grader from the columns it added (the frame records no more than that).
+
+    ``outcome``: answer_contains (with ``explain=True`` when ``matched``/``near_miss`` are
+    present). ``expectation``: a matcher, named by the column it adds (``chosen``: choice,
+    ``missing``: includes, ``tolerance``/``difference``: within, ``f1``: f1) or by its default
+    expectation; the distinct expectations are its options (they hold ``delta``, ``percent``,
+    ``threshold`` or the label).
+    """
+    schema = df.schema
+    if prefix + "outcome" in schema:
+        options = []
+        if prefix + "near_miss" in schema or prefix + "matched" in schema:
+            options.append("explain=True")
+        if prefix:
+            options.append(f"prefix={prefix!r}")
+        return Grader("answer_contains", options)
+    if prefix + "expectation" in schema:
+        expectations = sorted(
+            str(e) for e in df.get_column(prefix + "expectation").unique().to_list() if e
+        )
+        name = next(
+            (m for c, m in MATCHER_COLUMNS.items() if prefix + c in schema),
+            None,
+        )
+        if name is None and len(expectations) == 1:
+            name = MATCHER_EXPECTATIONS.get(expectations[0])
+        options = [f"expectation: {e}" for e in expectations]
+        return Grader(name or "a matcher", options)
+    return Grader("unknown (no outcome or expectation column)")
+
+
+def _items(
+    on: str | Sequence[str] | None, schema: Mapping[str, Any], groups: list[str]
+) -> list[str] | None:
+    """Return the item columns: ``on`` as given (checked), else the default, else None."""
+    if on is not None:
+        names = item_columns(on if isinstance(on, str) else list(on), schema)
+    else:
+        try:
+            names = item_columns(None, schema)
+        except ValueError:
+            return None
+    if set(names) & set(groups) and on is not None:
+        msg = f"`on={on!r}` names a `by` column."
+        raise ValueError(msg)
+    return names
+
+
+# --------------------------------------------------------------------------------------------
+# Sections
+# --------------------------------------------------------------------------------------------
+
+
+def _summary(overall: Mapping[str, Any], groups: list[str]) -> dict[str, Any]:
+    return {
+        "n": count(overall["n"]),
+        "n_correct": count(overall["n_correct"]),
+        "not_right": count(overall["n"] - overall["n_correct"]),
+        "accuracy": proportion(overall["accuracy"]),
+        "percent": percent(overall["accuracy"]),
+        "ci_low": proportion(overall["ci_low"]),
+        "ci_high": proportion(overall["ci_high"]),
+        "by": groups,
+    }
+
+
+def _label(values: Sequence[Any]) -> str:
+    return " · ".join("(null)" if v is None else str(v) for v in values)
+
+
+def _report_section(
+    df: pl.DataFrame, groups: list[str], prefix: str, cluster: str | None
+) -> dict[str, Any]:
+    table = report(df, groups or None, prefix=prefix, cluster=cluster)
+    kind_names = [c for c in table.columns if c not in {*groups, *STAT_COLUMNS, *CLUSTER_COLUMNS}]
+    totals = table.select(pl.col(kind_names).sum()).row(0, named=True) if kind_names else {}
+    shown_kinds = [k for k in kind_names if totals[k]]
+    rows = []
+    for row in table.iter_rows(named=True):
+        rows.append(
+            {
+                "label": _label([row[g] for g in groups]) if groups else "all rows",
+                "n": count(row["n"]),
+                "n_correct": count(row["n_correct"]),
+                "accuracy": proportion(row["accuracy"]),
+                "ci_low": proportion(row["ci_low"]),
+                "ci_high": proportion(row["ci_high"]),
+                "x": _unit(row["accuracy"]),
+                "x_low": _unit(row["ci_low"]),
+                "x_high": _unit(row["ci_high"]),
+                "kinds": [(k, count(row[k])) for k in shown_kinds],
+                "bar": _bar(row, shown_kinds),
+            }
+        )
+    return {
+        "groups": groups,
+        "rows": rows,
+        "kinds": shown_kinds,
+        "has_kinds": bool(kind_names),
+        "zero_kinds": [k for k in kind_names if not totals[k]],
+        "cluster": cluster,
+        "colours": _colours(kind_names),
+    }
+
+
+def _colours(kind_names: list[str]) -> dict[str, str]:
+    colours = dict(COLOURS)
+    carried = [k for k in kind_names if k not in colours]
+    for i, name in enumerate(carried):
+        colours[name] = CARRIED_COLOURS[i % len(CARRIED_COLOURS)]
+    return colours
+
+
+def _bar(row: Mapping[str, Any], shown_kinds: list[str]) -> list[dict[str, Any]]:
+    """Return the segments of a stacked bar: right rows, then each kind, as shares of ``n``."""
+    n = row["n"]
+    if not n:
+        return []
+    segments = []
+    start = 0.0
+    for name, value in [("right", row["n_correct"]), *((k, row[k]) for k in shown_kinds)]:
+        if not value:
+            continue
+        width = value / n  # a share of the row's own counts, for drawing only
+        segments.append({"kind": name, "count": value, "x": start, "width": width})
+        start += width
+    return segments
+
+
+def _compare_section(
+    df: pl.DataFrame, groups: list[str], items: list[str] | None, correct: str, limit: int
+) -> dict[str, Any] | None:
+    if len(groups) != 1 or items is None:
+        return None
+    group = groups[0]
+    table = compare(df, group, items, correct=correct).filter(pl.col("n_items") > 0)
+    if table.is_empty():
+        return None
+    pairs = discordant(df, group, items, correct=correct)
+    # The pairs share the page's row budget (at least 100 items listed each): with 8 models,
+    # 28 pairs each listing thousands of items would outweigh everything else on the page.
+    limit = max(100, limit // table.height)
+    has_verdict = "verdict" in table.columns
+    reach = max(
+        (
+            abs(v)
+            for v in table.select("ci_low", "ci_high", "difference").to_numpy().ravel()
+            if v is not None and not math.isnan(v)
+        ),
+        default=0.0,
+    )
+    scale = min(1.0, max(0.1, math.ceil(reach * 10 + 1e-9) / 10))
+    rows = []
+    for row in table.iter_rows(named=True):
+        listed = pairs.filter(pl.col("a") == row["a"], pl.col("b") == row["b"])
+        rows.append(
+            {
+                "a": _text(row["a"]),
+                "b": _text(row["b"]),
+                "n_items": count(row["n_items"]),
+                "accuracy_a": proportion(row["accuracy_a"]),
+                "accuracy_b": proportion(row["accuracy_b"]),
+                "difference": signed(row["difference"]),
+                "ci_low": signed(row["ci_low"]),
+                "ci_high": signed(row["ci_high"]),
+                "x": _signed_unit(row["difference"], scale),
+                "x_low": _signed_unit(row["ci_low"], scale),
+                "x_high": _signed_unit(row["ci_high"], scale),
+                "verdict": row.get("verdict"),
+                "both_right": count(row["both_right"]),
+                "only_a": count(row["only_a"]),
+                "only_b": count(row["only_b"]),
+                "both_wrong": count(row["both_wrong"]),
+                "p_value": p_value(row["p_value"]),
+                "discordant": [
+                    {
+                        "item": _label([d[c] for c in items]),
+                        "right": _text(row["a"] if d["only"] == "a" else row["b"]),
+                        "only": d["only"],
+                        "accuracy_a": proportion(d["accuracy_a"]),
+                        "accuracy_b": proportion(d["accuracy_b"]),
+                    }
+                    for d in listed.head(limit).iter_rows(named=True)
+                ],
+                "n_discordant": count(listed.height),
+            }
+        )
+    return {
+        "by": group,
+        "on": items,
+        "rows": rows,
+        "has_verdict": has_verdict,
+        "scale": scale,
+        "limit": limit,
+    }
+
+
+def _agreement_section(
+    df: pl.DataFrame, groups: list[str], prefix: str, limit: int
+) -> dict[str, Any] | None:
+    if TOOL_VERDICT not in df.columns or df.get_column(TOOL_VERDICT).null_count() == df.height:
+        return None
+    from gradeframe.logs import disagreements
+
+    correct = prefix + "correct"
+    table = agreement(df, TOOL_VERDICT, correct, by=groups or None)
+    rows = [
+        {
+            "label": _label([row[g] for g in groups]) if groups else "all rows",
+            "n": count(row["n"]),
+            "both_right": count(row["both_right"]),
+            "only_a": count(row["only_a"]),
+            "only_b": count(row["only_b"]),
+            "both_wrong": count(row["both_wrong"]),
+            "agreement": proportion(row["agreement"]),
+            "kappa": proportion(row["kappa"]),
+            "p_value": p_value(row["p_value"]),
+        }
+        for row in table.iter_rows(named=True)
+    ]
+    total = int(table.select(pl.col("only_a").sum() + pl.col("only_b").sum()).item())
+    differ = disagreements(df, limit, correct=correct, failure_kind=prefix + "failure_kind")
+    return {"groups": groups, "rows": rows, "differ": _plain_table(differ), "total": count(total)}
+
+
+def _samples_section(
+    df: pl.DataFrame, groups: list[str], items: list[str] | None, correct: str, limit: int
+) -> dict[str, Any] | None:
+    if items is None:
+        return None
+    try:
+        samples = importlib.import_module("gradeframe.samples")
+    except ImportError:
+        return None
+    by = groups or None
+    consistency = samples.consistency(df, by=by, on=items, correct=correct)
+    if (
+        consistency.is_empty()
+        or not consistency.select((pl.col("n_samples") > pl.col("n_items")).any()).item()
+    ):
+        return None
+    # The largest power of 2 not above the smallest sample count: the candidates are powers of
+    # 2 up to the fewest samples per item on average (the smallest count is at most that), and
+    # pass_at_k itself says which of them some item is short of (short_items > 0).
+    average = consistency.select((pl.col("n_samples") / pl.col("n_items")).min()).item()
+    candidates = [2**i for i in range(1, 64) if 2**i <= average]
+    table = samples.pass_at_k(df, [1, *candidates], by=by, on=items, correct=correct)
+    short = table.group_by("k").agg(pl.col("short_items").sum())
+    fine = sorted(k for k, s in short.iter_rows() if k > 1 and s == 0)
+    ks = [1, fine[-1]] if fine else [1]
+    shown = table.filter(pl.col("k").is_in(ks))
+    pass_rows = [
+        {
+            "label": _label([row[g] for g in groups]) if groups else "all rows",
+            "k": count(row["k"]),
+            "n_items": count(row["n_items"]),
+            "pass_at_k": proportion(row["pass_at_k"]),
+            "ci_low": proportion(row["ci_low"]),
+            "ci_high": proportion(row["ci_high"]),
+            "x": _unit(row["pass_at_k"]),
+            "x_low": _unit(row["ci_low"]),
+            "x_high": _unit(row["ci_high"]),
+            "pass_all_k": proportion(row["pass_all_k"]),
+        }
+        for row in shown.iter_rows(named=True)
+    ]
+    consistency_rows = [
+        {
+            "label": _label([row[g] for g in groups]) if groups else "all rows",
+            "n_items": count(row["n_items"]),
+            "n_samples": count(row["n_samples"]),
+            "mean_accuracy": proportion(row["mean_accuracy"]),
+            "always_right": count(row["always_right"]),
+            "always_wrong": count(row["always_wrong"]),
+            "flaky": count(row["flaky"]),
+            "item_variance": proportion(row["item_variance"]),
+        }
+        for row in consistency.iter_rows(named=True)
+    ]
+    flaky = samples.flaky(df, by=by, on=items, correct=correct)
+    return {
+        "groups": groups,
+        "ks": ks,
+        "pass_at_k": pass_rows,
+        "consistency": consistency_rows,
+        "flaky": _plain_table(flaky.head(limit)),
+        "n_flaky": count(flaky.height),
+    }
+
+
+def _failures_section(
+    df: pl.DataFrame,
+    *,
+    groups: list[str],
+    items: list[str] | None,
+    kind_column: str | None,
+    total: int,
+    max_failures: int,
+    actual: str | bool | None,
+    expected: str | bool | None,
+    prefix: str,
+) -> dict[str, Any] | None:
+    if total == 0:
+        return None
+    by_answer_contains = prefix + "outcome" in df.columns
+    if by_answer_contains:
+        # `output`: the output record of a log frame (gradeframe.read_log), graded from it.
+        answers = [c for c in ("answer", "output") if c in df.columns]
+        actual = (answers[0] if answers else False) if actual is None else actual
+        expected = ("refs" if "refs" in df.columns else False) if expected is None else expected
+    else:
+        actual = False if actual is None else actual
+        expected = False if expected is None else expected
+    # failures() of the LazyFrame: only the rows shown are cut and turned into text.
+    shown = failures(df.lazy(), actual=actual, expected=expected, prefix=prefix).head(max_failures)
+    if by_answer_contains:  # the outcome is the folded answer: shown cut as failures() cuts it
+        outcome = pl.col(prefix + "outcome")
+        shown = shown.with_columns(_cut(outcome, max_metadata_length()))
+    near_miss = prefix + "near_miss"
+    details = [
+        prefix + c
+        for c in ("chosen", "missing", "difference", "tolerance", "f1")
+        if prefix + c in df.columns and not by_answer_contains
+    ]
+    columns: list[tuple[str, str]] = []
+    if groups:
+        columns.append(("group", " · ".join(groups)))
+    if items:
+        columns.append(("item", " · ".join(items)))
+    if kind_column:
+        columns.append(("kind", "kind" if kind_column.endswith("failure_kind") else "expectation"))
+    if actual is not False:
+        columns.append(("answer", f"answer ({actual})"))
+    if expected is not False:
+        columns.append(("expected", f"acceptable answers ({expected})"))
+    if by_answer_contains:
+        columns.append(("outcome", "outcome (folded)"))
+    columns += [("detail:" + c, c) for c in details]
+    needed = [
+        *groups,
+        *(items or []),
+        *([kind_column] if kind_column else []),
+        *([prefix + "actual"] if actual is not False else []),
+        *([prefix + "expected"] if expected is not False else []),
+        *([prefix + "outcome"] if by_answer_contains else []),
+        *([near_miss] if near_miss in df.columns else []),
+        *details,
+    ]
+    shown = shown.select(list(dict.fromkeys(needed))).collect()
+    rows = []
+    for row in shown.iter_rows(named=True):
+        group = _label([row[g] for g in groups]) if groups else ""
+        kind = _text(row[kind_column]) if kind_column else ""
+        cells = []
+        for key, _ in columns:
+            if key == "group":
+                cells.append(_cell(group, key=True))
+            elif key == "item":
+                cells.append(_cell(_label([row[c] for c in items or []]), key=True))
+            elif key == "kind":
+                cells.append(_cell(kind, key=True))
+            elif key == "answer":
+                cells.append(_cell(row[prefix + "actual"], mark=row.get(near_miss)))
+            elif key == "expected":
+                cells.append(_cell(row[prefix + "expected"]))
+            elif key == "outcome":
+                cells.append(_cell(row[prefix + "outcome"]))
+            else:
+                cells.append(_cell(row[key.removeprefix("detail:")], number=True))
+        rows.append({"group": group, "kind": kind, "cells": cells})
+    kinds_present = {r["kind"] for r in rows}
+    order = [k for k in kinds.KINDS if k in kinds_present]
+    order += sorted(kinds_present - set(order))
+    group_labels = []
+    if groups:
+        for values in report(df, groups, prefix=prefix).select(groups).iter_rows():
+            group_labels.append(_label(values))
+    return {
+        "columns": [label for _, label in columns],
+        "rows": rows,
+        "total": count(total),
+        "shown": count(len(rows)),
+        "cut": len(rows) < total,
+        "max_failures": max_failures,
+        "kinds": order if kind_column else [],
+        "kind_label": columns[[k for k, _ in columns].index("kind")][1] if kind_column else "",
+        "groups": group_labels,
+        "group_label": " · ".join(groups),
+        "has_near_miss": near_miss in df.columns,
+        "matcher_without_columns": not by_answer_contains and actual is False,
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# Display values
+# --------------------------------------------------------------------------------------------
+
+
+def count(value: Any) -> str:
+    """Show a count exactly (no separators, so it copies as a number)."""
+    return MISSING if value is None else str(int(value))
+
+
+def proportion(value: Any) -> str:
+    """Show a proportion to 3 decimals."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return MISSING
+    return f"{value:.3f}"
+
+
+def percent(value: Any) -> str:
+    """Show a proportion as a percentage to one decimal."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return MISSING
+    return f"{100 * value:.1f}%"
+
+
+def signed(value: Any) -> str:
+    """Show a difference to 3 decimals with its sign."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return MISSING
+    text = f"{value:+.3f}"
+    return "0.000" if text in ("+0.000", "-0.000") else text
+
+
+def p_value(value: Any) -> str:
+    """Show a p-value to 3 decimals ("<0.001" below that)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return MISSING
+    return "<0.001" if value < 0.0005 else f"{value:.3f}"
+
+
+def _unit(value: Any) -> float | None:
+    """Place a proportion on a 0..1 axis (None: not drawn)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    return min(1.0, max(0.0, float(value)))
+
+
+def _signed_unit(value: Any, scale: float) -> float | None:
+    """Place a difference in [-scale, scale] on a 0..1 axis."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    return min(1.0, max(0.0, (float(value) / scale + 1) / 2))
+
+
+def _text(value: Any) -> str:
+    """Show any value as text: lists joined with " | ", records by their answer or as JSON."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return proportion(value)
+    if isinstance(value, list | tuple):
+        return " | ".join(_text(v) for v in value)
+    if isinstance(value, dict):
+        for name in ("answer", "text"):
+            if isinstance(value.get(name), str):
+                return value[name]
+        return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
+    return str(value)
+
+
+#: The extent of a near miss in the answer: the acceptable answer with the word or number
+#: characters around it ("145.2" around "45.2"), and a number's sign ("-12" around "12").
+_AROUND: Final = r"(?:\w|[.,](?=\d))*"
+_SIGN: Final = r"(?:[-\u2212](?=[\w.,]*\d))?"
+
+
+def _marked(text: str, near_miss: str | None) -> tuple[int, int] | None:
+    if not near_miss:
+        return None
+    pattern = _SIGN + _AROUND + re.escape(near_miss) + _AROUND
+    found = list(re.finditer(pattern, text, flags=re.IGNORECASE))
+    # The occurrence inside a longer number or word is the near miss; else the first one.
+    inside = [m for m in found if len(m.group()) > len(near_miss)]
+    first = (inside or found or [None])[0]
+    return (first.start(), first.end()) if first else None
+
+
+def _segments(text: str, span: tuple[int, int] | None, start: int, end: int) -> list[Any]:
+    """Split the text from start to end into (text, marked) pieces."""
+    if span is None or span[1] <= start or span[0] >= end:
+        return [(text[start:end], False)] if end > start else []
+    low, high = max(span[0], start), min(span[1], end)
+    pieces = [(text[start:low], False), (text[low:high], True), (text[high:end], False)]
+    return [p for p in pieces if p[0]]
+
+
+def _cell(
+    value: Any, *, mark: str | None = None, number: bool = False, key: bool = False
+) -> dict[str, Any]:
+    """Make a table cell: its text split into the part always shown and the rest."""
+    text = proportion(value) if number and isinstance(value, float) else _text(value)
+    span = _marked(text, mark)
+    cut = len(text)
+    if len(text) > SHORT_TEXT + SHORT_TEXT // 4:
+        cut = SHORT_TEXT
+        if span is not None and span[0] < cut < span[1]:
+            cut = span[1]  # never split the marked near miss
+    return {
+        "head": _segments(text, span, 0, cut),
+        "tail": _segments(text, span, cut, len(text)),
+        "missing": value is None,
+        "cls": " ".join(
+            name
+            for name, on in (("key", key), ("num", number and not span), ("missing", value is None))
+            if on
+        ),
+        "unmarked": mark if mark and span is None else None,
+    }
+
+
+def _plain_table(table: pl.DataFrame) -> dict[str, Any]:
+    """Turn a small listing into column names and display cells."""
+    numeric = [table.schema[c].is_numeric() for c in table.columns]
+    rows = [
+        [_cell(v, number=is_number) for v, is_number in zip(row, numeric, strict=True)]
+        for row in table.iter_rows()
+    ]
+    return {"columns": table.columns, "numeric": numeric, "rows": rows}
+
+
+# --------------------------------------------------------------------------------------------
+# Rendering
+# --------------------------------------------------------------------------------------------
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("gradeframe")
+    except PackageNotFoundError:  # pragma: no cover - a source tree without metadata
+        return "unknown"
+
+
+def _environment() -> Any:
+    try:
+        import jinja2
+    except ImportError as exc:
+        msg = "the HTML page needs Jinja2: pip install 'gradeframe[html]' (or jinja2>=3.1)"
+        raise ImportError(msg) from exc
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+
+
+def _script_hash(script: str) -> str:
+    digest = hashlib.sha256(script.encode("utf-8")).digest()
+    return "sha256-" + base64.b64encode(digest).decode("ascii")
+
+
+def render(context: Mapping[str, Any]) -> str:
+    """Render the page's template with the gathered context."""
+    environment = _environment()
+    environment.filters["coord"] = lambda value: f"{value:.1f}"
+    css = (TEMPLATES / "page.css").read_text(encoding="utf-8")
+    script = (TEMPLATES / "page.js").read_text(encoding="utf-8")
+    template = environment.get_template("page.html.j2")
+    return template.render(
+        **context,
+        css=css,
+        script=script,
+        script_hash=_script_hash(script),
+        version=_version(),
+    )

@@ -1,0 +1,306 @@
+"""The HTML page in a real browser: headless Chromium from the distribution, network blocked.
+
+Driven by Playwright with the system Chromium (``/usr/bin/chromium``; no browser download). Every
+request that is not ``file://`` is aborted and recorded, and the tests assert none happened.
+Skipped when Playwright or Chromium is missing, unless ``GRADEFRAME_REQUIRE_BROWSER=1`` (as
+``.ci/run`` sets it). ``GRADEFRAME_SCREENSHOT=docs/report.png`` writes the README's screenshot.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+
+import gradeframe as gf
+from tests.html_page import expected_table, only
+
+REQUIRED = os.environ.get("GRADEFRAME_REQUIRE_BROWSER") == "1"
+CHROMIUM = os.environ.get("GRADEFRAME_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+]
+LOGS = Path(__file__).parent / "fixtures" / "logs"
+
+
+def _missing() -> str | None:
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "playwright is not installed"
+    if not Path(CHROMIUM).exists():
+        return f"no Chromium at {CHROMIUM} (apt-get install chromium)"
+    return None
+
+
+if (_why := _missing()) is not None:
+    if REQUIRED:
+        raise RuntimeError(f"GRADEFRAME_REQUIRE_BROWSER=1 but {_why}")
+    pytest.skip(_why, allow_module_level=True)
+
+pytest.importorskip("jinja2")
+
+from playwright.sync_api import Browser, Page, sync_playwright  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield launched
+        launched.close()
+
+
+class Opened:
+    """A page opened from a file, with what it tried to load and what it logged."""
+
+    def __init__(self, browser: Browser, path: Path) -> None:
+        self.requests: list[str] = []
+        self.errors: list[str] = []
+        self.page: Page = browser.new_page(viewport={"width": 1280, "height": 900})
+        self.page.route("**/*", self._route)
+        self.page.on("console", self._console)
+        self.page.on("pageerror", lambda error: self.errors.append(f"pageerror: {error}"))
+        self.page.goto(path.as_uri())
+
+    def _route(self, route: Any) -> None:
+        url = route.request.url
+        if url.startswith("file://"):
+            route.continue_()
+        else:
+            self.requests.append(url)
+            route.abort()
+
+    def _console(self, message: Any) -> None:
+        if message.type in ("error", "warning"):
+            self.errors.append(f"{message.type}: {message.text}")
+
+    def table(self, table_id: str) -> list[dict[str, str]]:
+        return self.page.evaluate(
+            """id => Array.from(document.querySelectorAll('#' + id + ' tbody tr')).map(tr =>
+                Object.fromEntries(Array.from(tr.querySelectorAll('[data-col]')).map(
+                    e => [e.dataset.col, e.textContent.trim()])))""",
+            table_id,
+        )
+
+    def visible_failures(self) -> list[tuple[str, str, str]]:
+        """(kind, group, item) of the failure rows the browser shows."""
+        return [
+            tuple(row)
+            for row in self.page.evaluate(
+                """() => Array.from(document.querySelectorAll('#failure-table tbody tr'))
+                    .filter(tr => tr.offsetParent !== null)
+                    .map(tr => [tr.dataset.kind, tr.dataset.group, tr.cells[1].textContent])"""
+            )
+        ]
+
+    def check_clean(self) -> None:
+        assert self.requests == [], "the page tried to load from the network"
+        assert self.errors == []
+
+
+def write(tmp_path: Path, frame: Any, name: str, **options: Any) -> Path:
+    path = tmp_path / name
+    frame.grade.html(path, **options)
+    return path
+
+
+@pytest.fixture
+def example_page(browser: Browser, tmp_path: Path) -> Iterator[tuple[Opened, pl.DataFrame]]:
+    graded = gf.example().grade.answer_contains()
+    opened = Opened(browser, write(tmp_path, graded, "example.html", title="The bundled example"))
+    yield opened, graded
+    opened.page.close()
+
+
+def test_page_loads_with_no_request_and_no_console_error(example_page, tmp_path: Path) -> None:
+    opened, _ = example_page
+    assert opened.page.title() == "The bundled example"
+    screenshot = os.environ.get("GRADEFRAME_SCREENSHOT") or str(tmp_path / "report.png")
+    opened.page.set_viewport_size({"width": 1280, "height": 1500})
+    opened.page.screenshot(path=screenshot, full_page=False)
+    assert Path(screenshot).stat().st_size > 10_000
+    opened.check_clean()
+
+
+def test_shown_figures_equal_report_and_compare(example_page) -> None:
+    opened, graded = example_page
+    kinds = {"n": "count", "n_correct": "count", "accuracy": "", "ci_low": "", "ci_high": ""}
+    want = gf.report(graded, "model")
+    assert only(opened.table("report-table"), list(kinds)) == expected_table(want, kinds)
+    kinds = {
+        "n_items": "count",
+        "difference": "signed",
+        "ci_low": "signed",
+        "ci_high": "signed",
+        "only_a": "count",
+        "only_b": "count",
+        "p_value": "p",
+    }
+    want = gf.compare(graded, "model", "question_id")
+    assert only(opened.table("compare-table"), list(kinds)) == expected_table(want, kinds)
+    overall = gf.report(graded).row(0, named=True)
+    accuracy = opened.page.text_content("#summary-accuracy")
+    assert accuracy == f"{overall['accuracy']:.3f}"
+    opened.check_clean()
+
+
+def _expected(rows: pl.DataFrame) -> list[tuple[str, str, str]]:
+    return list(rows.select("failure_kind", "model", "question_id").iter_rows())
+
+
+def test_each_kind_and_group_filter_shows_exactly_failures_rows(example_page) -> None:
+    opened, graded = example_page
+    page = opened.page
+    assert opened.visible_failures() == _expected(gf.failures(graded))
+    kinds = page.eval_on_selector_all("#kind-filter option", "os => os.map(o => o.value)")[1:]
+    assert set(kinds) == set(graded["failure_kind"].drop_nulls())
+    for kind in kinds:
+        page.select_option("#kind-filter", kind)
+        assert opened.visible_failures() == _expected(gf.failures(graded, kind=kind)), kind
+    page.select_option("#kind-filter", "")
+    groups = page.eval_on_selector_all("#group-filter option", "os => os.map(o => o.value)")[1:]
+    assert groups == sorted(graded["model"].unique())
+    for group in groups:
+        page.select_option("#group-filter", group)
+        want = gf.failures(graded).filter(pl.col("model") == group)
+        assert opened.visible_failures() == _expected(want), group
+    page.select_option("#kind-filter", "wrong")
+    want = gf.failures(graded, kind="wrong").filter(pl.col("model") == groups[-1])
+    assert opened.visible_failures() == _expected(want)
+    shown = page.text_content("#shown-count")
+    assert shown == f"{len(want)} of {len(gf.failures(graded))} rows shown"
+    opened.check_clean()
+
+
+def test_search_narrows_the_rows(example_page) -> None:
+    opened, _ = example_page
+    page = opened.page
+    everything = len(opened.visible_failures())
+    page.fill("#search", "REVENUE")
+    texts = page.eval_on_selector_all(
+        "#failure-table tbody tr", "rs => rs.map(r => [r.hidden, r.textContent.toLowerCase()])"
+    )
+    shown = [text for hidden, text in texts if not hidden]
+    assert 0 < len(shown) < everything
+    assert all("revenue" in text for text in shown)
+    assert all("revenue" not in text for hidden, text in texts if hidden)
+    page.fill("#search", "")
+    assert len(opened.visible_failures()) == everything
+    opened.check_clean()
+
+
+def test_filters_work_from_the_keyboard(example_page) -> None:
+    opened, graded = example_page
+    page = opened.page
+    page.focus("#kind-filter")
+    page.keyboard.press("ArrowDown")  # the first kind, chosen without a pointer
+    kind = page.input_value("#kind-filter")
+    assert kind
+    assert opened.visible_failures() == _expected(gf.failures(graded, kind=kind))
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.id") == "group-filter"
+    opened.check_clean()
+
+
+def test_markup_in_answers_runs_nothing(browser: Browser, tmp_path: Path) -> None:
+    hostile = [
+        "<script>window.__gradeframe_pwned = 1</script>",
+        '<img src=x onerror="window.__gradeframe_pwned = 2">',
+        "\"'><svg onload=window.__gradeframe_pwned=3>",
+        "<a href=javascript:window.__gradeframe_pwned=4>x</a>",
+    ]
+    graded = pl.DataFrame(
+        {
+            "model": ["<b>m</b>", 'm2" onfocus="window.__gradeframe_pwned=5'] * 2,
+            "answer": hostile,
+            "refs": [["none"]] * 4,
+        }
+    ).grade.answer_contains()
+    opened = Opened(browser, write(tmp_path, graded, "hostile.html", title="<i>t</i>"))
+    page = opened.page
+    assert page.evaluate("window.__gradeframe_pwned") is None
+    assert (
+        page.evaluate("document.querySelectorAll('main img, main a[href^=javascript]').length") == 0
+    )
+    cells = page.eval_on_selector_all(
+        "#failure-table tbody tr", "rs => rs.map(r => r.cells[2].textContent)"
+    )
+    assert cells == hostile
+    for option in page.eval_on_selector_all("#group-filter option", "os => os.map(o => o.value)")[
+        1:
+    ]:
+        page.select_option("#group-filter", option)
+    page.fill("#search", "script")
+    assert page.evaluate("window.__gradeframe_pwned") is None
+    assert page.title() == "<i>t</i>"
+    opened.check_clean()
+    opened.page.close()
+
+
+def test_matcher_page_filters_by_expectation(browser: Browser, tmp_path: Path) -> None:
+    frame = pl.DataFrame(
+        {
+            "model": ["a", "a", "b", "b", "b"],
+            "question_id": ["q1", "q2", "q1", "q2", "q3"],
+            "pred": ["42", "41.5", "40", "43", "x"],
+            "gold": [42.0, 43.0, 42.0, 43.0, 1.0],
+        }
+    )
+    graded = frame.grade.within("pred", "gold", delta=1)
+    opened = Opened(browser, write(tmp_path, graded, "within.html"))
+    want = gf.report(graded, "model")
+    kinds = {"n": "count", "n_correct": "count", "accuracy": ""}
+    assert only(opened.table("report-table"), list(kinds)) == expected_table(want, kinds)
+    opened.page.select_option("#kind-filter", "within 1 of expected")
+    rows = gf.failures(graded, actual=False, expected=False)
+    assert opened.visible_failures() == list(
+        rows.select("expectation", "model", "question_id").iter_rows()
+    )
+    opened.check_clean()
+    opened.page.close()
+
+
+def test_log_page_shows_agreement_with_the_tool(browser: Browser, tmp_path: Path) -> None:
+    logs = gf.read_log(LOGS / "inspect")
+    try:  # explain=True (SPEC v3 §2) adds near_miss: "It is 145.2 m." for 45.2
+        graded, explained = logs.grade.answer_contains("output", "refs", explain=True), True
+    except TypeError:
+        graded, explained = logs.grade.answer_contains("output", "refs"), False
+    opened = Opened(browser, write(tmp_path, graded, "logs.html", by=["model", "task"]))
+    want = gf.agreement(graded, "tool_correct", "correct", by=["model", "task"])
+    kinds = {"n": "count", "only_a": "count", "only_b": "count", "agreement": "", "kappa": ""}
+    assert only(opened.table("agreement-table"), list(kinds)) == expected_table(want, kinds)
+    if explained:
+        marks = opened.page.eval_on_selector_all(
+            "#failure-table mark", "ms => ms.map(m => m.textContent)"
+        )
+        assert "145.2" in marks
+    opened.check_clean()
+    opened.page.close()
+
+
+def test_samples_figures_equal_pass_at_k(browser: Browser, tmp_path: Path) -> None:
+    samples = pytest.importorskip("gradeframe.samples")
+    graded = gf.read_log(LOGS / "inspect").grade.answer_contains("output", "refs")
+    opened = Opened(browser, write(tmp_path, graded, "samples.html", by=["model", "task"]))
+    if graded.group_by("model", "task", "sample_id").len()["len"].max() < 2:
+        pytest.skip("these logs have one sample per item")
+    table = opened.table("pass-table")
+    ks = sorted({int(row["k"]) for row in table})
+    want = samples.pass_at_k(graded, ks, by=["model", "task"], on="sample_id")
+    kinds = {"k": "count", "n_items": "count", "pass_at_k": "", "ci_low": "", "ci_high": ""}
+    assert only(table, list(kinds)) == expected_table(want, kinds)
+    opened.check_clean()
+    opened.page.close()
