@@ -136,7 +136,8 @@ def test_readme_starts_with_the_two_commands() -> None:
 
 
 def test_readme_is_a_short_front_page_with_what_a_new_user_asks() -> None:
-    assert len(README) < 10_000
+    # a front page: v3 added sections (the page, repeated samples, inspect), hence 12,000
+    assert len(README) < 12_000
     for needed in (
         "`outcome`",
         "gradeframe.example()",
