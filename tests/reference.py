@@ -7,6 +7,7 @@ whose lookarounds state each rule the way the rules are worded (docs/rules.md).
 from __future__ import annotations
 
 import decimal
+import json
 import math
 import unicodedata
 from collections.abc import Sequence
@@ -127,10 +128,72 @@ def ref_text(value: Any) -> str | None:
     return number_text(value)
 
 
+class _NotAList(ValueError):
+    """A JSON value that a JSON-list cell may not hold."""
+
+
+def _json_number(literal: str) -> str:
+    # The digits as written (never rounded to a float), in plain positional digits; an exponent
+    # of more than three digits is not written out (the cell is then one answer, as written).
+    exponent = regex.search(r"[eE][+-]?(\d+)$", literal)
+    if exponent is not None and len(exponent.group(1)) > 3:
+        raise _NotAList(literal)
+    return number_text(decimal.Decimal(literal))
+
+
+def _refuse(value: Any) -> Any:
+    raise _NotAList(value)
+
+
+def json_list(refs: str | None) -> list[str] | None:
+    """A String acceptable answer that is a JSON array of strings and numbers, as that list.
+
+    None for anything else ("[citation needed]", "[1, 2", ``[null]``, an object inside).
+    """
+    if refs is None:
+        return None
+    text = refs.strip(WHITE_SPACE)  # Unicode white space, as fold's (not str.strip's \x1c-\x1f)
+    if not text.startswith("["):
+        return None
+    try:
+        value = json.loads(
+            text, parse_float=_json_number, parse_int=_json_number, parse_constant=_refuse
+        )
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        return None  # null, true, objects and arrays are no acceptable answers
+    if any(regex.search(r"[\ud800-\udfff]", v) for v in value):
+        return None  # a lone surrogate escape
+    return value
+
+
+def refs_given(refs: Any) -> list[str | None]:
+    """The acceptable answers as given: a list, a JSON-list String, or one value."""
+    if isinstance(refs, list | tuple):
+        return [ref_text(r) for r in refs]
+    if isinstance(refs, str):
+        listed = json_list(refs)
+        if listed is not None:
+            return list(listed)
+    return [ref_text(refs)]
+
+
 def _refs_list(refs: Any) -> list[str]:
-    items = refs if isinstance(refs, list | tuple) else [refs]
-    folded = [fold(ref_text(r)) for r in items]
+    folded = [fold(r) for r in refs_given(refs)]
     return [r for r in folded if r]
+
+
+def explain(outcome: str | None, refs: Any) -> dict[str, str | None]:
+    """``matched`` and ``near_miss`` of one row, as docs/rules.md words them."""
+    given = [r for r in refs_given(refs) if fold(r)]
+    if outcome is None or any(fold(r) == LABEL for r in given):
+        return {"matched": None, "near_miss": None}
+    matched = next((r for r in given if contains(outcome, fold(r))), None)
+    near = None
+    if matched is None:
+        near = next((r for r in given if fold(r) in outcome), None)
+    return {"matched": matched, "near_miss": near}
 
 
 BUDGET = ("cost_cap_reached", "call_cap_reached", "limit_refused")
@@ -167,6 +230,7 @@ def answer_contains(
     failure_kind: Any = None,
     not_found: bool | None = None,
     phrases: Sequence[str] | None = None,
+    explained: bool = False,
 ) -> dict[str, Any]:
     """One row of answer_contains: `answer` is a string, a non-string, or a dict output record."""
     record = answer if isinstance(answer, dict) else {}
@@ -226,4 +290,5 @@ def answer_contains(
         kind = "not_in_document"
     else:
         kind = "wrong"
-    return {"correct": correct, "failure_kind": kind, "outcome": outcome}
+    row = {"correct": correct, "failure_kind": kind, "outcome": outcome}
+    return {**row, **explain(outcome, refs)} if explained else row

@@ -693,11 +693,11 @@ def test_trace_as_list_of_strings(trace: Any, refused: bool) -> None:
     assert out["failure_kind"].to_list() == ["refusal" if refused else "wrong"]
 
 
-def test_answer_that_is_not_a_string_is_parse_failure() -> None:
+def test_answer_column_of_numbers_raises_instead_of_parse_failure_on_every_row() -> None:
+    # SPEC v3 "Numbers as answers": every row would be a parse_failure, a silently wrong score.
     frame = pl.DataFrame({"answer": [12, None], "refs": ["12", "12"]})
-    out = frame.grade.answer_contains()
-    assert out["failure_kind"].to_list() == ["parse_failure", "parse_failure"]
-    assert out["outcome"].to_list() == [None, None]
+    with pytest.raises(TypeError, match="column 'answer' has dtype Int64, not text"):
+        frame.grade.answer_contains()
 
 
 def test_struct_answer_field_that_is_not_a_string_is_parse_failure() -> None:

@@ -60,12 +60,12 @@ def test_unsupported_refs_type_names_column_and_dtype(
 @pytest.mark.parametrize(
     "answers", [[12, 13], [1.5, None], [True, False]], ids=["int", "float", "bool"]
 )
-def test_answer_column_that_is_not_text_is_parse_failure_per_row(
+def test_answer_column_of_numbers_or_booleans_raises_naming_column_and_dtype(
     kind: str, answers: list[Any]
 ) -> None:
-    out = _grade(kind, {"answer": answers, "refs": ["12", "13"]})
-    assert out["failure_kind"] == ["parse_failure", "parse_failure"]
-    assert out["correct"] == [False, False]
+    frame = make_frame(kind, {"answer": answers, "refs": ["12", "13"]})
+    with pytest.raises(TypeError, match=r"`answer`: column 'answer' has dtype \w+, not text"):
+        frame.grade.answer_contains()
 
 
 @pytest.mark.parametrize("kind", FRAME_TYPES)
@@ -158,7 +158,7 @@ def test_invalid_not_found_phrase_is_named(kind: str, phrases: list[str], match:
 @pytest.mark.parametrize(
     ("argument", "column", "values", "match"),
     [
-        ("partial", "p", ["yes"], r"`partial`: column 'p' has dtype String; expected Boolean"),
+        ("partial", "p", [[1]], r"`partial`: column 'p' has dtype List\(Int64\); expected Boolean"),
         ("notes", "n", [3], r"`notes`: column 'n' has dtype Int64"),
         ("trace", "t", [[1]], r"`trace`: column 't' has dtype List\(Int64\)"),
         ("status", "s", [1.5], r"`status`: column 's' has dtype Float64"),

@@ -242,3 +242,85 @@ def test_import_gradeframe_does_not_import_dask_but_registers_when_dask_is_in_us
         "assert hasattr(dd.DataFrame, 'grade') and hasattr(dd.Series, 'grade')\n"
     )
     subprocess.run([sys.executable, "-W", "error", "-c", code], check=True)
+
+
+# ---- the Dask internals gradeframe.dask uses: guarded, and the tested range declared ------------
+
+
+def test_missing_dask_internals_raise_naming_the_tested_range() -> None:
+    code = (
+        "import sys, warnings, dask.dataframe\n"
+        "sys.modules['dask.dataframe.dask_expr._expr'] = None  # as if Dask had moved it\n"
+        "with warnings.catch_warnings(record=True) as caught:\n"
+        "    warnings.simplefilter('always')\n"
+        "    import gradeframe  # still imports: ddf.grade is just not registered\n"
+        "print('warned:', caught[0].message)\n"
+        "import gradeframe.dask\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 1
+    assert done.stdout.startswith("warned: ddf.grade is not registered: ")
+    assert f"tested with Dask {gf_dask.DASK_TESTED}" in done.stderr
+    assert "ImportError: gradeframe.dask keeps list and record columns" in done.stderr
+
+
+def test_the_dask_extra_declares_the_tested_range_and_ci_tests_its_lower_bound() -> None:
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    lower, _, upper = gf_dask.DASK_TESTED.partition(" to ")
+    extras = tomllib.loads((root / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    assert f"dask[dataframe]>={lower},<2027" in extras["dask"]
+    assert f"distributed>={lower},<2027" in extras["dask"]
+    assert upper < "2027"
+    ci = (root / ".ci" / "run").read_text()
+    assert "d.DASK_TESTED.split()[0]" in ci
+    assert '"dask[dataframe]==$dask_lower"' in ci
+    assert "tests/test_dask.py" in ci
+    assert dask.__version__ >= lower
+
+
+def test_csv_mixing_json_list_and_plain_refs_gives_the_pandas_verdicts(tmp_path) -> None:
+    # A user's CSV: refs cells hold JSON lists, plain text, and text that only looks like a list.
+    from tests.test_user_path import USER_CSV, USER_VERDICTS
+
+    path = tmp_path / "answers.csv"
+    path.write_text(USER_CSV, encoding="utf-8")
+    ddf = dd.read_csv(str(path), blocksize=200)  # several partitions of a small file
+    assert ddf.npartitions > 1
+    graded = ddf.grade.answer_contains(explain=True)
+    assert list(graded._meta.columns)[-2:] == ["matched", "near_miss"]
+    result = graded.compute()
+    assert to_data(result)["correct"] == USER_VERDICTS["correct"]
+    expected = pd.read_csv(path).grade.answer_contains(explain=True)
+    for column in ("correct", "failure_kind", "matched", "near_miss"):
+        assert to_data(result)[column] == to_data(expected)[column]
+
+
+def test_flat_status_column_is_read_by_name_on_every_partition() -> None:
+    pdf = pd.DataFrame(
+        {"answer": ["It was 12."] * 4, "refs": ["12"] * 4, "status": ["error", None, "ok", "error"]}
+    )
+    graded = dd.from_pandas(pdf, npartitions=2).grade.answer_contains().compute()
+    assert graded["failure_kind"].tolist()[::3] == ["error", "error"]
+    assert graded["correct"].tolist() == [False, True, True, False]
+
+
+@pytest.mark.parametrize("npartitions", [1, 3])
+def test_equivalent_gives_polars_rows(npartitions: int) -> None:
+    frame = pl.DataFrame(
+        {
+            "actual": ["1/2", "$1,000$", "50\\%", None, "\\sqrt{4}", "x", "0.4999999"],
+            "expected": ["0.5", "1000", "0.5", "1", "2", "y", "\\frac12"],
+        }
+    )
+    ddf = dd.from_pandas(frame.to_pandas(), npartitions=npartitions)
+    columns = ["correct", "expectation", "method"]
+    for kwargs in ({"fallback": None}, {"percent": "number"}):
+        expected = frame.grade.equivalent("actual", "expected", **kwargs)
+        same_rows(ddf.grade.equivalent("actual", "expected", **kwargs).compute(), expected, columns)

@@ -1553,13 +1553,13 @@ def _table(text: str, title: str) -> list[dict[str, str]]:
     return rows
 
 
-AGREEMENT = "with gradeframe's, on"
+AGREEMENT = "with gradeframe's (b: correct), on"
 
 
 @pytest.mark.parametrize(
     ("folder", "rows", "agreement"),
     [
-        # tool, n, both_right, only_tool, only_gradeframe, both_wrong (from the logs' verdicts)
+        # tool, n, both_right, only_a (the tool), only_b (gradeframe), both_wrong
         ("inspect", 59, ("inspect", "46", "12", "6", "4", "24")),
         ("lm_eval", 17, ("lm_eval", "17", "5", "0", "1", "11")),
         ("promptfoo", 40, ("promptfoo", "40", "3", "6", "3", "28")),
@@ -1574,7 +1574,7 @@ def test_cli_scores_each_tools_log_folder_and_prints_the_agreement(folder, rows,
     assert "| tool " in out  # the report, by tool, model, task
     assert "| budget_stop |" in out
     table = _table(out, AGREEMENT)
-    keys = ("tool", "n", "both_right", "only_tool", "only_gradeframe", "both_wrong")
+    keys = ("tool", "n", "both_right", "only_a", "only_b", "both_wrong")
     assert [tuple(row[k] for k in keys) for row in table] == [agreement]
     assert "rows where they differ" not in out
 
@@ -1582,10 +1582,10 @@ def test_cli_scores_each_tools_log_folder_and_prints_the_agreement(folder, rows,
 def test_cli_lists_the_disagreements():
     status, out, _ = run_cli("score", LOGS / "openai_evals", "--disagreements", "2", "--quiet")
     assert status == 0
-    listed = _table(out, "rows where they differ (first 2):")
+    listed = _table(out, "rows where they differ (first 2 of 7):")
     assert [(r["sample_id"], r["answer"], r["tool_correct"], r["correct"]) for r in listed] == [
-        ("gf-includes.dev.0", "Made 12,400 units.", "False", "True"),
-        ("gf-includes.dev.1", "It is 145.2 m.", "True", "False"),
+        ("gf-includes.dev.0", "Made 12,400 units.", "wrong", "right"),
+        ("gf-includes.dev.1", "It is 145.2 m.", "right", "wrong"),
     ]
 
 

@@ -14,7 +14,7 @@ import pytest
 
 import gradeframe as gf
 from gradeframe import _pandas, _polars
-from gradeframe._delegate import delegate_of
+from gradeframe._delegate import delegate_of, sections
 
 NAMESPACES = {
     "polars DataFrame": _polars.DataFrameGrade,
@@ -86,8 +86,77 @@ def test_method_shares_its_function_docstring(cls: type, name: str) -> None:
     method = getattr(cls, name)
     function = delegate_of(method)
     assert function is not None
-    assert inspect.cleandoc(function.__doc__ or "") in (method.__doc__ or "")
-    assert "Parameters" in (method.__doc__ or "") or "Examples" in (method.__doc__ or "")
+    description, parts = sections(function.__doc__)
+    assert description in (method.__doc__ or "")  # the rule text, word for word
+    _, method_parts = sections(method.__doc__)
+    assert "Parameters" in method_parts or "Examples" in method_parts
+    if "Examples" in parts:
+        assert parts["Examples"] in method_parts["Examples"]
+
+
+@pytest.mark.parametrize(("cls", "name"), METHODS)
+def test_method_help_lists_the_methods_parameters_only(cls: type, name: str) -> None:
+    method = getattr(cls, name)
+    own = list(inspect.signature(method).parameters)[1:]
+    _, parts = sections(method.__doc__)
+    listed = [
+        n.strip()
+        for line in parts.get("Parameters", "").splitlines()
+        if line and not line[0].isspace()
+        for n in line.split(":")[0].split(",")
+    ]
+    assert set(listed) <= set(own), f"documents {set(listed) - set(own)}, not parameters"
+    # every parameter the function documents is documented on the method too
+    function = delegate_of(method)
+    documented = {
+        n.strip()
+        for f in (function, *_rule_of(method))
+        for line in sections(f.__doc__)[1].get("Parameters", "").splitlines()
+        if line and not line[0].isspace()
+        for n in line.split(":")[0].split(",")
+    }
+    assert documented & set(own) <= set(listed)
+
+
+def _rule_of(method: Callable[..., Any]) -> list[Callable[..., Any]]:
+    """The expression function behind a frame method (``doc=`` of @delegates), if any."""
+    function = delegate_of(method)
+    assert function is not None
+    name = function.__name__.removeprefix("with_")
+    rule = getattr(gf, name, None) if function.__name__.startswith("with_") else None
+    return [rule] if rule is not None else []
+
+
+@pytest.mark.parametrize(("cls", "name"), METHODS)
+def test_method_help_returns_what_the_method_returns(cls: type, name: str) -> None:
+    method = getattr(cls, name)
+    _, parts = sections(method.__doc__)
+    returns = parts.get("Returns", "")
+    kind = returns.splitlines()[0] if returns else ""
+    annotation = inspect.signature(method).return_annotation
+    if annotation == "pl.Expr":
+        assert "pl.Expr" in kind
+    else:
+        assert "Expr" not in kind, f"{cls.__name__}.{name} says it returns {kind}"
+    if annotation in ("pl.Series", "pd.Series"):
+        assert kind == {"pl.Series": "polars.Series", "pd.Series": "pandas.Series"}[annotation]
+        assert "expression" not in returns
+    if delegate_of(method).__name__.startswith("with_"):
+        assert "with the columns the rule adds" in " ".join(returns.split())
+
+
+def test_help_of_a_frame_method_describes_the_method_not_the_expression() -> None:
+    doc = pl.DataFrame().grade.answer_contains.__doc__ or ""
+    _, parts = sections(doc)
+    # the method passes the frame's schema itself: no `schema` entry
+    assert "\nschema\n" not in f"\n{parts['Parameters']}\n"
+    assert "\nschema\n" in f"\n{sections(gf.answer_contains.__doc__)[1]['Parameters']}\n"
+    assert parts["Returns"].startswith("polars.DataFrame or polars.LazyFrame\n")
+    assert "pl.Expr" not in parts["Returns"]
+    # one source for the rule text: the expression function's description is there verbatim
+    assert sections(gf.answer_contains.__doc__)[0] in doc
+    pandas_doc = pd.DataFrame().grade.answer_contains.__doc__ or ""
+    assert sections(pandas_doc)[1]["Returns"].startswith("pandas.DataFrame\n")
 
 
 @pytest.mark.parametrize("frame_type", ["polars DataFrame", "polars LazyFrame", "pandas DataFrame"])

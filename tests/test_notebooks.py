@@ -8,6 +8,8 @@ Regenerate the saved notebooks with ``python tools/make_notebooks.py``.
 from __future__ import annotations
 
 import json
+import re
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,6 +17,9 @@ from typing import Any
 import nbformat
 import pytest
 from nbclient import NotebookClient
+
+import gradeframe as gf
+from gradeframe.kinds import CHAIN_ORDER
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 NAMES = [
@@ -92,6 +97,9 @@ def test_comparing_models_notebook_compares_three_models_and_clusters_epochs() -
         ".grade.compare(",
         ".grade.compare_chart(",
         'cluster="question_id"',
+        ".grade.pass_at_k(",
+        ".grade.consistency(",
+        ".grade.flaky(",
     ):
         assert call in code, call
     shown = "\n".join(
@@ -103,3 +111,84 @@ def test_comparing_models_notebook_compares_three_models_and_clusters_epochs() -
     )
     assert shown.count("atlas-large ┆ beacon-7b") >= 2  # three models, pairwise, twice
     assert "clustered_width" in shown
+
+
+# ---- the failure kinds are listed in gradeframe's own orders -------------------------------------
+
+_KIND_WORD = re.compile(r"\b(" + "|".join(gf.KINDS) + r")\b")
+
+
+def _markdown_tables(text: str) -> list[list[str]]:
+    tables: list[list[str]] = [[]]
+    for line in text.splitlines():
+        if line.startswith("|"):
+            tables[-1].append(line)
+        elif tables[-1]:
+            tables.append([])
+    return [t for t in tables if t]
+
+
+def _kind_orders(name: str) -> tuple[list[list[str]], list[list[str]]]:
+    """From a notebook's text: the kinds its "when" tables list (first column, in order), and
+    the kinds each printed report header lists (column names, in order)."""
+    notebook = nbformat.read(NOTEBOOKS / name, as_version=4)
+    tables, headers = [], []
+    for cell in notebook.cells:
+        if cell.cell_type == "markdown":
+            for table in _markdown_tables(cell.source):
+                first = [line.strip("|").split("|")[0] for line in table]
+                tables.append([m for cell in first for m in _KIND_WORD.findall(cell)])
+        elif cell.cell_type == "code":
+            for text in _texts(cell):
+                for line in text.splitlines():
+                    found = _KIND_WORD.findall(line)
+                    if len(found) >= 3:
+                        headers.append(found)
+    return [t for t in tables if len(t) >= 3], headers
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_notebooks_list_the_failure_kinds_in_gradeframes_order(name: str) -> None:
+    """One source for each order: a table of when each kind applies follows the chain
+    (gradeframe.kinds.CHAIN_ORDER: a stop or a refusal before parse_failure, as docs/rules.md),
+    and a report's count columns follow gradeframe.KINDS."""
+    tables, headers = _kind_orders(name)
+    for listed in tables:
+        assert listed == [k for k in CHAIN_ORDER if k in listed], f"{name}: {listed}"
+    for listed in headers:
+        assert listed == [k for k in gf.KINDS if k in listed], f"{name}: {listed}"
+
+
+def test_the_failure_analysis_notebook_lists_every_kind_in_chain_order() -> None:
+    tables, headers = _kind_orders("failure_analysis.ipynb")
+    assert tables == [list(CHAIN_ORDER)]
+    assert list(gf.KINDS) in headers  # the report's columns
+
+
+# ---- the README lists every notebook and says how to run one -------------------------------------
+
+README = (NOTEBOOKS.parent / "README.md").read_text(encoding="utf-8")
+
+
+def test_readme_lists_every_notebook() -> None:
+    saved = sorted(path.stem for path in NOTEBOOKS.glob("*.ipynb"))
+    assert sorted(Path(name).stem for name in NAMES) == saved  # all of them run in the tests
+    missing = [stem for stem in saved if f"`{stem}`" not in README]
+    assert not missing, f"README.md does not list {missing}"
+
+
+def test_the_readmes_way_to_run_a_notebook_works(tmp_path: Path, this_python_kernel: str) -> None:
+    command = re.search(r"`(jupyter execute notebooks/(\w+)\.ipynb)`", README)
+    assert command is not None, "README.md says how to run a notebook with `jupyter execute`"
+    notebook = tmp_path / "copy.ipynb"
+    notebook.write_bytes((NOTEBOOKS / "quickstart_pandas.ipynb").read_bytes())
+    # `jupyter` is installed with the test extra (nbclient's `jupyter execute`), next to python
+    done = subprocess.run(
+        [sys.executable, "-m", "jupyter", "execute", "--kernel_name=python3", str(notebook)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "Executing notebook with kernel: python3" in done.stderr

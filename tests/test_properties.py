@@ -9,6 +9,7 @@ scored in one call. Numeric acceptable answers and the not-found detector have t
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import numpy as np
@@ -136,7 +137,8 @@ def test_containment_agrees_with_reference(rows: list[tuple[str | None, list[str
     )
     got = single.grade.answer_contains("answer", "ref", not_found=pl.lit(value=False))
     assert got["correct"].to_list() == [
-        reference.answer_contains(a, r[:1], not_found=False)["correct"] for a, r in rows
+        reference.answer_contains(a, r[0] if r else None, not_found=False)["correct"]
+        for a, r in rows
     ]
 
 
@@ -357,3 +359,79 @@ def test_not_found_agrees_with_reference(texts: list[str | None]) -> None:
     got = pl.Series("a", texts, dtype=pl.String).grade.is_not_found().to_list()
     expected = [reference.is_not_found(reference.fold(t)) for t in texts]
     assert got == expected
+
+
+# JSON-list acceptable answers: JSON text of strings and numbers (some cut, some padded, some
+# holding what a list may not hold), and plain text that starts with "[".
+JSON_ITEM = st.one_of(
+    TEXT,
+    st.integers(-(10**20), 10**20),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.sampled_from([None, True, {"a": 1}, [1]]),
+)
+
+
+@st.composite
+def json_cell(draw: st.DrawFn, answer: str | None) -> str | None:
+    items = draw(st.lists(JSON_ITEM, max_size=3))
+    if answer and draw(st.booleans()):
+        start = draw(st.integers(0, len(answer) - 1))
+        items.append(answer[start : draw(st.integers(start + 1, len(answer)))])
+    text = json.dumps(items, ensure_ascii=draw(st.booleans()))
+    text = draw(
+        st.sampled_from(
+            [
+                text,
+                f" {text}\n",
+                f"\u3000{text}\u2028",  # Unicode white space is trimmed
+                f"{text}\x1f",  # \x1f is no white space (though str.strip takes it): not a list
+                text[:-1],  # cut: not a list
+                "[" + text,  # not a list
+                text.replace(", ", ","),
+                text.replace("e+", "E"),
+            ]
+        )
+    )
+    return draw(st.one_of(st.just(text), st.none(), TEXT.map(lambda t: "[" + t)))
+
+
+@st.composite
+def json_rows(draw: st.DrawFn) -> tuple[str | None, str | None]:
+    answer = draw(st.one_of(st.none(), TEXT))
+    return answer, draw(json_cell(answer))
+
+
+@given(st.lists(json_rows(), min_size=1, max_size=6))
+def test_json_list_refs_and_explanations_agree_with_reference(
+    rows: list[tuple[str | None, str | None]],
+) -> None:
+    frame = pl.DataFrame(
+        {"answer": [a for a, _ in rows], "refs": [r for _, r in rows]},
+        schema={"answer": pl.String, "refs": pl.String},
+    )
+    expected = [reference.answer_contains(a, r, not_found=False, explained=True) for a, r in rows]
+    for graded in (
+        frame.grade.answer_contains(not_found=pl.lit(value=False), explain=True),
+        frame.lazy().grade.answer_contains(not_found=pl.lit(value=False), explain=True).collect(),
+    ):
+        for column in ("correct", "failure_kind", "matched", "near_miss"):
+            assert graded[column].to_list() == [e[column] for e in expected], column
+
+
+@given(st.lists(answer_and_refs(), min_size=1, max_size=6))
+def test_explanations_of_list_refs_agree_with_reference(
+    rows: list[tuple[str | None, list[str | None]]],
+) -> None:
+    frame = pl.DataFrame(
+        {"answer": [a for a, _ in rows], "refs": [r for _, r in rows]},
+        schema={"answer": pl.String, "refs": pl.List(pl.String)},
+    )
+    expected = [reference.explain(reference.fold(a), r) for a, r in rows]
+    for graded in (
+        frame.grade.answer_contains(explain=True),
+        frame.lazy().grade.answer_contains(explain=True).collect(),
+    ):
+        assert to_data(graded.select("matched", "near_miss")) == {
+            "matched": [e["matched"] for e in expected],
+            "near_miss": [e["near_miss"] for e in expected],
+        }

@@ -35,7 +35,8 @@ GRADED = ["correct", "failure_kind", "outcome"]
 @pytest.fixture(scope="module")
 def spark():
     """A local[2] session for the module (each xdist worker process starts its own)."""
-    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    # docs/scale.md: the workers run the driver's Python (the venv that has gradeframe)
+    os.environ["PYSPARK_PYTHON"] = sys.executable
     session = (
         SparkSession.builder.master("local[2]")
         .appName("gradeframe-tests")
@@ -194,3 +195,62 @@ def test_regrouped_keeps_every_row_in_order() -> None:
     tables = list(gs.regrouped(batches, rows=5))
     assert [t.num_rows for t in tables] == [11, 2]
     assert pa.concat_tables(tables).column("x").to_pylist() == list(range(13))
+
+
+def test_workers_import_the_drivers_gradeframe_the_documented_way(spark):
+    """docs/scale.md, "gradeframe on Spark's workers": with PYSPARK_PYTHON set to the driver's
+    Python, every worker runs that Python and imports the very gradeframe the driver does."""
+
+    def where(batches):
+        import sys
+
+        import gradeframe
+
+        for batch in batches:
+            yield pa.RecordBatch.from_pydict(
+                {
+                    "python": [sys.executable] * batch.num_rows,
+                    "gradeframe": [gradeframe.__file__] * batch.num_rows,
+                }
+            )
+
+    rows = (
+        spark.range(0, 8, numPartitions=2)
+        .mapInArrow(where, "python string, gradeframe string")
+        .distinct()
+        .collect()
+    )
+    assert {(row.python, row.gradeframe) for row in rows} == {(sys.executable, gf.__file__)}
+
+
+def test_csv_mixing_json_list_and_plain_refs_gives_the_polars_verdicts(spark, tmp_path) -> None:
+    # A user's CSV read by Spark as text: JSON-list cells are lists, other cells one answer.
+    from tests.test_user_path import USER_CSV, USER_VERDICTS
+
+    path = tmp_path / "answers.csv"
+    path.write_text(USER_CSV, encoding="utf-8")
+    frame = pl.read_csv(path, infer_schema=False).with_row_index("row_id")
+    frame = frame.with_columns(pl.col("row_id").cast(pl.Int64))
+    sdf = spark.read.parquet(write_parts(frame, tmp_path / "runs", 3))
+    graded = gs.answer_contains(sdf, explain=True)
+    assert graded.columns[-2:] == ["matched", "near_miss"]
+    columns = ["correct", "failure_kind", "matched", "near_miss"]
+    result = collected(graded, columns)
+    assert result["correct"] == USER_VERDICTS["correct"]
+    assert result == to_data(frame.grade.answer_contains(explain=True).select(columns))
+
+
+def test_equivalent_gives_polars_rows(spark) -> None:
+    frame = pl.DataFrame(
+        {
+            "row_id": [0, 1, 2, 3, 4, 5, 6],
+            "actual": ["1/2", "$1,000$", "50\\%", None, "\\sqrt{4}", "x", "0.4999999"],
+            "expected": ["0.5", "1000", "0.5", "1", "2", "y", "\\frac12"],
+        }
+    )
+    sdf = spark.createDataFrame(frame.to_arrow()).repartition(3)
+    columns = ["correct", "expectation", "method"]
+    for kwargs in ({"fallback": None}, {"percent": "number"}):
+        expected = frame.grade.equivalent("actual", "expected", **kwargs)
+        got = collected(gs.equivalent(sdf, "actual", "expected", **kwargs), columns)
+        assert got == to_data(expected.select(columns))

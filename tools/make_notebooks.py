@@ -14,6 +14,8 @@ import nbformat
 from nbclient import NotebookClient
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
+from gradeframe.kinds import CHAIN_ORDER, NO_REFERENCE
+
 ROOT = Path(__file__).resolve().parents[1] / "notebooks"
 
 QUICKSTART_POLARS = [
@@ -127,21 +129,39 @@ QUICKSTART_PANDAS = [
     new_code_cell('pd.Series(["1\\u2009204 Tonnes", "  12–15 days ", "−12 °C"]).grade.fold()'),
 ]
 
+# When each failure kind applies; the table lists them in the order the chain tries them,
+# taken from gradeframe (gradeframe.kinds.CHAIN_ORDER), so the notebook cannot drift from it.
+KIND_WHEN = {
+    "no_reference": "the item has no usable acceptable answer",
+    "error": 'the run failed (`status == "error"`)',
+    "parse_failure": "there is no answer text",
+    "budget_stop": "a spending or call limit stopped a partial run",
+    "refusal": "the model refused or a content filter stopped it",
+    "not_in_document": "the model said the document does not hold the answer, but it does",
+    "wrong": "anything else, including any answer to an unanswerable question",
+}
+KIND_ROWS = [
+    row
+    for kind in CHAIN_ORDER
+    for row in (
+        [f"| `{kind}` | {KIND_WHEN[kind]} |"]
+        + (
+            ["| *carried* | the row carries its own kind (here `timeout`) |"]
+            if kind == NO_REFERENCE
+            else []
+        )
+    )
+]
+
 FAILURE_ANALYSIS = [
     new_markdown_cell(
         "# Failure analysis\n\n"
         "Accuracy alone does not say what to fix. gradeframe gives every wrong answer a "
-        "failure kind, in a fixed order:\n\n"
-        "| kind | when |\n|---|---|\n"
-        "| `no_reference` | the item has no usable acceptable answer |\n"
-        "| *carried* | the row carries its own kind (here `timeout`) |\n"
-        '| `error` | the run failed (`status == "error"`) |\n'
-        "| `parse_failure` | there is no answer text |\n"
-        "| `budget_stop` | a spending or call limit stopped a partial run |\n"
-        "| `refusal` | the model refused or a content filter stopped it |\n"
-        "| `not_in_document` | the model said the document does not hold the answer, but it "
-        "does |\n"
-        "| `wrong` | anything else, including any answer to an unanswerable question |"
+        "failure kind: the first of these that applies, tried in this order "
+        "(`gradeframe.kinds.CHAIN_ORDER`; a stop or a refusal comes before `parse_failure`, "
+        "since it is why a reply has no text). The report counts them in the columns of "
+        "`gradeframe.KINDS`.\n\n"
+        "| kind | when |\n|---|---|\n" + "\n".join(KIND_ROWS)
     ),
     new_code_cell(
         "import polars as pl\n\nimport gradeframe as gf\n\n"
@@ -377,6 +397,27 @@ COMPARING_MODELS = [
         'epochs.grade.compare().select("a", "b", "n_items", "difference", "ci_low", "ci_high", '
         '"p_value")'
     ),
+    new_markdown_cell(
+        "## Repeated samples: pass@k, consistency, flaky questions\n\n"
+        "Several samples per question also answer other questions "
+        "([docs/samples.md](../docs/samples.md)). `pass_at_k` estimates the chance that one of "
+        "k samples is right (the unbiased estimator of Chen et al. 2021, averaged over "
+        "questions, with its interval), and `pass_all_k` the chance that all k are. The item "
+        "is found by default (`question_id` here), the groups too (`model`)."
+    ),
+    new_code_cell("epochs.grade.pass_at_k([1, 2, 5])"),
+    new_markdown_cell(
+        "`consistency` counts the questions each model always gets right, always gets wrong, or "
+        "gets right only sometimes (`flaky`); `item_variance` is the mean of p(1 − p) over "
+        "questions. Pass `answer=` to add the majority-vote accuracy on folded answers."
+    ),
+    new_code_cell("epochs.grade.consistency()"),
+    new_markdown_cell(
+        "`flaky` lists those questions, the most unstable first (accuracy nearest one half); "
+        "with `answer=` each comes with its distinct answers, their votes and verdicts."
+    ),
+    new_code_cell('epochs.grade.flaky().filter(pl.col("model") == "cedar-mini").head(5)'),
+    new_code_cell('epochs.grade.pass_at_k_chart(title="pass@k over five epochs")'),
 ]
 
 
@@ -530,6 +571,33 @@ EXTRACTION_AND_CHOICE = [
         "    .mean(),\n"
         ').sort("model")'
     ),
+    new_markdown_cell(
+        "Math answers (MATH, AIME, AMC) are values, not texts: `\\frac{1}{2}`, `0.5` and "
+        "`2/4` are one answer. `extract_boxed` reads the box, and `equivalent` compares the "
+        "values: plain numbers exactly, as column operations (`method` `literal`), the rest "
+        "with Math-Verify once per distinct pair (`symbolic`; see docs/equivalence.md)."
+    ),
+    new_code_cell(
+        "math = pl.DataFrame(\n"
+        "    {\n"
+        '        "model": ["a", "a", "a", "b", "b", "b"],\n'
+        '        "reply": [\n'
+        '            "So the probability is $\\\\boxed{\\\\frac{1}{2}}$.",\n'
+        '            "The area is $\\\\boxed{12.0}$ square units.",\n'
+        '            "Hence $x = \\\\boxed{2\\\\sqrt{3}}$.",\n'
+        '            "It is \\\\boxed{0.5}.",\n'
+        '            "The area is \\\\boxed{13}.",\n'
+        '            "Hence $x = \\\\boxed{\\\\sqrt{12}}$.",\n'
+        "        ],\n"
+        '        "gold": ["\\\\frac12", "12", "2\\\\sqrt{3}", "\\\\frac{1}{2}", "12", '
+        '"2\\\\sqrt{3}"],\n'
+        "    }\n"
+        ")\n"
+        'boxed = math.with_columns(boxed=gf.extract_boxed("reply"))\n'
+        'graded = boxed.grade.equivalent("boxed", "gold")\n'
+        'graded.select("model", "boxed", "gold", "correct", "method")'
+    ),
+    new_code_cell('graded.grade.report(by="model")'),
 ]
 
 

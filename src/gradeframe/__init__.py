@@ -5,8 +5,6 @@ Expr) and on pandas (DataFrame, Series); on Dask too when ``dask.dataframe`` is 
 (else ``import gradeframe.dask``). Spark: ``gradeframe.spark``. Neither is imported otherwise.
 """
 
-from __future__ import annotations
-
 import sys
 
 from gradeframe import _pandas, _polars  # noqa: F401  (register .grade)
@@ -17,9 +15,9 @@ from gradeframe.answer import (
     is_not_found,
     with_answer_contains,
 )
-from gradeframe.chart import chart, compare_chart
+from gradeframe.chart import chart, compare_chart, pass_at_k_chart
 from gradeframe.compare import agreement, compare
-from gradeframe.example import example, example_document
+from gradeframe.example import example, example_document, example_logs
 from gradeframe.extract import extract, extract_answer, extract_boxed, extract_number
 from gradeframe.fold import fold
 from gradeframe.html import html_report
@@ -34,11 +32,13 @@ from gradeframe.logs import (
 )
 from gradeframe.matchers import (
     choice,
+    equivalent,
     exact_match,
     f1,
     includes,
     matches,
     with_choice,
+    with_equivalent,
     with_exact_match,
     with_f1,
     with_includes,
@@ -47,6 +47,7 @@ from gradeframe.matchers import (
     within,
 )
 from gradeframe.report import failures, report, report_counts, report_from_counts
+from gradeframe.samples import consistency, flaky, pass_at_k
 
 __all__ = [
     "DEFAULT_NOT_FOUND_PHRASES",
@@ -58,20 +59,26 @@ __all__ = [
     "choice",
     "compare",
     "compare_chart",
+    "consistency",
+    "equivalent",
     "exact_match",
     "example",
     "example_document",
+    "example_logs",
     "extract",
     "extract_answer",
     "extract_boxed",
     "extract_number",
     "f1",
     "failures",
+    "flaky",
     "fold",
     "html_report",
     "includes",
     "is_not_found",
     "matches",
+    "pass_at_k",
+    "pass_at_k_chart",
     "read_helm",
     "read_inspect",
     "read_lm_eval",
@@ -83,6 +90,7 @@ __all__ = [
     "report_from_counts",
     "with_answer_contains",
     "with_choice",
+    "with_equivalent",
     "with_exact_match",
     "with_f1",
     "with_includes",
@@ -92,4 +100,13 @@ __all__ = [
 ]
 
 if "dask.dataframe" in sys.modules:  # Dask is in use already: register ddf.grade too
-    from gradeframe import dask as _dask  # noqa: F401
+    try:
+        from gradeframe import dask as _dask  # noqa: F401
+    except ImportError as _error:  # a Dask gradeframe.dask was not tested with
+        import warnings
+
+        warnings.warn(f"ddf.grade is not registered: {_error}", stacklevel=2)
+        del warnings, _error
+
+# The namespace is the public API and the submodules: not the names used to build it.
+del sys

@@ -34,12 +34,21 @@ annotations must be the same). Adding a method is a few lines in each namespace:
   once, in ``_summary.SummaryMethods``, which the Polars and pandas frame namespaces share.
 
 ``doc=`` names the function whose docstring documents the rule in full, when ``function`` is a
-thin frame wrapper; the method's docstring is ``function``'s followed by ``doc``'s.
+thin frame wrapper.
+
+The method's docstring is built from those docstrings, so that the rule is written once but
+``help(df.grade.within)`` describes the method: the description of ``function`` (and then of
+``doc``), word for word; their ``Parameters`` entries for the method's own parameters only
+(not the frame, Series or expression, nor a ``schema`` the method passes itself); a
+``Returns`` section for the surface (a frame method returns the frame with the added columns,
+a Series method a Series); then the remaining sections (``Examples``...) of the rule.
 """
 
 from __future__ import annotations
 
 import inspect
+import re
+import textwrap
 from collections.abc import Callable
 from typing import Any, Final, TypeVar
 
@@ -67,16 +76,109 @@ def delegates(
     Returns
     -------
     Callable
-        A decorator that sets ``__doc__`` and returns the method itself (its own signature).
+        A decorator that sets ``__doc__`` (see the module's docstring) and returns the method
+        itself (its own signature).
     """
 
     def decorate(method: Method) -> Method:
-        parts = [inspect.cleandoc(f.__doc__ or "") for f in (function, doc) if f is not None]
-        method.__doc__ = "\n\n".join(part for part in parts if part)
+        method.__doc__ = method_doc(method, function, doc)
         setattr(method, DELEGATE, function)
         return method
 
     return decorate
+
+
+# A numpydoc section heading: a title line underlined with dashes.
+_HEADING = re.compile(r"^(\w[\w ]*)\n-+\n", re.MULTILINE)
+
+#: What a method returns, by the return annotation it is written with, for a grading method
+#: of a frame (its function is a ``with_*`` frame function).
+FRAME_RETURNS: Final = {
+    "FrameT": (
+        "polars.DataFrame or polars.LazyFrame",
+        "The frame it is called on (a LazyFrame stays lazy): same rows and order, with the "
+        "columns the rule adds.",
+    ),
+    "pd.DataFrame": (
+        "pandas.DataFrame",
+        "The frame it is called on: same rows, order and index, with the columns the rule adds.",
+    ),
+}
+
+#: A Series method returns a Series where its function returns an expression.
+SERIES_RETURNS: Final = {
+    "pl.Series": ("polars.Series", "Series"),
+    "pd.Series": ("pandas.Series", "Series (with the input's index)"),
+}
+
+
+def sections(docstring: str | None) -> tuple[str, dict[str, str]]:
+    """Split a numpydoc docstring into its description and its sections by title, in order."""
+    text = inspect.cleandoc(docstring or "")
+    found = list(_HEADING.finditer(text))
+    description = text[: found[0].start()] if found else text
+    parts = {
+        match.group(1): text[match.end() : found[i + 1].start() if i + 1 < len(found) else None]
+        for i, match in enumerate(found)
+    }
+    return description.strip(), {title: body.strip("\n") for title, body in parts.items()}
+
+
+def _entries(body: str) -> list[tuple[list[str], str]]:
+    """Return the entries of a Parameters section: (names, the entry's text)."""
+    entries: list[tuple[list[str], str]] = []
+    for line in body.splitlines():
+        if line and not line[0].isspace():
+            names = [name.strip() for name in line.split(":")[0].split(",")]
+            entries.append((names, line))
+        elif entries:
+            entries[-1] = (entries[-1][0], f"{entries[-1][1]}\n{line}")
+    return entries
+
+
+def method_doc(
+    method: Callable[..., Any], function: Callable[..., Any], doc: Callable[..., Any] | None
+) -> str:
+    """Return a method's docstring, from its function's (and the rule's) docstrings."""
+    rules = [function, doc] if doc is not None else [function]
+    described = [sections(rule.__doc__) for rule in rules]
+    own = list(inspect.signature(method).parameters)[1:]  # not self
+    parameters = [
+        text
+        for _, parts in described
+        for names, text in _entries(parts.get("Parameters", ""))
+        if any(name in own for name in names)
+    ]
+    returns = _returns(method, function, described)
+    out = [description for description, _ in described if description]
+    if parameters:
+        out.append("Parameters\n----------\n" + "\n".join(parameters))
+    if returns:
+        out.append("Returns\n-------\n" + returns)
+    for title, body in described[-1][1].items():  # the rule's other sections (Examples...)
+        if title not in ("Parameters", "Returns"):
+            out.append(f"{title}\n{'-' * len(title)}\n{body}")
+    return "\n\n".join(out)
+
+
+def _returns(
+    method: Callable[..., Any],
+    function: Callable[..., Any],
+    described: list[tuple[str, dict[str, str]]],
+) -> str:
+    annotation = inspect.signature(method).return_annotation
+    name = annotation if isinstance(annotation, str) else getattr(annotation, "__name__", "")
+    if function.__name__.startswith("with_") and name in FRAME_RETURNS:
+        kind, text = FRAME_RETURNS[name]
+        return f"{kind}\n" + textwrap.fill(
+            text, 96, initial_indent="    ", subsequent_indent="    "
+        )
+    returns = next((parts["Returns"] for _, parts in described if "Returns" in parts), "")
+    if name in SERIES_RETURNS and returns:
+        kind, noun = SERIES_RETURNS[name]
+        _, _, text = returns.partition("\n")
+        return f"{kind}\n" + re.sub(r"\bexpression\b", noun, text)
+    return returns
 
 
 def delegate_of(method: Callable[..., Any]) -> Callable[..., Any] | None:

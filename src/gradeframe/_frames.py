@@ -85,6 +85,29 @@ def _coerce_refs(values: list[Any]) -> list[Any]:
     ]
 
 
+def _as_lists(values: pd.Series) -> pd.Series:
+    """Make every value of a refs column that mixes lists and scalars a list.
+
+    A string that is a JSON list becomes that list, as a String refs value does on every frame
+    (:func:`gradeframe.answer.json_list_refs`, run over the strings at once); any other scalar
+    becomes a one-item list.
+    """
+    items = values.tolist()
+    at = [i for i, v in enumerate(items) if isinstance(v, str)]
+    decoded = (
+        pl.Series("refs", [items[i] for i in at], dtype=pl.String)
+        .to_frame()
+        .select(answer_rules.json_list_refs(pl.col("refs")))
+        .to_series()
+        .to_list()
+    )
+    for i, listed in zip(at, decoded, strict=True):
+        if listed is not None:
+            items[i] = listed
+    lists = [v if isinstance(v, list) or v is None else [v] for v in items]
+    return pd.Series(lists, index=values.index, dtype=object)
+
+
 def _arrow_column(series: pd.Series, name: str, role: Role | None) -> pa.Array | pa.ChunkedArray:
     """Read one pandas column as Arrow, coercing messy object columns by role."""
     if role == "mixed" and series.dtype == object:
@@ -103,7 +126,7 @@ def _arrow_column(series: pd.Series, name: str, role: Role | None) -> pa.Array |
     elif role == "refs":
         values = pd.Series(_coerce_refs(values.tolist()), index=values.index, dtype=object)
         if values.map(lambda v: isinstance(v, list)).any():
-            values = values.map(lambda v: v if isinstance(v, list) or v is None else [v])
+            values = _as_lists(values)
     try:
         return pa.array(values, from_pandas=True)
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError):

@@ -34,6 +34,7 @@ from gradeframe._summary import SummaryMethods
 from gradeframe.answer import NotFound
 from gradeframe.extract import Which
 from gradeframe.matchers import _base as matcher_base
+from gradeframe.matchers.equivalent import Fallback, Percent
 from gradeframe.matchers.matches import PatternLike
 
 
@@ -99,6 +100,7 @@ class PandasFrameGrade(SummaryMethods[pd.DataFrame]):
         status: IntoExpr | None = None,
         failure_kind: IntoExpr | None = None,
         not_found: NotFound = None,
+        explain: bool = False,
         prefix: str = "",
     ) -> pd.DataFrame:
         arguments = [
@@ -111,9 +113,17 @@ class PandasFrameGrade(SummaryMethods[pd.DataFrame]):
             ("failure_kind", failure_kind, None),
             ("not_found", not_found if isinstance(not_found, str | pl.Expr) else None, None),
         ]
+        # Flat record columns read by name (answer_rules.BY_NAME) go to Polars too.
+        given = {"partial": partial, "notes": notes, "trace": trace, "status": status}
+        present = {str(c) for c in self._frame.columns}
+        arguments += [
+            (role, role, None)
+            for role in answer_rules.BY_NAME
+            if given[role] is None and role in present
+        ]
         return self._add_columns(
             answer_rules.with_answer_contains,
-            answer_rules.OUTPUT_COLUMNS,
+            answer_rules.output_columns(explain=explain),
             arguments,
             answer,
             refs,
@@ -123,6 +133,7 @@ class PandasFrameGrade(SummaryMethods[pd.DataFrame]):
             status=status,
             failure_kind=failure_kind,
             not_found=not_found,
+            explain=explain,
             prefix=prefix,
         )
 
@@ -242,6 +253,33 @@ class PandasFrameGrade(SummaryMethods[pd.DataFrame]):
     ) -> pd.DataFrame:
         return self._matcher(
             matcher_rules.with_f1, actual, expected, threshold=threshold, label=label, prefix=prefix
+        )
+
+    @delegates(matcher_rules.with_equivalent, doc=matcher_rules.equivalent)
+    def equivalent(
+        self,
+        actual: IntoExpr,
+        expected: IntoExpr,
+        *,
+        percent: Percent = "either",
+        rel_tol: float = 0.0,
+        abs_tol: float = 0.0,
+        fallback: Fallback = "symbolic",
+        timeout: float = 5.0,
+        label: str | None = None,
+        prefix: str = "",
+    ) -> pd.DataFrame:
+        return self._matcher(
+            matcher_rules.with_equivalent,
+            actual,
+            expected,
+            percent=percent,
+            rel_tol=rel_tol,
+            abs_tol=abs_tol,
+            fallback=fallback,
+            timeout=timeout,
+            label=label,
+            prefix=prefix,
         )
 
 

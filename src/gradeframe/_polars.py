@@ -21,6 +21,7 @@ from gradeframe._inputs import IntoExpr
 from gradeframe._summary import SummaryMethods
 from gradeframe.answer import NotFound
 from gradeframe.extract import Which
+from gradeframe.matchers.equivalent import Fallback, Percent
 from gradeframe.matchers.matches import PatternLike
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
@@ -44,6 +45,7 @@ class _FrameGrade(SummaryMethods[FrameT]):
         status: IntoExpr | None = None,
         failure_kind: IntoExpr | None = None,
         not_found: NotFound = None,
+        explain: bool = False,
         prefix: str = "",
     ) -> FrameT:
         return answer_rules.with_answer_contains(
@@ -56,6 +58,7 @@ class _FrameGrade(SummaryMethods[FrameT]):
             status=status,
             failure_kind=failure_kind,
             not_found=not_found,
+            explain=explain,
             prefix=prefix,
         )
 
@@ -163,6 +166,33 @@ class _FrameGrade(SummaryMethods[FrameT]):
     ) -> FrameT:
         return matcher_rules.with_within(
             self._frame, actual, expected, delta=delta, percent=percent, label=label, prefix=prefix
+        )
+
+    @delegates(matcher_rules.with_equivalent, doc=matcher_rules.equivalent)
+    def equivalent(
+        self,
+        actual: IntoExpr,
+        expected: IntoExpr,
+        *,
+        percent: Percent = "either",
+        rel_tol: float = 0.0,
+        abs_tol: float = 0.0,
+        fallback: Fallback = "symbolic",
+        timeout: float = 5.0,
+        label: str | None = None,
+        prefix: str = "",
+    ) -> FrameT:
+        return matcher_rules.with_equivalent(
+            self._frame,
+            actual,
+            expected,
+            percent=percent,
+            rel_tol=rel_tol,
+            abs_tol=abs_tol,
+            fallback=fallback,
+            timeout=timeout,
+            label=label,
+            prefix=prefix,
         )
 
 

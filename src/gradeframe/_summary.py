@@ -1,8 +1,9 @@
 """The summary methods of a frame's ``.grade`` namespace, shared by Polars and pandas.
 
-``report``, ``failures``, ``chart``, ``compare``, ``agreement``, ``compare_chart`` and ``html``
-run the same functions on a Polars DataFrame or LazyFrame and on a pandas DataFrame (each function
-takes any of them and returns the kind it was given), so both namespaces take them from
+``report``, ``failures``, ``chart``, ``compare``, ``agreement``, ``compare_chart``, ``html``,
+``pass_at_k``, ``consistency`` and ``flaky`` run the same functions on a Polars DataFrame or
+LazyFrame and on a pandas DataFrame (each function takes any of them and returns the kind it
+was given), so both namespaces take them from
 :class:`SummaryMethods` instead of spelling them out twice. Like every namespace method, each
 states its function's parameters and takes its docstring (see :mod:`gradeframe._delegate`).
 """
@@ -19,9 +20,12 @@ import polars as pl
 from gradeframe import chart as chart_rules
 from gradeframe import compare as compare_rules
 from gradeframe import report as report_rules
+from gradeframe import samples as sample_rules
 from gradeframe._delegate import delegates
+from gradeframe._inputs import IntoExpr
 from gradeframe.html import _page as html_rules
 from gradeframe.report import By
+from gradeframe.samples import Groups, On
 
 if TYPE_CHECKING:
     import altair as alt
@@ -138,4 +142,51 @@ class SummaryMethods(Generic[Summarized]):
     ) -> str:
         return html_rules.html_report(
             self._frame, path, by=by, on=on, title=title, max_failures=max_failures
+        )
+
+    @delegates(sample_rules.pass_at_k)
+    def pass_at_k(
+        self,
+        k: int | Sequence[int] = 1,
+        *,
+        by: Groups = ...,
+        on: On = None,
+        correct: str = "correct",
+    ) -> Summarized:
+        return sample_rules.pass_at_k(self._frame, k, by=by, on=on, correct=correct)
+
+    @delegates(sample_rules.consistency)
+    def consistency(
+        self,
+        *,
+        by: Groups = ...,
+        on: On = None,
+        correct: str = "correct",
+        answer: IntoExpr | None = None,
+    ) -> Summarized:
+        return sample_rules.consistency(self._frame, by=by, on=on, correct=correct, answer=answer)
+
+    @delegates(sample_rules.flaky)
+    def flaky(
+        self,
+        *,
+        by: Groups = ...,
+        on: On = None,
+        correct: str = "correct",
+        answer: IntoExpr | None = None,
+    ) -> Summarized:
+        return sample_rules.flaky(self._frame, by=by, on=on, correct=correct, answer=answer)
+
+    @delegates(chart_rules.pass_at_k_chart)
+    def pass_at_k_chart(
+        self,
+        k: int | Sequence[int] | None = None,
+        *,
+        by: Groups = ...,
+        on: On = None,
+        correct: str = "correct",
+        title: str | None = None,
+    ) -> alt.LayerChart:
+        return chart_rules.pass_at_k_chart(
+            self._frame, k, by=by, on=on, correct=correct, title=title
         )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 import operator
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final, TypeAlias
 
@@ -44,6 +44,7 @@ __all__ = [
     "OUTPUT_COLUMNS",
     "answer_contains",
     "is_not_found",
+    "json_list_refs",
     "with_answer_contains",
 ]
 
@@ -52,6 +53,14 @@ Frame: TypeAlias = pl.DataFrame | pl.LazyFrame
 
 #: The columns answer_contains adds, before ``prefix``.
 OUTPUT_COLUMNS: Final = ("correct", "failure_kind", "outcome")
+#: The columns ``explain=True`` adds after them.
+EXPLAIN_COLUMNS: Final = ("matched", "near_miss")
+
+
+def output_columns(*, explain: bool = False) -> tuple[str, ...]:
+    """Return the columns answer_contains adds (before ``prefix``)."""
+    return OUTPUT_COLUMNS + EXPLAIN_COLUMNS if explain else OUTPUT_COLUMNS
+
 
 #: A budget note, as a whole word in any case ("_" is part of a word: "no_cost_cap_reached" is
 #: another word).
@@ -87,9 +96,11 @@ def _read_text(expr: pl.Expr, dtype: pl.DataType | None, name: str) -> pl.Expr:
     """Answer text: a text column, or the answer/text fields of a struct; else null."""
     if dtype is None or is_text(dtype):
         return expr if dtype is None else as_text(expr, dtype)
+    if dtype.is_numeric() or dtype == pl.Boolean:
+        raise _number_answer_error(name, dtype)
     fields = struct_fields(dtype)
     if not fields:
-        return _NULL_TEXT  # numbers, lists, booleans: not a string, so no answer text
+        return _NULL_TEXT  # lists and the like: not a string, so no answer text
     if "answer" not in fields and "text" not in fields:
         raise _no_text_field_error(name, fields)
     answer_part, text_part, not_a_string = None, None, _FALSE
@@ -106,6 +117,31 @@ def _read_text(expr: pl.Expr, dtype: pl.DataType | None, name: str) -> pl.Expr:
         return _NULL_TEXT
     text = pl.coalesce(parts) if len(parts) > 1 else parts[0]  # `text` when `answer` is null
     return pl.when(not_a_string).then(_NULL_TEXT).otherwise(text)
+
+
+def _number_answer_error(name: str, dtype: pl.DataType) -> TypeError:
+    """Return the error for an answer column of numbers or booleans (SPEC §2 v3).
+
+    Every row of such a column would be a ``parse_failure``: a silently wrong score. (A pandas
+    object column that mixes text and numbers is text, and its numbers are per-row failures.)
+    """
+    what = "the expression" if name.startswith("__gradeframe_") else f"column {name!r}"
+    shown = name if not name.startswith("__gradeframe_") else "answer"
+    if dtype == pl.Boolean:
+        advice = (
+            f"compare Booleans with exact_match, or grade their text with "
+            f"answer=pl.col({shown!r}).cast(pl.String)"
+        )
+    else:
+        advice = (
+            f"grade numbers with within (df.grade.within({shown!r}, 'refs', delta=...)), or "
+            f"grade their text with answer=pl.col({shown!r}).cast(pl.String)"
+        )
+    msg = (
+        f"`answer`: {what} has dtype {dtype}, not text: answer_contains reads answer text, and "
+        f"every row would be a parse_failure. To {advice}."
+    )
+    return TypeError(msg)
 
 
 #: Field names that usually hold a model's reply, suggested first when a struct has no
@@ -146,6 +182,9 @@ def _read_partial(expr: pl.Expr, dtype: pl.DataType | None, argument: str, name:
         return _FALSE
     if dtype.is_integer():
         return (expr != 0).fill_null(value=False)
+    if is_text(dtype):  # a CSV read as text: "true"/"1" as the command line reads it
+        words = as_text(expr, dtype).str.strip_chars().str.to_lowercase()
+        return words.is_in(["true", "1"]).fill_null(value=False)
     raise dtype_error(argument, name, dtype, "Boolean")
 
 
@@ -210,7 +249,9 @@ def _read_carried(expr: pl.Expr, dtype: pl.DataType | None, argument: str, name:
     raise dtype_error(argument, name, dtype, "String")
 
 
-_READERS: Final = {
+Reader: TypeAlias = Callable[[pl.Expr, pl.DataType | None, str, str], pl.Expr]
+
+_READERS: Final[dict[str, tuple[Reader, pl.Expr]]] = {
     "partial": (_read_partial, _FALSE),
     "notes": (_read_notes, _FALSE),
     "trace": (_read_trace, _FALSE),
@@ -233,7 +274,10 @@ def _resolve_record(
     parts: dict[str, pl.Expr] = {}
     for role, (reader, absent) in _READERS.items():
         given = flat[role]
-        if given is not None:
+        by_name = _by_name(role, given, fields, schema, (answer, *flat.values()))
+        if by_name is not None:
+            parts[role] = _read_by_name(reader, role, by_name)
+        elif given is not None:
             expr = to_expr(given, role)
             dtype = None
             if isinstance(given, str) and schema is not None:
@@ -253,6 +297,39 @@ def _resolve_record(
         status=parts["status"],
         carried=parts["failure_kind"],
     )
+
+
+#: The record inputs read from a flat column of the same name when not given and not a field of
+#: the answer struct (SPEC §2 v3). Not ``failure_kind``: that is an output column.
+BY_NAME: Final = ("partial", "notes", "trace", "status")
+
+
+def _by_name(
+    role: str,
+    given: IntoExpr | None,
+    fields: dict[str, pl.DataType],
+    schema: Schema | None,
+    arguments: tuple[object, ...],
+) -> pl.DataType | None:
+    """Return the dtype of the flat column read by name for ``role`` (None: none is read)."""
+    if given is not None or role not in BY_NAME or role in fields or schema is None:
+        return None
+    if role not in schema or role in arguments:  # a column passed as another input is that
+        return None
+    return schema[role]
+
+
+def _read_by_name(reader: Reader, role: str, dtype: pl.DataType) -> pl.Expr:
+    """Read the flat column named like ``role``; a dtype that cannot be it says how it was read."""
+    try:
+        return reader(pl.col(role), dtype, role, role)
+    except TypeError as exc:
+        msg = (
+            f"{exc} A column named {role!r} is read as the {role} of each row when `{role}` is "
+            f"not given (SPEC: flat record columns by name): rename it, or pass {role}=... "
+            "naming the column that holds it."
+        )
+        raise TypeError(msg) from None
 
 
 #: A number as Polars writes it: sign, integer digits, fraction digits, exponent ("1e-7",
@@ -330,28 +407,100 @@ def _ref_text(expr: pl.Expr, dtype: pl.DataType) -> pl.Expr | None:
     return None
 
 
-def _resolve_refs(refs: IntoExpr, schema: Schema | None) -> tuple[pl.Expr, bool]:
-    """Return the acceptable answers as String (scalar) or List(String), and whether a list."""
+def _resolve_refs(refs: IntoExpr, schema: Schema | None) -> tuple[pl.Expr, bool, bool]:
+    """Return the acceptable answers as String (scalar) or List(String), and two flags.
+
+    The flags: whether they are a list, and whether they are text (one per row, where a value
+    may be a JSON list: :func:`json_list_refs`).
+    """
     expr = to_expr(refs, "refs")
     if not isinstance(refs, str) or schema is None:
         # Without a schema, a String or List(String) column is assumed; concat_list takes both.
-        return pl.concat_list(expr).list.eval(pl.element().cast(pl.String)), True
+        return pl.concat_list(expr).list.eval(pl.element().cast(pl.String)), True, False
     check_column(schema, refs, "refs")
     dtype = schema[refs]
     scalar = _ref_text(expr, dtype)
     if scalar is not None:
-        return scalar, False
+        return scalar, False, is_text(dtype)
     if isinstance(dtype, pl.List | pl.Array):
         element = _ref_text(pl.element(), dtype.inner)
         if element is not None:
             listed = expr.arr.to_list() if isinstance(dtype, pl.Array) else expr
-            return listed.list.eval(element), True
+            return listed.list.eval(element), True, False
     raise dtype_error(
         "refs",
         refs,
         dtype,
         "acceptable answers as String, a number, or a List of String or numbers",
     )
+
+
+# --------------------------------------------------------------------------------------------
+# JSON-list refs: one rule for every surface (frames, pandas, Dask, Spark, the command line)
+# --------------------------------------------------------------------------------------------
+
+# A String acceptable answer whose trimmed text is a JSON array of strings and numbers is that
+# list of acceptable answers (SPEC §2 "On the user's path"); any other text ("[citation needed]",
+# "[1, 2", an array holding null, true, an object or another array) is one acceptable answer.
+# The grammar is checked by one regex (Polars' json_decode raises on the first bad cell, and a
+# Python loop over the rows is not allowed), then the values are cut out of the checked text.
+
+#: JSON white space (only these four: a no-break space inside the brackets is no JSON).
+_JSON_SPACE: Final = r"[ \t\n\r]*"
+#: A JSON string escape. A \u escape of a UTF-16 surrogate must come as a pair: Polars decodes
+#: a lone one to "\x00", so a cell holding one is not read as a list.
+_JSON_ESCAPE: Final = (
+    r'\\(?:["\\/bfnrt]|u(?:[0-9a-cA-CefEF][0-9a-fA-F]{3}|[dD][0-7][0-9a-fA-F]{2}'
+    r"|[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}))"
+)
+#: A JSON string: quotes around characters other than quote, backslash and control characters.
+_JSON_STRING: Final = r'"(?:[^"\\\x00-\x1f]|' + _JSON_ESCAPE + r')*"'
+#: A JSON number. The exponent has at most three digits: a number is written out in positional
+#: digits (as §2 writes numbers), and "1e999999999" would be a billion zeros; such a cell is one
+#: acceptable answer, as written.
+_JSON_NUMBER: Final = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]{1,3})?"
+#: One value of the array: a string or a number (not null, true, false, an object or an array).
+_JSON_VALUE: Final = f"(?:{_JSON_STRING}|{_JSON_NUMBER})"
+#: The whole (trimmed) cell: "[", values separated by commas, "]".
+JSON_LIST_RE: Final = (
+    rf"^\[{_JSON_SPACE}(?:{_JSON_VALUE}(?:{_JSON_SPACE},{_JSON_SPACE}{_JSON_VALUE})*"
+    rf"{_JSON_SPACE})?\]$"
+)
+
+
+def json_list_refs(text: pl.Expr) -> pl.Expr:
+    r"""Read String acceptable answers that are JSON lists: List(String) there, null elsewhere.
+
+    A value whose trimmed text is a JSON array of strings and numbers (``["61.9", "61.9 m"]``,
+    ``[12400]``, ``[]``) becomes that list; numbers are written as SPEC §2 writes numbers, in
+    plain positional digits (``12400.0`` is "12400", ``1e15`` "1000000000000000"). Any other
+    value, such as "[citation needed]", "[1, 2" or ``[null]``, is null (one acceptable answer, as
+    written). Rows without a "[" cost one literal search; the grammar is checked with one regex
+    on the rest, so a bad cell never raises.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> refs = pl.Series("refs", ['["61.9", "61.9 m"]', "[12400.0, 1e15]", "[citation needed]"])
+    >>> refs.to_frame().select(json_list_refs(pl.col("refs")))["refs"].to_list()
+    [['61.9', '61.9 m'], ['12400', '1000000000000000'], None]
+    """
+    candidate = pl.when(text.str.contains("[", literal=True)).then(text).str.strip_chars()
+    tokens = (
+        pl.when(candidate.str.contains(JSON_LIST_RE))
+        .then(candidate)
+        .str.extract_all(_JSON_VALUE)  # the text was checked: the values cut out are exact
+    )
+    value = pl.element()
+    escaped = value.str.contains("\\", literal=True)
+    string = (
+        pl.when(escaped)
+        .then(pl.when(escaped).then(value).str.json_decode(pl.String))
+        .otherwise(value.str.slice(1, value.str.len_chars() - 2))  # no escape: drop the quotes
+    )
+    number = _positional(value.str.to_lowercase())
+    decoded = tokens.list.eval(pl.when(value.str.starts_with('"')).then(string).otherwise(number))
+    return keep_name(decoded, text)
 
 
 # --------------------------------------------------------------------------------------------
@@ -552,51 +701,206 @@ def _none_found(frame: pl.DataFrame) -> pl.Series:
 _ITEM_FLAGS: Final = {"found": 1, "usable": 2, "label": 4}
 
 
-def _match_unrolled(row: pl.Expr, width: int) -> pl.Expr:
+def _match_unrolled(row: pl.Expr, width: int, *, explain: bool = False) -> pl.Expr:
     """Match a list of at most ``width`` acceptable answers row by row (streams: no explode).
 
     Each item is matched by its own expression on the row (none nests in another, which keeps
-    planning linear in ``width``) and packs its flags into bits, OR-ed across the items.
+    planning linear in ``width``) and packs its flags into bits, OR-ed across the items. With
+    ``explain``, each item is a field of the row (computed once) that also gives its
+    explanations, and the first item's that has one is the row's.
     """
-    codes = []
+    codes, items = [], {}
     for i in range(width):
+        given = pl.field("refs").list.get(i, null_on_oob=True)
         item = pl.struct(
             outcome=pl.field("outcome"),
-            info=_ref_rules(pl.field("refs").list.get(i, null_on_oob=True)),
+            info=_ref_rules(given),
+            **({"refs": given} if explain else {}),
         )
         code = sum(
             (pl.field(flag).cast(pl.Int8) * bit for flag, bit in _ITEM_FLAGS.items()),
             start=pl.lit(0, dtype=pl.Int8),
         )
-        codes.append(_match_stages(item).struct.with_fields(code=code).struct.field("code"))
+        staged = _match_stages(item).struct.with_fields(code=code)
+        if not explain:
+            codes.append(staged.struct.field("code"))
+            continue
+        items[f"__item{i}"] = _explained(staged)
+        codes.append(pl.field(f"__item{i}").struct.field("code"))
+    if items:
+        row = row.struct.with_fields(**items)
     either = functools.reduce(operator.or_, codes, pl.lit(0, dtype=pl.Int8))  # bitwise
     row = row.struct.with_fields(codes=either)
-    return row.struct.with_fields(
+    row = row.struct.with_fields(
         **{flag: (pl.field("codes") & bit) > 0 for flag, bit in _ITEM_FLAGS.items()}
+    )
+    if not explain:
+        return row
+    first = {
+        name: pl.coalesce([pl.field(item).struct.field(name) for item in items])
+        if items
+        else _NULL_TEXT
+        for name in EXPLAIN_COLUMNS
+    }
+    return row.struct.with_fields(**first)
+
+
+def _match_one(row: pl.Expr, *, explain: bool = False, json_text: bool = False) -> pl.Expr:
+    """Match one acceptable answer per row, row by row: the row struct is the item.
+
+    ``json_text``: the acceptable answers are text, so a row's may be a JSON list
+    (:func:`_json_rows` matches those rows' items).
+    """
+    row = _match_stages(row.struct.with_fields(info=_ref_rules(pl.field("refs"))))
+    return _after_match_one(row, explain=explain, json_text=json_text)
+
+
+def _after_match_one(row: pl.Expr, *, explain: bool, json_text: bool) -> pl.Expr:
+    """Add the explanations and the JSON-list rows to a row matched against one answer."""
+    if explain:
+        row = _explained(row)
+    if json_text:
+        row = _json_rows(row, explain=explain)
+    return row
+
+
+def check_explain(explain: object) -> None:
+    """Raise a TypeError unless ``explain`` is a bool."""
+    if not isinstance(explain, bool):
+        msg = f"`explain` must be True or False, got {type(explain).__name__}: {explain!r}"
+        raise TypeError(msg)
+
+
+# --------------------------------------------------------------------------------------------
+# Explanations (explain=True) and JSON-list rows
+# --------------------------------------------------------------------------------------------
+
+
+def _explained(item: pl.Expr) -> pl.Expr:
+    """Add ``matched`` and ``near_miss`` to a matched item (fields ``refs``, ``plain``, ``found``).
+
+    ``matched`` is the acceptable answer as given where it was found; ``near_miss`` is it where
+    its folded text occurs in the folded answer (``plain``) but no occurrence keeps the boundary
+    rules of :func:`_check_occurrence` (the whole-number rules). Any rule that rejects an
+    occurrence there shows here the same way: the whole-word rule of ``whole_words=True``
+    belongs in that check, and then needs nothing here.
+    """
+    given = pl.field("refs")
+    return item.struct.with_fields(
+        matched=pl.when(pl.field("found")).then(given),
+        near_miss=pl.when(pl.field("plain") & ~pl.field("found")).then(given),
     )
 
 
-def _match_one(row: pl.Expr) -> pl.Expr:
-    """Match one acceptable answer per row, row by row: the row struct is the item."""
-    return _match_stages(row.struct.with_fields(info=_ref_rules(pl.field("refs"))))
+#: The bit of a JSON-list row's code that says the row's acceptable answer is a JSON list (the
+#: other bits are _ITEM_FLAGS).
+_JSON_BIT: Final = 8
 
 
-def _match_any(row: pl.Expr) -> pl.Expr:
+def _json_rows(row: pl.Expr, *, explain: bool) -> pl.Expr:
+    """Match the items of JSON-list acceptable answers, on those rows only (:func:`on_rows`).
+
+    ``row`` was matched against its acceptable answer as one text. Rows whose acceptable answer
+    holds no "[" (one literal search) are left as they are; on the others,
+    :func:`json_list_refs` reads the list and :func:`_match_any` matches its items, and where
+    it is a list its flags (and explanations) replace the row's.
+    """
+    columns = {"outcome": pl.field("outcome"), "refs": pl.field("refs")}
+    listed = pl.struct(outcome=pl.col("outcome"), refs=json_list_refs(pl.col("refs")))
+    listed = listed.struct.with_fields(__json=pl.field("refs").is_not_null())
+    matched = _match_any(listed, explain=explain)
+    flags = {**_ITEM_FLAGS, "__json": _JSON_BIT}
+    code = sum(
+        (pl.field(flag).cast(pl.Int8) * bit for flag, bit in flags.items()),
+        start=pl.lit(0, dtype=pl.Int8),
+    )
+    codes = on_rows(
+        pl.field("refs").str.contains("[", literal=True),
+        columns,
+        matched.struct.with_fields(__code=code).struct.field("__code"),
+        otherwise=_no_code,
+        dtype=pl.Int8(),
+    )
+    row = row.struct.with_fields(__json=codes)
+    is_json = (pl.field("__json") & _JSON_BIT) > 0
+    row = row.struct.with_fields(
+        **{
+            flag: pl.when(is_json).then((pl.field("__json") & bit) > 0).otherwise(pl.field(flag))
+            for flag, bit in _ITEM_FLAGS.items()
+        }
+    )
+    if not explain:
+        return row
+    texts = {
+        name: on_rows(
+            is_json,
+            columns,
+            matched.struct.field(name),
+            otherwise=_no_text,
+            dtype=pl.String(),
+        )
+        for name in EXPLAIN_COLUMNS
+    }
+    return row.struct.with_fields(
+        **{
+            name: pl.when(is_json).then(text).otherwise(pl.field(name))
+            for name, text in texts.items()
+        }
+    )
+
+
+def _no_code(frame: pl.DataFrame) -> pl.Series:
+    return pl.zeros(frame.height, dtype=pl.Int8, eager=True)
+
+
+def _no_text(frame: pl.DataFrame) -> pl.Series:
+    return pl.repeat(None, frame.height, dtype=pl.String, eager=True)
+
+
+def _explanation(name: str) -> pl.Expr:
+    """Return the output ``matched`` or ``near_miss``.
+
+    Both are null for unanswerable items, and ``near_miss`` is null where an answer was found.
+    """
+    unanswerable = pl.field("label")
+    if name == "near_miss":
+        unanswerable = unanswerable | pl.field("matched").is_not_null()
+    return pl.when(~unanswerable).then(pl.field(name))
+
+
+def _match_any(row: pl.Expr, *, explain: bool = False) -> pl.Expr:
     """Match a list of acceptable answers per row: one item per (row, acceptable answer).
 
     Every row explodes to at least one item (a null for an empty or null list), so the items of
     row i end at ``ends[i]``; the running count of each flag at the row ends, less the one at the
-    previous row's end, says whether any item of the row has it.
+    previous row's end, says whether any item of the row has it. With ``explain``, each item
+    also carries the first explanation of its row from the row's first item on (a backward fill
+    read at the row's first item, carried forward to its last), read at the row ends too.
     """
     row = row.struct.with_fields(
         counts=pl.field("refs").list.len().fill_null(0).cast(pl.Int64).clip(lower_bound=1)
     )
     rows = pl.int_range(pl.len(), dtype=pl.Int64).repeat_by(pl.field("counts")).explode()
     refs = pl.field("refs").explode(empty_as_null=True, keep_nulls=True)
-    items = _match_stages(pl.struct(outcome=pl.field("outcome").gather(rows), info=_ref_info(refs)))
-    flags = ("found", "usable", "label")
+    given = {"refs": refs, "__row": rows} if explain else {}
+    items = _match_stages(
+        pl.struct(outcome=pl.field("outcome").gather(rows), info=_ref_info(refs), **given)
+    )
+    flags: tuple[str, ...] = ("found", "usable", "label")
+    if explain:
+        items = _explained(items)
+        start = (pl.field("__row") != pl.field("__row").shift(1)).fill_null(value=True)
+        firsts = {
+            name: pl.when(start).then(pl.field(name).backward_fill()).forward_fill()
+            for name in EXPLAIN_COLUMNS
+        }
+        flags = (*flags, *EXPLAIN_COLUMNS)
+        items = items.struct.with_fields(
+            **{f"__first_{name}": first for name, first in firsts.items()}
+        )
     running = items.struct.with_fields(
-        **{flag: pl.field(flag).cast(pl.Int64).cum_sum() for flag in flags}
+        **{flag: pl.field(flag).is_not_null().cast(pl.Int64).cum_sum() for flag in flags[3:]},
+        **{flag: pl.field(flag).cast(pl.Int64).cum_sum() for flag in flags[:3]},
     )
     row = row.struct.with_fields(running=running.gather(pl.field("counts").cum_sum() - 1))
 
@@ -604,7 +908,15 @@ def _match_any(row: pl.Expr) -> pl.Expr:
         total = pl.field("running").struct.field(flag)
         return (total - total.shift(1, fill_value=0)) > 0
 
-    return row.struct.with_fields(**{flag: any_item(flag) for flag in flags})
+    row = row.struct.with_fields(**{flag: any_item(flag) for flag in flags})
+    if not explain:
+        return row
+    return row.struct.with_fields(
+        **{
+            name: pl.when(pl.field(name)).then(pl.field("running").struct.field(f"__first_{name}"))
+            for name in EXPLAIN_COLUMNS
+        }
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -648,6 +960,7 @@ def answer_contains(
     status: IntoExpr | None = None,
     failure_kind: IntoExpr | None = None,
     not_found: NotFound = None,
+    explain: bool = False,
     prefix: str = "",
     schema: Schema | None = None,
 ) -> pl.Expr:
@@ -675,6 +988,12 @@ def answer_contains(
     not_found
         Who decides that an answer reports "not in the document": a Boolean column name or
         expression, or a list of regex phrases replacing :data:`DEFAULT_NOT_FOUND_PHRASES`.
+    explain
+        Also add ``matched`` (String: the first acceptable answer found, as given) and
+        ``near_miss`` (String: an acceptable answer whose folded text occurs in the answer only
+        where a whole-number rule rejects it, such as "45.2" in "It is 145.2 m."); both null
+        for unanswerable items, and ``near_miss`` null where an answer was found. Off by
+        default, at no cost.
     prefix
         Put before each output name.
     schema
@@ -717,11 +1036,16 @@ def answer_contains(
         "failure_kind": failure_kind,
         "not_found": not_found,
     }
+    check_explain(explain)
     if schema is None:
-        return _deferred(answer, refs, prefix=prefix, **given)
-    plan = _plan(answer, refs, prefix=prefix, schema=schema, **given)  # type: ignore[arg-type]
+        return _deferred(answer, refs, prefix=prefix, explain=explain, **given)
+    plan = _plan(answer, refs, prefix=prefix, schema=schema, explain=explain, **given)  # type: ignore[arg-type]
     stages = plan.base.struct.with_fields(**plan.folding)
-    stages = _match_any(stages) if plan.listed else _match_one(stages)
+    stages = (
+        _match_any(stages, explain=explain)
+        if plan.listed
+        else _match_one(stages, explain=explain, json_text=plan.json_text)
+    )
     for stage in plan.verdict:
         stages = stages.struct.with_fields(**stage)
     return (
@@ -731,7 +1055,9 @@ def answer_contains(
     )
 
 
-def _deferred(answer: IntoExpr, refs: IntoExpr, *, prefix: str, **flat: object) -> pl.Expr:
+def _deferred(
+    answer: IntoExpr, refs: IntoExpr, *, prefix: str, explain: bool, **flat: object
+) -> pl.Expr:
     """Grade when the data arrives, knowing its dtypes (the expression form without a schema).
 
     One call over whole columns, not rows: the inputs become a frame and the frame method runs
@@ -758,17 +1084,18 @@ def _deferred(answer: IntoExpr, refs: IntoExpr, *, prefix: str, **flat: object) 
         frame = pl.DataFrame([s.alias(name) for s, name in zip(series, order, strict=True)])
         graded = with_answer_contains(
             frame,
-            **{**flat, **names, "prefix": prefix},  # type: ignore[arg-type]
+            **{**flat, **names, "prefix": prefix, "explain": explain},  # type: ignore[arg-type]
         )
         return graded.select(
-            pl.struct(prefix + name for name in OUTPUT_COLUMNS).alias(prefix + "answer_contains")
+            pl.struct(prefix + name for name in output_columns(explain=explain)).alias(
+                prefix + "answer_contains"
+            )
         ).to_series()
 
     dtype = pl.Struct(
         {
-            prefix + "correct": pl.Boolean,
-            prefix + "failure_kind": pl.String,
-            prefix + "outcome": pl.String,
+            prefix + name: pl.Boolean if name == "correct" else pl.String
+            for name in output_columns(explain=explain)
         }
     )
     return pl.map_batches(
@@ -784,6 +1111,8 @@ class _Plan:
     refs: pl.Expr  # the acceptable answers, as String or List(String)
     folding: dict[str, pl.Expr]  # adds outcome
     listed: bool  # refs is a list of acceptable answers (else one per row)
+    json_text: bool  # refs is text, one per row: a row's may be a JSON list
+    explain: bool  # add matched and near_miss
     verdict: tuple[dict[str, pl.Expr], ...]  # after matching: not_found, correct, failure_kind
     result: pl.Expr  # the output struct, from the fields
 
@@ -800,6 +1129,7 @@ def _plan(
     not_found: NotFound,
     prefix: str,
     schema: Schema | None,
+    explain: bool = False,
 ) -> _Plan:
     check_prefix(prefix)
     record = _resolve_record(
@@ -813,7 +1143,7 @@ def _plan(
         },
         schema,
     )
-    ref_expr, listed = _resolve_refs(refs, schema)
+    ref_expr, listed, json_text = _resolve_refs(refs, schema)
     if isinstance(not_found, str | pl.Expr):
         judge = {"judged": _resolve_not_found(not_found, pl.field("outcome"), schema)}
         reports_not_found = pl.field("judged").fill_null(value=False)
@@ -864,6 +1194,8 @@ def _plan(
         refs=ref_expr,
         folding={"outcome": fold(pl.field("text"))},
         listed=listed,
+        json_text=json_text,
+        explain=explain,
         verdict=(
             {"not_found": reports_not_found},
             {"correct": correct},
@@ -873,6 +1205,7 @@ def _plan(
             pl.field("correct").alias(prefix + "correct"),
             pl.field("failure_kind").alias(prefix + "failure_kind"),
             pl.field("outcome").alias(prefix + "outcome"),
+            *(_explanation(name).alias(prefix + name) for name in EXPLAIN_COLUMNS if explain),
         ),
     )
 
@@ -888,6 +1221,7 @@ def with_answer_contains(
     status: IntoExpr | None = None,
     failure_kind: IntoExpr | None = None,
     not_found: NotFound = None,
+    explain: bool = False,
     prefix: str = "",
 ) -> Frame:
     """Add ``correct``, ``failure_kind`` and ``outcome`` to a DataFrame or LazyFrame.
@@ -896,7 +1230,9 @@ def with_answer_contains(
     are checked now, not at ``collect()``. See :func:`answer_contains` for the parameters.
     """
     check_prefix(prefix)
-    check_output_names(frame_schema(frame), [prefix + name for name in OUTPUT_COLUMNS])
+    check_explain(explain)
+    names = [prefix + name for name in output_columns(explain=explain)]
+    check_output_names(frame_schema(frame), names)
     # Expressions become temporary columns first, so that their dtypes are known and checked
     # now, like those of named columns, instead of failing deep inside Polars at collect().
     given = {
@@ -919,13 +1255,17 @@ def with_answer_contains(
         for argument, value in given.items()
     }
     staged = frame.with_columns(*temporary.values()) if temporary else frame
-    plan = _plan(**named, prefix=prefix, schema=frame_schema(staged))  # type: ignore[arg-type]
+    plan = _plan(**named, prefix=prefix, schema=frame_schema(staged), explain=explain)  # type: ignore[arg-type]
     state = "__gradeframe_answer_contains__"
     if isinstance(staged, pl.LazyFrame):
         width = _list_width(staged, plan) if plan.listed else 0
         if width <= MAX_UNROLLED_REFS:
             row = plan.base.struct.with_fields(**plan.folding)
-            row = _match_unrolled(row, width) if plan.listed else _match_one(row)
+            row = (
+                _match_unrolled(row, width, explain=explain)
+                if plan.listed
+                else _match_one(row, explain=explain, json_text=plan.json_text)
+            )
             for fields in plan.verdict:
                 row = row.struct.with_fields(**fields)
             row = row.struct.with_fields(__result=plan.result).struct.field("__result")
@@ -946,10 +1286,13 @@ def with_answer_contains(
 
     lazy = stage(lazy.with_columns(plan.base.alias(state)), plan.folding)
     if plan.listed:
-        lazy = lazy.with_columns(_match_any(pl.col(state)))
+        lazy = lazy.with_columns(_match_any(pl.col(state), explain=explain))
     else:
         lazy = stage(lazy, {"info": _ref_info(pl.field("refs"))})
         lazy = lazy.with_columns(_match_stages(pl.col(state)))
+        if explain or plan.json_text:
+            matched = _after_match_one(pl.col(state), explain=explain, json_text=plan.json_text)
+            lazy = lazy.with_columns(matched)
     for fields in plan.verdict:
         lazy = stage(lazy, fields)
     lazy = (

@@ -1,7 +1,8 @@
 """Altair charts of the reports (an optional extra: ``pip install 'gradeframe[chart]'``).
 
 Altair is imported when a chart is drawn, never when gradeframe is imported. Each chart is
-built from the report it shows (:func:`gradeframe.report`, :func:`gradeframe.compare`), so the
+built from the report it shows (:func:`gradeframe.report`, :func:`gradeframe.compare`,
+:func:`gradeframe.pass_at_k`), so the
 numbers drawn are the numbers in the table.
 """
 
@@ -14,12 +15,14 @@ import polars as pl
 
 from gradeframe import compare as compare_rules
 from gradeframe import report as report_rules
+from gradeframe import samples as sample_rules
 from gradeframe.report import By
+from gradeframe.samples import Groups, On
 
 if TYPE_CHECKING:  # pragma: no cover
     import altair as alt
 
-__all__ = ["chart", "compare_chart"]
+__all__ = ["chart", "compare_chart", "pass_at_k_chart"]
 
 
 def _altair() -> Any:
@@ -222,6 +225,109 @@ def compare_chart(
         ],
     )
     out = alt.layer(zero, interval, dots).properties(width=360)
+    if title is not None:
+        out = out.properties(title=title)
+    return out
+
+
+def _default_ks(frame: Any, by: Groups, on: On, correct: str) -> list[int]:
+    """1, 2, 4, ... up to the fewest samples any item has (and that number itself)."""
+    polars_frame = frame
+    if report_rules._is_pandas(frame):
+        polars_frame, by, on = sample_rules._on_pandas(frame, by, on, correct, None)
+    _, _, counts, _ = sample_rules.prepare(
+        polars_frame, "pass_at_k_chart", by, on, correct, None, sample_rules.PASS_AT_K_COLUMNS
+    )
+    fewest = counts.select(pl.col("__gf_n").min()).collect().item()
+    if fewest is None:
+        return [1]
+    ks = [2**i for i in range(fewest.bit_length()) if 2**i <= fewest]
+    return sorted({*ks, fewest})
+
+
+def pass_at_k_chart(
+    frame: Any,
+    k: int | Sequence[int] | None = None,
+    *,
+    by: Groups = ...,
+    on: On = None,
+    correct: str = "correct",
+    title: str | None = None,
+) -> alt.LayerChart:
+    """Chart pass@k against k, a line per group, each point with its 95 % interval.
+
+    The numbers are :func:`gradeframe.pass_at_k`'s (a k where some item has fewer than k
+    samples has no point). The tooltip has ``n_items``, the interval and ``pass_all_k``. Needs
+    the optional Altair dependency: ``pip install 'gradeframe[chart]'``.
+
+    Parameters
+    ----------
+    frame
+        A graded Polars DataFrame or LazyFrame (collected), or a pandas DataFrame.
+    k
+        The values of k; None: 1, 2, 4, ... up to the fewest samples an item has (and that
+        number).
+    by, on, correct
+        As in :func:`gradeframe.pass_at_k`.
+    title
+        A title over the chart.
+
+    Returns
+    -------
+    altair.LayerChart
+        Displays in a notebook; ``.to_dict()`` gives its Vega-Lite spec.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import gradeframe as gf
+    >>> df = pl.DataFrame(
+    ...     {
+    ...         "model": ["a"] * 8 + ["b"] * 8,
+    ...         "question_id": ["q1"] * 4 + ["q2"] * 4 + ["q1"] * 4 + ["q2"] * 4,
+    ...         "correct": [True, False, False, False] * 2 + [True, True, False, False] * 2,
+    ...     }
+    ... )
+    >>> c = gf.pass_at_k_chart(df)
+    >>> [layer["mark"]["type"] for layer in c.to_dict()["layer"]]
+    ['rule', 'line', 'point']
+    """
+    alt = _altair()
+    if k is None:
+        k = _default_ks(frame, by, on, correct)
+    table = _collected(sample_rules.pass_at_k(frame, k, by=by, on=on, correct=correct))
+    groups = [c for c in table.columns if c not in sample_rules.PASS_AT_K_COLUMNS]
+    if groups:
+        label = pl.concat_str(
+            [pl.col(c).cast(pl.String).fill_null("null") for c in groups], separator=" / "
+        )
+        legend = " / ".join(groups)
+    else:
+        label, legend = pl.lit("all"), "group"
+    values = table.with_columns(label.alias("group")).to_dicts()
+    base = alt.Chart(alt.Data(values=values)).encode(
+        x=alt.X("k:Q", title="k (samples drawn)", scale=alt.Scale(type="log", base=2)),
+        color=alt.Color("group:N", title=legend),
+    )
+    axis_title = "pass@k (95% interval over items)"
+    interval = base.mark_rule().encode(
+        y=alt.Y("ci_low:Q", title=axis_title, scale=alt.Scale(domain=[0, 1])), y2="ci_high:Q"
+    )
+    line = base.mark_line().encode(y="pass_at_k:Q")
+    dots = base.mark_point(filled=True, size=50).encode(
+        y="pass_at_k:Q",
+        tooltip=[
+            "group:N",
+            "k:Q",
+            "n_items:Q",
+            alt.Tooltip("pass_at_k:Q", format=".3f"),
+            alt.Tooltip("ci_low:Q", format=".3f"),
+            alt.Tooltip("ci_high:Q", format=".3f"),
+            alt.Tooltip("pass_all_k:Q", format=".3f"),
+            "short_items:Q",
+        ],
+    )
+    out = alt.layer(interval, line, dots).properties(width=360)
     if title is not None:
         out = out.properties(title=title)
     return out

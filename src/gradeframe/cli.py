@@ -33,6 +33,7 @@ import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from pathlib import Path
 from typing import Any, Final, TextIO
 
@@ -43,7 +44,8 @@ from gradeframe import logs
 from gradeframe._inputs import check_column as _check_column
 from gradeframe._inputs import struct_fields
 from gradeframe.example import example
-from gradeframe.report import report
+from gradeframe.report import failures, report
+from gradeframe.samples import consistency, pass_at_k
 
 __all__ = ["main"]
 
@@ -147,6 +149,10 @@ class Input:
     source: str
     by: list[str]
     answer: str = "answer"  # the column --answer names by default
+    notes: list[str] = dataclass_field(
+        default_factory=list
+    )  # said before the report (a run read once)
+    folder: Path | None = None  # logs are shown relative to it in listings
 
 
 def read_input(args: argparse.Namespace) -> Input:
@@ -165,7 +171,7 @@ def read_input(args: argparse.Namespace) -> Input:
     if args.refs_var is not None:
         msg = f"--refs-var {args.refs_var}: only promptfoo logs take it; {str(path)!r} is not one"
         raise CliError(msg)
-    frame = read_frame(path, separator=args.separator)
+    frame = read_frame(path, separator=args.separator, guess=args.separator is None)
     if not frame.columns:
         msg = f"input {str(path)!r}: holds no records"
         raise CliError(msg)
@@ -195,30 +201,54 @@ def read_logs(
                 raise CliError(msg)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", logs.SkippedLogWarning)
+            warnings.simplefilter("always", logs.DuplicateRunWarning)
             frame = logs.read_log(
                 path, tool=tool, errors="skip" if skip_bad else "raise", **options
             )
     except (OSError, ValueError, ImportError) as exc:
         message = _first_line(exc).replace("`tool=", "`--from ")
-        raise CliError(message) from None
-    tools = sorted(frame.get_column("tool").unique().drop_nulls().to_list())
-    source = f"{', '.join(tools)} logs in {str(path)!r}"
-    skipped = [w for w in caught if issubclass(w.category, logs.SkippedLogWarning)]
-    for warning in skipped:
-        lines = str(warning.message).splitlines()
-        print(f"gradeframe: warning: {lines[0]}", file=sys.stderr)
-        print("\n".join(lines[1:]), file=sys.stderr)
-        source += f" ({len(lines) - 1} unreadable log(s) skipped, named on stderr)"
-    for warning in caught:
-        if not issubclass(warning.category, logs.SkippedLogWarning):
+        raise CliError(message.replace("with no tool", "without --from")) from None
+    said = (logs.DuplicateRunWarning, logs.SkippedLogWarning)  # printed below, in the CLI's words
+    for warning in caught:  # any other warning goes on as it came
+        if not issubclass(warning.category, said):
             warnings.warn_explicit(
                 warning.message, warning.category, warning.filename, warning.lineno
             )
-    return Input(frame, source, ["tool", "model", "task"], answer="output")
+    folder = path if path.is_dir() else path.parent
+    inside = os.fspath(folder).rstrip("/\\") + os.sep
+    notes = [
+        f"note: {str(w.message).replace(inside, '')}"
+        for w in caught
+        if issubclass(w.category, logs.DuplicateRunWarning)
+    ]
+    tools = sorted(frame.get_column("tool").unique().drop_nulls().to_list())
+    source = f"{', '.join(tools)} logs in {str(path)!r}"
+    for warning in caught:
+        if issubclass(warning.category, logs.SkippedLogWarning):
+            lines = str(warning.message).splitlines()
+            print(f"gradeframe: warning: {lines[0]}", file=sys.stderr)
+            print("\n".join(lines[1:]), file=sys.stderr)
+            source += f" ({len(lines) - 1} unreadable log(s) skipped, named on stderr)"
+    by = ["tool", "model", "task"]
+    if _several_filters(frame):
+        by.append("lm_eval_filter")  # one figure per filter: never two filters' verdicts pooled
+    return Input(frame, source, by, answer="output", notes=notes, folder=folder)
 
 
-def read_frame(path: Path, *, separator: str = ",") -> pl.DataFrame:
-    """Read a file of answers by its extension (CSV: text cells, flattened records rebuilt)."""
+def _several_filters(frame: pl.DataFrame) -> bool:
+    """Whether an lm-eval task of the frame was scored with several filters."""
+    if "lm_eval_filter" not in frame.columns:
+        return False
+    filters = frame.group_by("tool", "model", "task").agg(pl.col("lm_eval_filter").n_unique())
+    return bool(filters.get_column("lm_eval_filter").max() > 1)
+
+
+def read_frame(path: Path, *, separator: str | None = ",", guess: bool = False) -> pl.DataFrame:
+    """Read a file of answers by its extension (CSV: text cells, flattened records rebuilt).
+
+    With ``guess`` (no ``--separator`` given), a CSV whose header has no comma but another
+    separator raises naming the ``--separator`` to pass: the file is not read with a guess.
+    """
     fmt = _format_of(path, "input")
     if not path.exists():
         msg = f"input {str(path)!r}: no such file"
@@ -226,6 +256,16 @@ def read_frame(path: Path, *, separator: str = ",") -> pl.DataFrame:
     if path.is_dir():
         msg = f"input {str(path)!r}: is a directory, not a file"
         raise CliError(msg)
+    separator = separator or ","
+    if fmt == "csv" and guess:
+        likely = likely_separator(path)
+        if likely is not None:
+            shown = SEPARATOR_NAMES.get(likely, repr(likely))
+            msg = (
+                f"input {str(path)!r}: its header line has no ',' but {likely!r}: pass "
+                f"--separator {shown} to read it (the default separator is ',')"
+            )
+            raise CliError(msg)
     try:
         if fmt == "parquet":
             return pl.read_parquet(path)
@@ -239,6 +279,34 @@ def read_frame(path: Path, *, separator: str = ",") -> pl.DataFrame:
         msg = f"input {str(path)!r} cannot be read as {fmt}: {_first_line(exc)}"
         raise CliError(msg) from None
     return rebuild_records(frame) if fmt == "csv" else frame
+
+
+#: Separators a CSV header may use instead of ",", and how --separator spells them.
+SEPARATOR_NAMES: Final = {";": "';'", "\t": "tab", "|": "'|'"}
+
+
+def likely_separator(path: Path) -> str | None:
+    r"""Return the separator a CSV's header uses when it is not a comma (None: a comma, or unsure).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> csv = Path(tempfile.mkdtemp()) / "runs.csv"
+    >>> _ = csv.write_text("answer;refs\nMade 12,400 units.;12400\n")
+    >>> likely_separator(csv)
+    ';'
+    >>> _ = csv.write_text("answer,refs\nMade 12 400 units;12400\n")
+    >>> likely_separator(csv) is None
+    True
+    """
+    with path.open("rb") as handle:
+        header = handle.readline(65_536).decode("utf-8-sig", errors="replace")
+    if "," in header:
+        return None
+    counts = {char: header.count(char) for char in SEPARATOR_NAMES}
+    best = max(counts, key=lambda char: counts[char])
+    return best if counts[best] else None
 
 
 def _starts_with_bracket(path: Path) -> bool:
@@ -275,44 +343,25 @@ def _is_json(text: str) -> bool:
     return True
 
 
-def _is_json_list(text: str) -> bool:
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return False
-    return isinstance(value, list) and all(
-        isinstance(v, str | int | float) and not isinstance(v, bool) for v in value
-    )
-
-
 def _cell(text: str) -> str:
     return repr(text if len(text) <= 60 else text[:57] + "...")
 
 
-def json_lists(frame: pl.DataFrame, column: str, flag: str) -> pl.DataFrame:
+def json_lists(frame: pl.DataFrame, column: str) -> pl.DataFrame:
     """Read a text column whose cells may be JSON lists: such a cell is a list, any other one item.
 
-    A cell that starts with ``[`` but is not a JSON list of strings or numbers raises, naming the
-    flag and the row (counted from 1, the first row after a CSV header).
+    The rule is :func:`gradeframe.answer.json_list_refs`, the one answer_contains applies to
+    String acceptable answers on every frame: a JSON array of strings and numbers is a list;
+    any other cell ("[citation needed]", "[1, 2") is one item, as written. A column without
+    any such list is left as text.
     """
     if column not in frame.columns or frame.schema[column] != pl.String:
         return frame
-    text = pl.col(column)
-    is_list = text.str.strip_chars_start().str.starts_with("[").fill_null(value=False)
-    if not frame.select(is_list.any()).item():
+    listed = answer_rules.json_list_refs(pl.col(column))
+    if not frame.select(listed.is_not_null().any()).item():
         return frame
-    decoded = pl.when(is_list).then(text).str.json_decode(pl.List(pl.String))
-    parsed = pl.when(is_list).then(decoded).otherwise(pl.concat_list(text))
-    try:
-        return frame.with_columns(parsed.alias(column))
-    except pl.exceptions.PolarsError:
-        cells = frame.select(pl.when(is_list).then(text)).to_series()
-        row, value = _bad_row(cells, _is_json_list)
-        msg = (
-            f"{flag}: row {row} holds {_cell(value)}, which starts with '[' but is not a JSON "
-            'list of strings (write it as ["a", "b"], or as plain text for one answer)'
-        )
-        raise CliError(msg) from None
+    parsed = pl.coalesce(listed, pl.concat_list(pl.col(column)))
+    return frame.with_columns(parsed.alias(column))
 
 
 def _booleans(frame: pl.DataFrame, column: str, where: str) -> pl.DataFrame:
@@ -335,7 +384,7 @@ def _json_values(frame: pl.DataFrame, column: str, where: str) -> pl.DataFrame:
         return frame
     if not frame.select((is_json | text.is_null()).all()).item():
         # Some cells are plain words ("cost_cap_reached"): a list of strings holds both.
-        return json_lists(frame, column, where)
+        return json_lists(frame, column)
     try:
         decoded = frame.get_column(column).str.json_decode(infer_schema_length=None)
     except pl.exceptions.PolarsError:
@@ -620,7 +669,9 @@ def _shown(value: object) -> str:
         return "null"
     if isinstance(value, float):
         return f"{value:.3f}"
-    text = str(value)
+    if isinstance(value, list | dict):  # refs: a JSON list, not a Python repr
+        return json.dumps(value, ensure_ascii=False)
+    text = str(value).replace("|", "\\|")  # a "|" in a cell would end it in Markdown
     return text if len(text) <= 80 else text[:79] + "…"
 
 
@@ -647,6 +698,20 @@ def _separator(value: str) -> str:
         msg = f"must be one character (or 'tab'), got {value!r}"
         raise argparse.ArgumentTypeError(msg)
     return value
+
+
+def _ks(value: str) -> list[int]:
+    parts = [part.strip() for part in value.split(",") if part.strip()]
+    try:
+        ks = [int(part) for part in parts]
+    except ValueError:
+        ks = []
+    if not ks or min(ks) < 1:
+        msg = (
+            f"must be whole numbers of at least 1 separated by commas (e.g. 1,4,16), got {value!r}"
+        )
+        raise argparse.ArgumentTypeError(msg)
+    return ks
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -748,12 +813,44 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="list N rows where the tool's own verdict and gradeframe's differ",
     )
+    repeated = score_parser.add_argument_group("repeated samples (several rows per item)")
+    repeated.add_argument(
+        "--samples",
+        type=_ks,
+        metavar="K,K,...",
+        help=(
+            "after the report, print pass@k for these k (e.g. 1,4,16) and how consistent each "
+            "item's samples are, when items have several rows (epochs, repeats)"
+        ),
+    )
+    repeated.add_argument(
+        "--on",
+        action="append",
+        metavar="COL",
+        help=(
+            "the column(s) naming an item, for --samples (default: question_id, else task and "
+            "sample_id, else sample_id)"
+        ),
+    )
+    score_parser.add_argument(
+        "--failures",
+        type=int,
+        default=0,
+        metavar="N",
+        help=(
+            "list the first N rows that are not right, as failures() shows them: failure "
+            "kind, group, answer (actual), acceptable answers (expected), outcome"
+        ),
+    )
     score_parser.add_argument(
         "--separator",
         type=_separator,
-        default=",",
+        default=None,
         metavar="CHAR",
-        help="the CSV field separator, e.g. ';' or tab (default: ,)",
+        help=(
+            "the CSV field separator, e.g. ';' or tab (default: ,; a header with no ',' but "
+            "';', tab or '|' is an error that names the --separator to pass)"
+        ),
     )
     score_parser.add_argument(
         "--prefix", default="", help="put before the names of the added columns"
@@ -787,13 +884,20 @@ def _group_by(values: list[str] | None) -> list[str]:
     return [name for name in names if name]
 
 
-def _flat_columns(frame: pl.DataFrame, args: argparse.Namespace) -> pl.DataFrame:
-    """Read text columns named by --partial/--notes/--trace as the record fields they hold."""
+def _flat_columns(frame: pl.DataFrame, args: argparse.Namespace, answer: Any) -> pl.DataFrame:
+    """Read text columns named by --partial/--notes/--trace as the record fields they hold.
+
+    Without the flag, a column with the field's own name is read the same way (answer_contains
+    reads it by name: ``answer_rules.BY_NAME``), unless the --answer struct has that field.
+    """
+    fields = struct_fields(frame.schema[answer]) if isinstance(answer, str) else {}
     for field in ("partial", "notes", "trace", "status", "failure_kind"):
         name, flag = getattr(args, field), FLAGS[field]
         if name is not None:
             check_column(frame.schema, name, flag)
             frame = read_field(frame, name, field, f"{flag} {name}")
+        elif field in answer_rules.BY_NAME and field in frame.columns and field not in fields:
+            frame = read_field(frame, field, field, f"column {field!r}")
     return frame
 
 
@@ -816,6 +920,9 @@ def _run_score(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.disagreements < 0:
         msg = f"--disagreements must be 0 or more, got {args.disagreements}"
         raise CliError(msg)
+    if args.failures < 0:
+        msg = f"--failures must be 0 or more, got {args.failures}"
+        raise CliError(msg)
     if args.chunk_rows < 1:
         msg = f"--chunk-rows must be at least 1, got {args.chunk_rows}"
         raise CliError(msg)
@@ -826,6 +933,11 @@ def _run_score(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     given = read_input(args)
     frame = _drop_earlier_grading(given.frame, args.prefix)
     by = _group_by(args.by) or given.by
+    if "lm_eval_filter" in given.by and "lm_eval_filter" not in by:
+        given.notes.append(
+            "note: lm-eval tasks here were scored with several filters, and this report pools "
+            "their verdicts; add --by lm_eval_filter for one figure per filter"
+        )
     answer_name = args.answer or given.answer
     answer = column_or_field(frame.schema, answer_name, "--answer")
     refs = column_or_field(frame.schema, args.refs, "--refs")
@@ -833,8 +945,8 @@ def _run_score(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if isinstance(refs, str):
         # CSV holds text only, and a JSON Lines file whose refs mix lists and strings is read
         # with the lists as JSON text: either way, a cell that is a JSON list is a list.
-        frame = json_lists(frame, refs, f"--refs {refs}")
-    frame = _flat_columns(frame, args)
+        frame = json_lists(frame, refs)
+    frame = _flat_columns(frame, args, answer)
     for name in by:
         check_column(frame.schema, name, "--by")
     options = _report_options(args, frame.schema)
@@ -868,8 +980,14 @@ def _run_score(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.html is not None:  # before printing too
         write_html(graded, args, by=by, source=given.source, answer=answer, refs=refs)
     print(f"{answers} from {given.source}: {n_correct:,} right{share}{grouped}", file=out)
+    for note in given.notes:
+        print(note, file=out)
     print_report(table, out)
-    print_tool_agreement(graded, args, out)
+    if args.samples is not None:
+        print_samples(graded, args, by, answer, out)
+    print_tool_agreement(graded, args, out, given.folder)
+    if args.failures:
+        print_failures(graded, args, out, by=by, answer=answer, refs=refs, folder=given.folder)
     if args.output is not None and not args.quiet:
         rows = _noun(graded.height, "graded row")
         print(f"gradeframe: wrote {rows} to {args.output}", file=err)
@@ -947,8 +1065,63 @@ def write_html(
         raise CliError(msg) from None
 
 
-def print_tool_agreement(graded: pl.DataFrame, args: argparse.Namespace, out: TextIO) -> None:
-    """Where the input has the tool's own verdict, print how often gradeframe agrees with it."""
+def print_samples(
+    graded: pl.DataFrame,
+    args: argparse.Namespace,
+    by: list[str],
+    answer: str | pl.Expr,
+    out: TextIO,
+) -> None:
+    """Print pass@k and the consistency of each item's samples (``--samples``)."""
+    on = _group_by(args.on) or None
+    correct = args.prefix + "correct"
+    summary = consistency(graded, by=by or None, on=on, correct=correct, answer=answer)
+    items = ", ".join(_item_names(graded, on))
+    n_items, n_samples = int(summary["n_items"].sum()), int(summary["n_samples"].sum())
+    if n_samples == n_items:
+        print(
+            f"\n--samples: every item ({items}) has one row, so there is no pass@k beyond "
+            "pass@1 (the accuracy above) and nothing to be consistent about. Several samples "
+            "per item (epochs, repeats) give several rows with the same item.",
+            file=out,
+        )
+        return
+    table = pass_at_k(graded, args.samples, by=by or None, on=on, correct=correct)
+    print(
+        f"\npass@k over {_noun(n_items, 'item')} ({items}) with "
+        f"{_noun(n_samples, 'sample')}; ci_low/ci_high: 95% interval over items; "
+        "pass_all_k: all k samples right:",
+        file=out,
+    )
+    print_report(table, out)
+    short = int(table["short_items"].sum())
+    if short:
+        print(
+            "(null where some item has fewer than k samples: short_items counts them)",
+            file=out,
+        )
+    print(
+        "\nconsistency: items always right, always wrong, or flaky (both); majority: share of "
+        "items whose most common (folded) answer is right; ties: items without one:",
+        file=out,
+    )
+    print_report(summary, out)
+
+
+def _item_names(frame: pl.DataFrame, on: list[str] | None) -> list[str]:
+    from gradeframe._inputs import item_columns
+
+    return item_columns(on, frame.schema)
+
+
+def print_tool_agreement(
+    graded: pl.DataFrame, args: argparse.Namespace, out: TextIO, folder: Path | None = None
+) -> None:
+    """Where the input has the tool's own verdict, print how often gradeframe agrees with it.
+
+    The table is :func:`gradeframe.agreement`'s, with its names: ``a`` is the tool's verdict
+    (``tool_correct``) and ``b`` gradeframe's (``correct``).
+    """
     if "tool_correct" not in graded.columns or graded.get_column("tool_correct").null_count() == (
         graded.height
     ):
@@ -957,13 +1130,84 @@ def print_tool_agreement(graded: pl.DataFrame, args: argparse.Namespace, out: Te
     by = [name for name in ("tool",) if name in graded.columns]
     table = logs.tool_agreement(graded, correct=correct, by=by or None)
     rows = _noun(int(table.get_column("n").sum()), "row")
-    title = f"agreement of the tool's own verdict (tool_correct) with gradeframe's, on {rows}:"
+    title = (
+        f"agreement of the tool's own verdict (a: tool_correct) with gradeframe's "
+        f"(b: {correct}), on {rows}:"
+    )
     print(f"\n{title}", file=out)
     print_report(table, out)
     if args.disagreements:
-        differ = logs.disagreements(graded, args.disagreements, correct=correct, failure_kind=kind)
-        print(f"\nrows where they differ (first {args.disagreements}):", file=out)
-        print_report(differ, out)
+        differ = logs.disagreements(graded, correct=correct, failure_kind=kind)
+        rows = differ.head(args.disagreements)
+        print(f"\nrows where they differ ({_first(rows.height, differ.height)}):", file=out)
+        print_report(listing(rows, verdicts=["tool_correct", correct], folder=folder), out)
+
+
+def _first(shown: int, total: int) -> str:
+    return f"first {shown:,} of {total:,}" if total > shown else f"all {total:,}"
+
+
+#: Identity columns a --failures listing shows after the groups, where the input has them.
+ID_COLUMNS: Final = ("log", "question_id", "sample_id", "epoch")
+
+
+def print_failures(
+    graded: pl.DataFrame,
+    args: argparse.Namespace,
+    out: TextIO,
+    *,
+    by: list[str],
+    answer: str | pl.Expr,
+    refs: str | pl.Expr,
+    folder: Path | None = None,
+) -> None:
+    """Print the first ``--failures N`` rows that are not right, as :func:`failures` shows them.
+
+    Their failure kind, the groups of the report, the row's identity (log, ids, epoch), the
+    answer (failures()' ``actual``, cut short), the acceptable answers (the refs column, a list
+    printed as a JSON list) and the ``outcome``.
+    """
+    frame = graded
+    names = []
+    for value in (answer, refs):  # a struct field (--answer output.content): a column to show
+        if isinstance(value, pl.Expr):
+            frame = frame.with_columns(value)
+            names.append(frame.columns[-1])
+        else:
+            names.append(value)
+    prefix = args.prefix
+    shown = failures(frame, actual=names[0], expected=names[1], prefix=prefix)
+    total = shown.height
+    ids = [name for name in ID_COLUMNS if name in shown.columns and name not in by]
+    columns = [
+        prefix + "failure_kind",
+        *by,
+        *ids,
+        prefix + "actual",
+        names[1],
+        prefix + "outcome",
+    ]
+    rows = shown.head(args.failures).select(columns)
+    print(f"\nrows that are not right ({_first(rows.height, total)}):", file=out)
+    print_report(listing(rows, folder=folder), out)
+
+
+def listing(
+    frame: pl.DataFrame, *, verdicts: Sequence[str] = (), folder: Path | None = None
+) -> pl.DataFrame:
+    """Prepare rows for printing: verdicts in words ("right", "wrong"), logs by their short path.
+
+    Lists print as JSON lists (``["12400", "12,400"]``); see :func:`_shown`.
+    """
+    words = [
+        pl.col(name).replace_strict({True: "right", False: "wrong"}, return_dtype=pl.String)
+        for name in verdicts
+        if name in frame.columns and frame.schema[name] == pl.Boolean
+    ]
+    if folder is not None and "log" in frame.columns and frame.schema["log"] == pl.String:
+        base = os.fspath(folder).rstrip("/\\") + os.sep
+        words.append(pl.col("log").str.strip_prefix(base))
+    return frame.with_columns(words) if words else frame
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -8,11 +8,12 @@ no randomness). Every failure kind occurs in it, and so do the number traps ("14
 from __future__ import annotations
 
 from importlib import resources
+from pathlib import Path
 from typing import Final
 
 import polars as pl
 
-__all__ = ["EXAMPLE_SCHEMA", "example", "example_document"]
+__all__ = ["EXAMPLE_SCHEMA", "example", "example_document", "example_logs"]
 
 #: The columns of :func:`example`, with ``answer`` holding each run's whole output record.
 EXAMPLE_SCHEMA: Final = pl.Schema(
@@ -94,3 +95,45 @@ def example_document() -> str:
     # Hallam Forge Ltd: Annual Report 2023
     """
     return _data("example_document.md").read_text(encoding="utf-8")
+
+
+def example_logs() -> Path:
+    """Return the folder of small real evaluation logs shipped with gradeframe, one per tool.
+
+    inspect_ai (an ``.eval`` archive: reading it needs ``pip install 'gradeframe[logs]'``),
+    lm-evaluation-harness, promptfoo, OpenAI evals and HELM: each written by the tool itself,
+    offline (see the folder's ``README.md``). They are part of the installed package, so the
+    log examples in the docs run wherever gradeframe is installed.
+
+    Returns
+    -------
+    pathlib.Path
+        The folder, with one subfolder per tool (``inspect``, ``lm_eval``, ``promptfoo``,
+        ``openai_evals``, ``helm``).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import gradeframe as gf
+    >>> logs = gf.example_logs()
+    >>> sorted(p.name for p in logs.iterdir() if p.is_dir())
+    ['helm', 'inspect', 'lm_eval', 'openai_evals', 'promptfoo']
+    >>> gf.read_log(logs).group_by("tool").len().sort("tool")
+    shape: (5, 2)
+    ┌──────────────┬─────┐
+    │ tool         ┆ len │
+    │ ---          ┆ --- │
+    │ str          ┆ u32 │
+    ╞══════════════╪═════╡
+    │ helm         ┆ 8   │
+    │ inspect      ┆ 22  │
+    │ lm_eval      ┆ 17  │
+    │ openai_evals ┆ 7   │
+    │ promptfoo    ┆ 40  │
+    └──────────────┴─────┘
+    """
+    folder = Path(str(resources.files("gradeframe").joinpath("data", "logs")))
+    if not folder.is_dir():  # pragma: no cover - a packaging error
+        msg = f"gradeframe's example logs are missing: {folder} is not a folder"
+        raise FileNotFoundError(msg)
+    return folder

@@ -187,12 +187,12 @@ class _Batcher:
 
     def __init__(self, grade: Grade) -> None:
         self._grade = grade
-        self._waiting: list[tuple[dict[str, Any], list[Any], anyio.Event]] = []
+        self._waiting: list[tuple[dict[str, Any], str, list[Any], anyio.Event]] = []
 
-    async def score(self, record: dict[str, Any]) -> Score:
+    async def score(self, record: dict[str, Any], model: str) -> Score:
         slot: list[Any] = []
         done = anyio.Event()
-        self._waiting.append((record, slot, done))
+        self._waiting.append((record, model, slot, done))
         if len(self._waiting) == 1:  # the first of a batch leads it
             await self._lead()
         else:
@@ -208,20 +208,24 @@ class _Batcher:
             seen = len(self._waiting)
             await anyio.sleep(BATCH_WAIT)
         batch, self._waiting = self._waiting, []
-        try:
-            scores: list[Any] = self._grade(read_samples([record for record, _, _ in batch]))
-        except Exception as exc:  # every sample of the batch fails with it
-            scores = [exc] * len(batch)
-        for (_, slot, done), result in zip(batch, scores, strict=True):
-            slot.append(result)
-            done.set()
+        # one call per model under test (its token counts are the model's own), in batch order
+        for model in dict.fromkeys(model for _, model, _, _ in batch):
+            part = [entry for entry in batch if entry[1] == model]
+            try:
+                frame = read_samples([record for record, _, _, _ in part], model=model)
+                scores: list[Any] = self._grade(frame)
+            except Exception as exc:  # every sample of the batch fails with it
+                scores = [exc] * len(part)
+            for (_, _, slot, done), result in zip(part, scores, strict=True):
+                slot.append(result)
+                done.set()
 
 
 def _scorer(grade: Grade) -> Callable[[TaskState, Target], Awaitable[Score]]:
     batcher = _Batcher(grade)
 
     async def score(state: TaskState, target: Target) -> Score:
-        return await batcher.score(sample_record(state, target))
+        return await batcher.score(sample_record(state, target), str(state.model))
 
     return score
 
@@ -323,7 +327,7 @@ def answer_contains(
     options = _given(not_found=not_found, refusal=refusal, whole_words=whole_words)
 
     def grade(frame: pl.DataFrame) -> list[Score]:
-        graded = with_answer_contains(frame, "output", "refs", **options)
+        graded = with_answer_contains(frame, "output", "refs", explain=True, **options)
         return _scores(graded)
 
     return _scorer(grade)

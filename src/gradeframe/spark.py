@@ -12,6 +12,10 @@ everywhere else. No pandas is involved.
 - :func:`report` has every partition count its answers per group (and per cluster), sums the
   counts on the driver and builds the report once from the sums (the interval of a sum, never
   an average of intervals). It returns pandas, like :func:`gradeframe.report` on pandas.
+- :func:`pass_at_k`, :func:`consistency` and :func:`flaky` the same way: every task counts its
+  samples per group and item (and votes per folded answer), the driver sums the counts (an
+  item's samples may sit in several partitions) and computes the statistics once. They return
+  pandas.
 
 ``pyspark`` is imported when a function is called, not when this module is imported.
 """
@@ -20,13 +24,16 @@ from __future__ import annotations
 
 import functools
 import io
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 import pyarrow as pa
 
+from gradeframe import samples as sample_rules
+from gradeframe._inputs import IntoExpr
 from gradeframe.report import _pandas_columns, report_counts, report_from_counts
+from gradeframe.samples import Groups, On
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -36,10 +43,14 @@ __all__ = [
     "ROWS_PER_CALL",
     "answer_contains",
     "choice",
+    "consistency",
+    "equivalent",
     "exact_match",
     "f1",
+    "flaky",
     "includes",
     "matches",
+    "pass_at_k",
     "report",
     "within",
 ]
@@ -164,6 +175,7 @@ matches = _grading("matches")
 within = _grading("within")
 choice = _grading("choice")
 f1 = _grading("f1")
+equivalent = _grading("equivalent")
 
 
 # --------------------------------------------------------------------------------------------
@@ -236,3 +248,194 @@ def report(
     counts = pl.concat([empty, *pieces], how="diagonal_relaxed")
     out = report_from_counts(counts, by, cluster=cluster, score=score)
     return _frames.to_pandas_frame(out)
+
+
+# --------------------------------------------------------------------------------------------
+# Repeated samples: per-item counts summed on the driver
+# --------------------------------------------------------------------------------------------
+
+_SAMPLES_SCHEMA = pa.schema([("counts", pa.binary()), ("votes", pa.binary())])
+
+
+def _ipc(frame: pl.DataFrame) -> bytes:
+    buffer = io.BytesIO()
+    frame.write_ipc(buffer)
+    return buffer.getvalue()
+
+
+def sample_batches(
+    batches: Iterable[pa.RecordBatch],
+    *,
+    groups: list[str],
+    items: list[str],
+    correct: str,
+    answer: IntoExpr | None,
+    rows: int = ROWS_PER_CALL,
+) -> Iterator[pa.RecordBatch]:
+    """Count samples per group and item (and votes) in a task's batches, as Arrow IPC bytes.
+
+    The ``mapInArrow`` function of :func:`pass_at_k`, :func:`consistency` and :func:`flaky`:
+    one record batch per regrouped table, holding its counts (and votes, or null).
+    """
+    for table in regrouped(batches, rows):
+        frame: pl.DataFrame = pl.from_arrow(table, rechunk=False)  # type: ignore[assignment]
+        counts = sample_rules.sample_counts(frame, groups, items, correct).collect()
+        votes = None
+        if answer is not None:
+            votes = _ipc(sample_rules.vote_counts(frame, groups, items, correct, answer).collect())
+        yield pa.record_batch(
+            [pa.array([_ipc(counts)], pa.binary()), pa.array([votes], pa.binary())],
+            _SAMPLES_SCHEMA,
+        )
+
+
+def summed_sample_counts(
+    pieces: Sequence[tuple[bytes, bytes | None]],
+    empty: pl.DataFrame,
+    groups: list[str],
+    items: list[str],
+    correct: str,
+    answer: IntoExpr | None,
+) -> tuple[pl.LazyFrame, pl.LazyFrame | None]:
+    """Sum the counts (and votes) of every task: the counts of the whole frame.
+
+    ``pieces`` holds what :func:`sample_batches` yielded (counts, votes); ``empty`` is an empty
+    frame of the input's schema, whose counts give the dtypes when no task had a row.
+    """
+    keys = [*groups, *items]
+    empty_counts = sample_rules.sample_counts(empty, groups, items, correct).collect()
+    counts = [pl.read_ipc(io.BytesIO(c)) for c, _ in pieces] or [empty_counts]
+    summed = sample_rules.summed(pl.concat(counts, how="vertical_relaxed").lazy(), keys)
+    if answer is None:
+        return summed, None
+    votes = [pl.read_ipc(io.BytesIO(v)) for _, v in pieces if v is not None]
+    if not votes:
+        votes = [sample_rules.vote_counts(empty, groups, items, correct, answer).collect()]
+    stacked = pl.concat(votes, how="vertical_relaxed").lazy()
+    return summed, sample_rules.summed(stacked, [*keys, "__gf_answer"])
+
+
+def _summed_samples(
+    sdf: SparkFrame,
+    function: str,
+    by: Groups,
+    on: On,
+    correct: str,
+    answer: IntoExpr | None,
+    outputs: Sequence[str],
+) -> tuple[list[str], list[str], pl.LazyFrame, pl.LazyFrame | None]:
+    """Check the arguments on an empty frame, then sum every task's counts on the driver."""
+    from pyspark.sql.types import BinaryType, StructField, StructType
+
+    empty_input = _empty(_arrow_schema(sdf))
+    columns, groups, items = sample_rules.pandas_columns(empty_input, by, on, correct, answer)
+    empty = empty_input.select(list(columns))
+    groups, items, _, _ = sample_rules.prepare(
+        empty, function, groups, items, correct, answer, outputs
+    )
+    count = functools.partial(
+        sample_batches, groups=groups, items=items, correct=correct, answer=answer
+    )
+    schema = StructType([StructField("counts", BinaryType()), StructField("votes", BinaryType())])
+    rows = sdf.select(*list(columns)).mapInArrow(count, schema).collect()
+    pieces = [(row["counts"], row["votes"]) for row in rows]
+    counts, votes = summed_sample_counts(pieces, empty, groups, items, correct, answer)
+    return groups, items, counts, votes
+
+
+def pass_at_k(
+    sdf: SparkFrame,
+    k: int | Sequence[int] = 1,
+    *,
+    by: Groups = ...,
+    on: On = None,
+    correct: str = "correct",
+) -> pd.DataFrame:
+    """Estimate pass@k on a graded Spark DataFrame, from per-item counts summed on the driver.
+
+    The same columns and values as :func:`gradeframe.pass_at_k` on the whole data.
+
+    Parameters
+    ----------
+    sdf
+        A graded Spark DataFrame: one row per sample.
+    k, by, on, correct
+        As for :func:`gradeframe.pass_at_k`. They are checked before any data is read.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The table (computed).
+    """
+    from gradeframe import _frames
+
+    ks = sample_rules.check_ks(k)
+    outputs = sample_rules.PASS_AT_K_COLUMNS
+    groups, _, counts, _ = _summed_samples(sdf, "pass_at_k", by, on, correct, None, outputs)
+    return _frames.to_pandas_frame(sample_rules.pass_at_k_from_counts(counts, groups, ks).collect())
+
+
+def consistency(
+    sdf: SparkFrame,
+    *,
+    by: Groups = ...,
+    on: On = None,
+    correct: str = "correct",
+    answer: IntoExpr | None = None,
+) -> pd.DataFrame:
+    """Summarise the samples' consistency on a Spark DataFrame, from counts summed on the driver.
+
+    The same columns and values as :func:`gradeframe.consistency` on the whole data.
+
+    Parameters
+    ----------
+    sdf
+        A graded Spark DataFrame: one row per sample.
+    by, on, correct, answer
+        As for :func:`gradeframe.consistency`. They are checked before any data is read.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The table (computed).
+    """
+    from gradeframe import _frames
+
+    outputs = sample_rules.CONSISTENCY_OUTPUTS
+    groups, items, counts, votes = _summed_samples(
+        sdf, "consistency", by, on, correct, answer, outputs
+    )
+    table = sample_rules.consistency_from_counts(counts, votes, groups, items).collect()
+    return _frames.to_pandas_frame(table)
+
+
+def flaky(
+    sdf: SparkFrame,
+    *,
+    by: Groups = ...,
+    on: On = None,
+    correct: str = "correct",
+    answer: IntoExpr | None = None,
+) -> pd.DataFrame:
+    """List the flaky items of a Spark DataFrame, from counts summed on the driver.
+
+    The same columns and values as :func:`gradeframe.flaky` on the whole data.
+
+    Parameters
+    ----------
+    sdf
+        A graded Spark DataFrame: one row per sample.
+    by, on, correct, answer
+        As for :func:`gradeframe.flaky`. They are checked before any data is read.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The list (computed).
+    """
+    from gradeframe import _frames
+
+    outputs = sample_rules.FLAKY_OUTPUTS
+    groups, items, counts, votes = _summed_samples(sdf, "flaky", by, on, correct, answer, outputs)
+    table = sample_rules.flaky_from_counts(counts, votes, groups, items).collect()
+    return _frames.to_pandas_frame(table)

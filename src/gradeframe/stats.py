@@ -21,6 +21,8 @@ Sources
 - Student (1908). The probable error of a mean. *Biometrika* 6(1), 1-25. (The paired t-test.)
 - Cohen, J. (1960). A coefficient of agreement for nominal scales. *Educational and
   Psychological Measurement* 20(1), 37-46.
+- Chen, M. et al. (2021). Evaluating large language models trained on code. arXiv:2107.03374.
+  (The unbiased estimator of pass@k from n samples of which c are right.)
 - Press, W. H. et al. (2007). *Numerical Recipes*, 3rd ed., §6.4 (the incomplete beta function
   by Lentz's continued fraction) and §6.14 (the t and binomial distributions through it).
 """
@@ -45,6 +47,8 @@ __all__ = [
     "mean_interval",
     "normal_interval",
     "paired_t_p_value",
+    "pass_all_k_estimate",
+    "pass_at_k_estimate",
     "student_t_two_sided",
     "wilson_interval",
 ]
@@ -500,4 +504,118 @@ def cohens_kappa(
     chance = p_a * p_b + (1.0 - p_a) * (1.0 - p_b)
     return (
         pl.when((n > 0) & (chance < 1.0)).then((observed - chance) / (1.0 - chance)).alias("kappa")
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Repeated samples: pass@k and pass^k of one item
+# --------------------------------------------------------------------------------------------
+
+
+def _ratio_product(top: pl.Expr, n: pl.Expr, k: pl.Expr) -> pl.Expr:
+    r"""Return :math:`\prod_{j=0}^{k-1} (t - j)/(n - j)`, a term of 0 making the product 0.
+
+    Each factor is one correctly rounded division, so the product of ``k`` of them is within
+    about ``k`` units in the last place of the exact ratio: no factorial, no overflow, no
+    cancellation. Callers make sure that ``n >= k`` (no zero denominator).
+    """
+    # Every branch of a when/then is computed for every row: capped at n, a short item (n < k,
+    # null anyway) does not build a list of k factors for an absurd k.
+    j = pl.int_ranges(0, pl.min_horizontal(k, n).clip(lower_bound=0), dtype=pl.Int64)
+    numerator = (top - j).cast(pl.List(pl.Float64))
+    denominator = (n - j).cast(pl.List(pl.Float64))
+    # t - j runs down through 0 when t < k: that factor is 0 and so is the product (a negative
+    # factor after it is clipped to 0 too, so the result is never -0.0).
+    return (numerator / denominator).list.agg(pl.element().clip(lower_bound=0.0).product())
+
+
+def _share(c: pl.Expr, n: pl.Expr) -> pl.Expr:
+    return c.cast(pl.Float64) / n.cast(pl.Float64)
+
+
+def _sample_counts(n: IntoExpr, c: IntoExpr, k: IntoExpr) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+    return (
+        to_expr(n, "n").cast(pl.Int64),
+        to_expr(c, "c").cast(pl.Int64),
+        to_expr(k, "k").cast(pl.Int64),
+    )
+
+
+def pass_at_k_estimate(n: IntoExpr, c: IntoExpr, k: IntoExpr) -> pl.Expr:
+    r"""Return the unbiased pass@k of one item from its n samples, c of them right.
+
+    :math:`1 - \binom{n-c}{k} / \binom{n}{k}` (Chen et al. 2021): the chance that k samples
+    drawn without replacement from the item's n hold at least one right answer. Computed as
+    :math:`1 - \prod_{j=0}^{k-1} \frac{n-c-j}{n-j}`, which equals the product form
+    :math:`1 - \prod_{i=n-c+1}^{n} (1 - k/i)` and is exact to about ``k`` units in the last
+    place for any n (no binomial coefficient is formed); for k = 1 it is c/n, exactly the
+    accuracy. It is 1 when :math:`n - c < k` (every
+    draw of k holds a right one), 0 when c is 0, and null when :math:`n < k` (too few samples)
+    or an input is null.
+
+    Parameters
+    ----------
+    n, c, k
+        Integer columns or expressions: samples, right samples, and k (at least 1).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from gradeframe.stats import pass_at_k_estimate
+    >>> df = pl.DataFrame({"n": [10, 10, 10, 3], "c": [0, 3, 8, 1], "k": [5, 5, 5, 5]})
+    >>> df.with_columns(pass_at_k=pass_at_k_estimate("n", "c", "k").round(6))
+    shape: (4, 4)
+    ┌─────┬─────┬─────┬───────────┐
+    │ n   ┆ c   ┆ k   ┆ pass_at_k │
+    │ --- ┆ --- ┆ --- ┆ ---       │
+    │ i64 ┆ i64 ┆ i64 ┆ f64       │
+    ╞═════╪═════╪═════╪═══════════╡
+    │ 10  ┆ 0   ┆ 5   ┆ 0.0       │
+    │ 10  ┆ 3   ┆ 5   ┆ 0.916667  │
+    │ 10  ┆ 8   ┆ 5   ┆ 1.0       │
+    │ 3   ┆ 1   ┆ 5   ┆ null      │
+    └─────┴─────┴─────┴───────────┘
+    """
+    n_, c_, k_ = _sample_counts(n, c, k)
+    none_right = _ratio_product(n_ - c_, n_, k_)
+    return (
+        pl.when((n_ >= k_) & (k_ == 1))
+        .then(_share(c_, n_))  # c/n exactly, so pass@1 is the accuracy to the last bit
+        .when((n_ >= k_) & (k_ >= 1))
+        .then(1.0 - none_right)
+        .alias("pass_at_k")
+    )
+
+
+def pass_all_k_estimate(n: IntoExpr, c: IntoExpr, k: IntoExpr) -> pl.Expr:
+    r"""Return pass^k of one item: the chance that k of its samples are all right.
+
+    :math:`\binom{c}{k} / \binom{n}{k} = \prod_{j=0}^{k-1} \frac{c-j}{n-j}` (k samples drawn
+    without replacement from the item's n, c of them right), exact to about ``k`` units in the
+    last place. 0 when :math:`c < k`; null when :math:`n < k` or an input is null.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from gradeframe.stats import pass_all_k_estimate
+    >>> df = pl.DataFrame({"n": [10, 10, 10], "c": [3, 8, 10], "k": [5, 5, 5]})
+    >>> df.with_columns(pass_all_k=pass_all_k_estimate("n", "c", "k").round(6))
+    shape: (3, 4)
+    ┌─────┬─────┬─────┬────────────┐
+    │ n   ┆ c   ┆ k   ┆ pass_all_k │
+    │ --- ┆ --- ┆ --- ┆ ---        │
+    │ i64 ┆ i64 ┆ i64 ┆ f64        │
+    ╞═════╪═════╪═════╪════════════╡
+    │ 10  ┆ 3   ┆ 5   ┆ 0.0        │
+    │ 10  ┆ 8   ┆ 5   ┆ 0.222222   │
+    │ 10  ┆ 10  ┆ 5   ┆ 1.0        │
+    └─────┴─────┴─────┴────────────┘
+    """
+    n_, c_, k_ = _sample_counts(n, c, k)
+    return (
+        pl.when((n_ >= k_) & (k_ == 1))
+        .then(_share(c_, n_))
+        .when((n_ >= k_) & (k_ >= 1))
+        .then(_ratio_product(c_, n_, k_))
+        .alias("pass_all_k")
     )

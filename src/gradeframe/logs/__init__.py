@@ -57,6 +57,7 @@ _ALIASES = {
 
 __all__ = [
     "READERS",
+    "DuplicateRunWarning",
     "LogFormatError",
     "SkippedLogWarning",
     "detect_tool",
@@ -69,6 +70,10 @@ __all__ = [
     "read_promptfoo",
     "tool_agreement",
 ]
+
+
+class DuplicateRunWarning(UserWarning):
+    """A folder holds one run twice (an inspect run saved as ``.eval`` and ``.json``): read once."""
 
 
 def _tool_name(tool: str) -> str:
@@ -275,12 +280,12 @@ def read_log(
 
     Examples
     --------
-    The lm-eval logs kept with gradeframe's tests: lm-eval's ``exact_match`` fails "The answer
-    is 12,400 units." (``tool_correct``); gradeframe finds 12400 in it.
+    The lm-eval logs shipped with gradeframe (:func:`gradeframe.example_logs`): lm-eval's
+    ``exact_match`` fails "The answer is 12,400 units." (``tool_correct``); gradeframe finds
+    12400 in it.
 
-    >>> from pathlib import Path
     >>> import gradeframe as gf
-    >>> logs = Path(gf.__file__).parents[2] / "tests" / "fixtures" / "logs"
+    >>> logs = gf.example_logs()  # small real logs, shipped with gradeframe
     >>> graded = gf.read_log(logs / "lm_eval").grade.answer_contains("output", "refs")
     >>> graded.select("sample_id", "lm_eval_filter", "refs", "tool_correct", "correct").head(3)
     shape: (3, 5)
@@ -307,6 +312,14 @@ def read_log(
         if not logs:
             what = f"{name} logs" if name else "evaluation logs gradeframe reads"
             msg = f"{os.fspath(path)}: the folder holds no {what}"
+            others = _logs_in(path, None) if name else []
+            if others:
+                held = sorted({t for t, _ in others})
+                msg += (
+                    f"; it holds {' and '.join(held)} logs ({len(others)} "
+                    f"{'file' if len(others) == 1 else 'files'}): read them with "
+                    f"`tool={held[0]!r}`, or with no tool to recognise each file"
+                )
             raise FileNotFoundError(msg)
         _check_options(sorted({t for t, _ in logs}), options)
         frames, failed = [], []
@@ -325,7 +338,7 @@ def read_log(
                 SkippedLogWarning,
                 stacklevel=2,
             )
-        return _drop_duplicates(concat(frames))
+        return _drop_duplicates(concat(_once_per_run(frames)))
     if name is None:
         name = detect_tool(path)
         if name is None:
@@ -343,6 +356,34 @@ def read_log(
             )
     _check_options([name], options)
     return _read_one(name, path, options)
+
+
+def _once_per_run(frames: list[pl.DataFrame]) -> list[pl.DataFrame]:
+    """Keep the first log of each inspect run (same eval id), warning about the others.
+
+    inspect writes a run as ``.eval`` or ``.json`` (``inspect log convert`` writes the other):
+    both hold the same samples, which read twice would count every answer twice.
+    """
+    seen: dict[str, str] = {}
+    kept = []
+    for frame in frames:
+        ids = (
+            frame.get_column("inspect_eval_id").drop_nulls().unique().to_list()
+            if "inspect_eval_id" in frame.columns
+            else []
+        )
+        log = frame.get_column("log")[0] if frame.height else None
+        if len(ids) == 1 and ids[0] in seen:
+            message = (
+                f"{log} holds the same inspect run as {seen[ids[0]]} (eval id {ids[0]}): "
+                "it is read once, from the first"
+            )
+            warnings.warn(message, DuplicateRunWarning, stacklevel=3)
+            continue
+        if len(ids) == 1:
+            seen[ids[0]] = log
+        kept.append(frame)
+    return kept
 
 
 def _drop_duplicates(frame: pl.DataFrame) -> pl.DataFrame:
@@ -389,10 +430,9 @@ def read_inspect(
     --------
     The sample that hit inspect's message limit is a partial run with a budget note:
 
-    >>> from pathlib import Path
     >>> import polars as pl
     >>> import gradeframe as gf
-    >>> logs = Path(gf.__file__).parents[2] / "tests" / "fixtures" / "logs"
+    >>> logs = gf.example_logs()  # small real logs, shipped with gradeframe
     >>> output = pl.col("output")
     >>> frame = gf.read_inspect(logs / "inspect", scorer=["includes", "choice"])
     >>> frame.filter(pl.col("sample_id") == "looping", pl.col("epoch") == 1).select(
@@ -443,10 +483,9 @@ def read_lm_eval(
     The regex filter's rows of the generation task, "[invalid]" read as no answer, and the
     multiple-choice task's rows:
 
-    >>> from pathlib import Path
     >>> import polars as pl
     >>> import gradeframe as gf
-    >>> logs = Path(gf.__file__).parents[2] / "tests" / "fixtures" / "logs"
+    >>> logs = gf.example_logs()  # small real logs, shipped with gradeframe
     >>> output = pl.col("output")
     >>> frame = gf.read_lm_eval(logs / "lm_eval", filter=["number", "none"])
     >>> frame.select("task", "sample_id", output.struct.field("answer"), "refs").head(4)
@@ -490,12 +529,11 @@ def read_promptfoo(path: PathLike, *, refs: str = "expected") -> pl.DataFrame:
     --------
     A content-filtered reply (``isRefusal``) and its repeat, beside the ``echo`` provider's:
 
-    >>> from pathlib import Path
     >>> import polars as pl
     >>> import gradeframe as gf
-    >>> logs = Path(gf.__file__).parents[2] / "tests" / "fixtures" / "logs"
+    >>> logs = gf.example_logs()  # small real logs, shipped with gradeframe
     >>> output = pl.col("output")
-    >>> frame = gf.read_promptfoo(logs / "promptfoo" / "results.json")
+    >>> frame = gf.read_promptfoo(logs / "promptfoo" / "results.jsonl")
     >>> frame.filter(pl.col("sample_id") == "10").select(
     ...     "model", "epoch", output.struct.field("status"), "refs"
     ... )
@@ -532,10 +570,9 @@ def read_openai_evals(path: PathLike) -> pl.DataFrame:
 
     Examples
     --------
-    >>> from pathlib import Path
     >>> import polars as pl
     >>> import gradeframe as gf
-    >>> logs = Path(gf.__file__).parents[2] / "tests" / "fixtures" / "logs"
+    >>> logs = gf.example_logs()  # small real logs, shipped with gradeframe
     >>> output = pl.col("output")
     >>> frame = gf.read_openai_evals(logs / "openai_evals" / "gf-match.jsonl")
     >>> frame.select("sample_id", output.struct.field("answer"), "refs", "tool_correct").head(2)
@@ -574,12 +611,11 @@ def read_helm(path: PathLike, *, metric: str = "exact_match") -> pl.DataFrame:
     --------
     A completion that stopped at its length limit, and a request that failed:
 
-    >>> from pathlib import Path
     >>> import polars as pl
     >>> import gradeframe as gf
-    >>> logs = Path(gf.__file__).parents[2] / "tests" / "fixtures" / "logs"
+    >>> logs = gf.example_logs()  # small real logs, shipped with gradeframe
     >>> output = pl.col("output")
-    >>> frame = gf.read_helm(logs / "helm" / "v1" / "gf_qa__model_gf_scripted-a")
+    >>> frame = gf.read_helm(logs / "helm" / "gf_qa__model_gf_scripted-a")
     >>> frame.filter(pl.col("sample_id").is_in(["truncated", "boom"])).select(
     ...     "sample_id",
     ...     output.struct.field("answer"),

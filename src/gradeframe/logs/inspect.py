@@ -54,6 +54,7 @@ EXTRAS: dict[str, pl.DataType] = {
     "inspect_metadata": pl.String(),
     "inspect_working_time": pl.Float64(),
     "inspect_uuid": pl.String(),
+    "inspect_eval_id": pl.String(),  # the run's id: the same in its .eval and its .json
 }
 
 # A stop reason that cut the answer short (not a run budget: a generation setting).
@@ -130,7 +131,7 @@ def read(
     if path.suffix == ".eval":
         header, members, summaries = _read_eval(path, max_bytes)
         scorers = _scorers(header, summaries) or _member_scorers(path, members)
-        parts = _fast_parts(path, members, scorers)
+        parts = _fast_parts(path, members, scorers, _evaluated_model(header))
     else:
         log = load_json(path)
         if not isinstance(log, dict) or not isinstance(log.get("eval"), dict):
@@ -143,7 +144,7 @@ def read(
                 raise log_error(path, f"samples[{index}] is not a JSON object")
         header = log
         scorers = _scorers(header, samples)
-        parts = _exact_parts(path, samples, scorers)
+        parts = _exact_parts(path, samples, scorers, _evaluated_model(header))
     if scorer is not None:
         wanted = [scorer] if isinstance(scorer, str) else list(scorer)
         present = [name for name in wanted if name in scorers]
@@ -161,9 +162,11 @@ def read(
         "model": pl.lit(evaluation.get("model"), dtype=pl.String),
         "task": pl.lit(evaluation.get("task"), dtype=pl.String),
     }
+    eval_id = pl.lit(as_text(evaluation.get("eval_id")), dtype=pl.String)
     chosen = scorer if scorer is not None else (scorers[0] if scorers else None)
     index = scorers.index(chosen) if chosen is not None else None
-    return conform(_frame(parts, context, chosen, index, scorers), EXTRAS)
+    frame = _frame(parts, context, chosen, index, scorers).with_columns(inspect_eval_id=eval_id)
+    return conform(frame, EXTRAS)
 
 
 def read_samples(
@@ -191,7 +194,7 @@ def read_samples(
     chosen = scorers[0] if scorers else None
     # errors name the log, or else where the samples come from
     where = Path(log) if log else Path("<inspect samples>")
-    parts = _exact_parts(where, records, scorers)
+    parts = _exact_parts(where, records, scorers, model)
     frame = _frame(parts, context, chosen, 0 if scorers else None, scorers)
     return conform(frame, EXTRAS)
 
@@ -321,7 +324,13 @@ def _value_text(value: Any) -> str | None:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _exact_row(sample: dict[str, Any], scorers: list[str]) -> dict[str, Any]:
+def _evaluated_model(header: dict[str, Any]) -> str | None:
+    """Return the name of the model under test (the key of its ``model_usage`` entry)."""
+    model = (header.get("eval") or {}).get("model")
+    return model if isinstance(model, str) else None
+
+
+def _exact_row(sample: dict[str, Any], scorers: list[str], model: str | None) -> dict[str, Any]:
     attachments = sample.get("attachments") or {}
     output = sample.get("output") or {}
     choices = output.get("choices") or []
@@ -356,7 +365,7 @@ def _exact_row(sample: dict[str, Any], scorers: list[str]) -> dict[str, Any]:
         "limit": limit.get("type") if isinstance(limit, dict) else limit,
         "error": error.get("message") if isinstance(error, dict) else error,
         "trace": trace if trace else [stop for _ in choices[:1]],
-        "usage": _usage(sample.get("model_usage") or {}),
+        "usage": _usage(sample.get("model_usage") or {}, model),
         "scores": [_value_text(c.get("value")) for c in chosen],
         "score_answer": [as_text(c.get("answer")) for c in chosen],
         "score_explanation": [as_text(c.get("explanation")) for c in chosen],
@@ -369,7 +378,11 @@ def _exact_row(sample: dict[str, Any], scorers: list[str]) -> dict[str, Any]:
 
 
 def _exact_parts(
-    path: Path, samples: list[Any], scorers: list[str], names: list[str] | None = None
+    path: Path,
+    samples: list[Any],
+    scorers: list[str],
+    model: str | None,
+    names: list[str] | None = None,
 ) -> pl.DataFrame:
     """Read samples one at a time; ``names`` are their members (of a ``.eval``) for errors."""
     rows, locations = [], []
@@ -378,7 +391,7 @@ def _exact_parts(
         what = "the sample" if names else f"samples[{index}]"
         if not isinstance(sample, dict):
             raise log_error(where, f"{what} is not a JSON object")
-        rows.append(record_row(_exact_row, sample, scorers, where=where, what=what))
+        rows.append(record_row(_exact_row, sample, scorers, model, where=where, what=what))
         locations.append((where, what))
     fields = {"sample_id": "id", "refs": "target", "stop": "output.choices[0].stop_reason"}
     fields |= {"limit": "limit.type", "error": "error.message", "usage": "model_usage"}
@@ -426,7 +439,9 @@ def _fast_schema(scorers: list[str]) -> dict[str, pl.DataType]:
 _STOP_REASON = r'"stop_reason"\s*:\s*"([^"\\]*)"'
 
 
-def _members_exactly(path: Path, members: _Members, scorers: list[str]) -> pl.DataFrame:
+def _members_exactly(
+    path: Path, members: _Members, scorers: list[str], model: str | None
+) -> pl.DataFrame:
     """Read every sample member the exact way (each must be a JSON object)."""
     samples = []
     for member, data in members:
@@ -434,10 +449,12 @@ def _members_exactly(path: Path, members: _Members, scorers: list[str]) -> pl.Da
         if not isinstance(sample, dict):
             raise log_error(f"{os.fspath(path)}[{member}]", "the sample is not a JSON object")
         samples.append(sample)
-    return _exact_parts(path, samples, scorers, [member for member, _ in members])
+    return _exact_parts(path, samples, scorers, model, [member for member, _ in members])
 
 
-def _fast_parts(path: Path, members: _Members, scorers: list[str]) -> pl.DataFrame:
+def _fast_parts(
+    path: Path, members: _Members, scorers: list[str], model: str | None
+) -> pl.DataFrame:
     if not members:
         return pl.DataFrame(schema=PARTS)
     try:
@@ -447,7 +464,7 @@ def _fast_parts(path: Path, members: _Members, scorers: list[str]) -> pl.DataFra
         raw = None
     if raw is None or raw.height != len(members) or not members.all_objects():
         # a malformed member, or a field of another type than inspect's: read one at a time
-        return _members_exactly(path, members, scorers)
+        return _members_exactly(path, members, scorers, model)
     output = pl.col("output")
     choices = output.struct.field("choices")
     events = pl.col("events")
@@ -506,7 +523,11 @@ def _fast_parts(path: Path, members: _Members, scorers: list[str]) -> pl.DataFra
             pl.when(text_input.not_()).then("input"),
             _python(parts["__json_input"], _json_question, pl.String()),
         ),
-        usage=_python(parts["usage"], _usage_text, pl.List(pl.Int64)),
+        usage=_python(
+            parts["usage"],
+            lambda text: _usage_text(text, model),
+            pl.List(pl.Int64),
+        ),
         __exact=exact,
     )
     redo = parts["__exact"].arg_true().to_list()
@@ -517,6 +538,7 @@ def _fast_parts(path: Path, members: _Members, scorers: list[str]) -> pl.DataFra
         path,
         [load_json(path, members[i][1], member=members[i][0]) for i in redo],
         scorers,
+        model,
         [members[i][0] for i in redo],
     )
     index = pl.int_range(pl.len(), dtype=pl.UInt32).alias("__row")
@@ -572,23 +594,28 @@ def _json_question(text: str) -> str | None:
     return text
 
 
-def _usage(usage: dict[str, Any]) -> list[int | None]:
-    """Return input, output and total tokens, summed over every model a sample used."""
-    models = [u for u in usage.values() if isinstance(u, dict)] if isinstance(usage, dict) else []
+def _usage(usage: Any, model: str | None) -> list[int | None]:
+    """Return the input, output and total tokens of the model under test.
 
-    def total(key: str) -> int | None:
-        values = [u[key] for u in models if isinstance(u.get(key), int)]
-        return sum(values) if values else None
+    ``model_usage`` has an entry per model the sample called: the model under test's, and any
+    grader's or judge's a scorer asked. Only the evaluated model's entry is counted (null when
+    the sample has none).
+    """
+    entry = usage.get(model) if isinstance(usage, dict) and model is not None else None
+    if not isinstance(entry, dict):
+        return [None, None, None]
+    return [
+        entry.get(key) if isinstance(entry.get(key), int) else None
+        for key in ("input_tokens", "output_tokens", "total_tokens")
+    ]
 
-    return [total("input_tokens"), total("output_tokens"), total("total_tokens")]
 
-
-def _usage_text(text: str) -> list[int | None]:
+def _usage_text(text: str, model: str | None) -> list[int | None]:
     try:
         usage = json.loads(text, strict=False)
     except (ValueError, RecursionError):
         usage = None  # not an object of models: no token counts
-    return _usage(usage)
+    return _usage(usage, model)
 
 
 def _resolve(value: Any, attachments: dict[str, Any]) -> Any:

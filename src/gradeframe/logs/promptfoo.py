@@ -138,7 +138,9 @@ def read(path: PathLike, *, refs: str = "expected") -> pl.DataFrame:
             raise log_error(path, "field 'config' is not a JSON object")
         description = as_text(config.get("description"))
         lines = []
-    context = {"log": os.fspath(path), "task": description}
+    # JSON Lines output has no eval description: the file's stem names the task (never null)
+    task = description if isinstance(description, str) and description else path.stem
+    context = {"log": os.fspath(path), "task": task}
     rows, locations = [], []
     for index, result in enumerate(results):
         if not isinstance(result, dict):

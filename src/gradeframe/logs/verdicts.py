@@ -14,7 +14,7 @@ import polars as pl
 from gradeframe.compare import agreement
 
 #: The columns :func:`disagreements` shows, where the frame has them.
-SHOWN = ("tool", "model", "task", "sample_id", "epoch", "answer", "refs", "tool_correct")
+SHOWN = ("tool", "log", "model", "task", "sample_id", "epoch", "answer", "refs", "tool_correct")
 
 
 def _groups(by: str | Sequence[str] | None) -> list[str]:
@@ -29,11 +29,11 @@ def tool_agreement(
 ) -> pl.DataFrame:
     """Count how often the tool's verdict (``tool_correct``) and gradeframe's agree.
 
-    :func:`gradeframe.agreement` of ``tool_correct`` and gradeframe's verdict, on the rows where
-    the tool recorded one: one row per group of ``by``, sorted, with ``n``, ``both_right``,
-    ``only_tool`` (the tool says right, gradeframe not), ``only_gradeframe``, ``both_wrong``,
-    ``agreement`` (the share of equal verdicts), Cohen's ``kappa`` and McNemar's exact
-    ``p_value``.
+    :func:`gradeframe.agreement` of ``tool_correct`` (``a``) and gradeframe's verdict (``b``),
+    on the rows where the tool recorded one, with agreement's column names: one row per group
+    of ``by``, sorted, with ``n``, ``both_right``, ``only_a`` (the tool says right, gradeframe
+    not), ``only_b`` (gradeframe says right, the tool not), ``both_wrong``, ``agreement`` (the
+    share of equal verdicts), Cohen's ``kappa`` and McNemar's exact ``p_value``.
 
     Parameters
     ----------
@@ -55,19 +55,18 @@ def tool_agreement(
     >>> graded = pl.DataFrame(
     ...     {"tool_correct": [True, True, False, None], "correct": [True, False, False, True]}
     ... )
-    >>> tool_agreement(graded).select("n", "both_right", "only_tool", "agreement")
-    shape: (1, 4)
-    ┌─────┬────────────┬───────────┬───────────┐
-    │ n   ┆ both_right ┆ only_tool ┆ agreement │
-    │ --- ┆ ---        ┆ ---       ┆ ---       │
-    │ i64 ┆ i64        ┆ i64       ┆ f64       │
-    ╞═════╪════════════╪═══════════╪═══════════╡
-    │ 3   ┆ 1          ┆ 1         ┆ 0.666667  │
-    └─────┴────────────┴───────────┴───────────┘
+    >>> tool_agreement(graded).select("n", "both_right", "only_a", "only_b", "agreement")
+    shape: (1, 5)
+    ┌─────┬────────────┬────────┬────────┬───────────┐
+    │ n   ┆ both_right ┆ only_a ┆ only_b ┆ agreement │
+    │ --- ┆ ---        ┆ ---    ┆ ---    ┆ ---       │
+    │ i64 ┆ i64        ┆ i64    ┆ i64    ┆ f64       │
+    ╞═════╪════════════╪════════╪════════╪═══════════╡
+    │ 3   ┆ 1          ┆ 1      ┆ 0      ┆ 0.666667  │
+    └─────┴────────────┴────────┴────────┴───────────┘
     """
     rows = graded.filter(pl.col("tool_correct").is_not_null(), pl.col(correct).is_not_null())
-    table = agreement(rows, "tool_correct", correct, by=_groups(by) or None)
-    return table.rename({"only_a": "only_tool", "only_b": "only_gradeframe"})
+    return agreement(rows, "tool_correct", correct, by=_groups(by) or None)
 
 
 def disagreements(

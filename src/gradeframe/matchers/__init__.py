@@ -1,4 +1,4 @@
-"""The matchers: exact_match, includes, matches, within, choice and f1.
+"""The matchers: exact_match, includes, matches, within, choice, f1 and equivalent.
 
 Each matcher is a function returning one struct expression with the fields ``correct``
 (Boolean, never null) and ``expectation`` (String: the ``label``, or the matcher's default
@@ -43,6 +43,12 @@ from typing import Any
 
 from gradeframe.matchers._base import Matcher
 from gradeframe.matchers.choice import CHOICE, CHOICE_COLUMNS, choice, with_choice
+from gradeframe.matchers.equivalent import (
+    EQUIVALENT,
+    EQUIVALENT_COLUMNS,
+    equivalent,
+    with_equivalent,
+)
 from gradeframe.matchers.exact import (
     EXACT_MATCH,
     EXACT_MATCH_COLUMNS,
@@ -56,6 +62,7 @@ from gradeframe.matchers.within import WITHIN, WITHIN_COLUMNS, with_within, with
 
 __all__ = [
     "CHOICE_COLUMNS",
+    "EQUIVALENT_COLUMNS",
     "EXACT_MATCH_COLUMNS",
     "F1_COLUMNS",
     "INCLUDES_COLUMNS",
@@ -64,12 +71,14 @@ __all__ = [
     "REGEX_TIMEOUT",
     "WITHIN_COLUMNS",
     "choice",
+    "equivalent",
     "exact_match",
     "f1",
     "includes",
     "matches",
     "spec_of",
     "with_choice",
+    "with_equivalent",
     "with_exact_match",
     "with_f1",
     "with_includes",
@@ -86,6 +95,7 @@ REGEX_TIMEOUT: float = 1.0
 #: Each frame function's description (the pandas accessor reads its ``roles``).
 _SPECS: dict[Callable[..., Any], Matcher] = {
     with_choice: CHOICE,
+    with_equivalent: EQUIVALENT,
     with_exact_match: EXACT_MATCH,
     with_f1: F1,
     with_includes: INCLUDES,

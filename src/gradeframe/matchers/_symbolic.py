@@ -1,0 +1,314 @@
+r"""The symbolic fallback of :func:`gradeframe.equivalent`: Math-Verify in worker processes.
+
+Nothing else in gradeframe knows Math-Verify exists. :func:`decide` takes the distinct
+(actual, expected) pairs that are not both literals and returns, for each, whether Math-Verify
+found them equal and how the pair was decided (``"symbolic"``, ``"timeout"`` or ``"unparsed"``).
+
+How it runs
+-----------
+- **Never in this process.** Each pair is decided in a worker: a child Python process started
+  with :mod:`subprocess` (``python -c`` and the worker's source, below), which imports
+  Math-Verify, reads pairs from its standard input (one JSON line each) and writes one verdict
+  line per pair. The worker imports neither gradeframe nor Polars (a ``multiprocessing``
+  "spawn" child would import the parent's main module and gradeframe with it: seconds per
+  worker, and a script without an ``if __name__ == "__main__"`` guard would run again).
+- **A budget per pair, no signals.** The parent sends a worker one pair at a time and waits for
+  its verdict at most ``timeout`` seconds (a reader thread per worker puts each line on a queue;
+  the parent waits on the queue). A worker that overruns is killed (``Popen.kill``), its pair
+  is ``"timeout"``, and a fresh worker takes the pairs left. Math-Verify's own timeouts, which
+  use ``signal.alarm`` and fail outside the main thread, are switched off in the worker. So a
+  pair that never returns costs ``timeout`` seconds and the run goes on, from any thread.
+- **Workers are kept.** Starting one (Python, SymPy, the ANTLR parser) takes about a second, so
+  workers are started on first use and kept for later calls (up to one per core, and one per
+  :data:`PAIRS_PER_WORKER` pairs); they exit when this process does (their input closes).
+- **Model text is never run as code.** The worker reads both sides with Math-Verify's LaTeX
+  extraction only (``LatexExtractionConfig``: the ANTLR LaTeX grammar, which builds SymPy
+  objects without Python's ``eval``). Math-Verify's plain-expression extraction, which passes
+  text to SymPy's ``parse_expr`` (``eval`` underneath), is not used; and in the worker SymPy's
+  ``eval_expr`` (where ``parse_expr`` and ``sympify`` of a string end) refuses any code but a
+  number constructor such as ``Integer(12)`` (the LaTeX reader builds its numbers with
+  ``sympy.Number("12")``), so no other route can evaluate text either. A side nothing can be
+  read from is ``"unparsed"``.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import importlib.util
+import json
+import os
+import queue
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Sequence
+from typing import Final
+
+__all__ = ["CALLS", "PAIRS_PER_WORKER", "available", "decide", "install_hint", "versions"]
+
+#: A worker is started for every this many pairs of a call (up to one per core).
+PAIRS_PER_WORKER: Final = 200
+#: Seconds a worker may take to start (import Math-Verify) before the call fails.
+START_TIMEOUT: Final = 120.0
+
+#: How many pairs have been sent to the engine in this process (for benchmarks and tests).
+CALLS = 0
+
+#: The worker's program. It reads ``[actual, expected]`` JSON lines and writes one verdict line
+#: (``"true"``, ``"false"`` or ``"unparsed"``) per pair; first it writes ``"ready"``.
+_WORKER: Final = r"""
+import json, logging, re, sys
+logging.disable(logging.CRITICAL)
+try:
+    import sympy.parsing.sympy_parser as _parser
+
+    # parse_expr and sympify(str) end in eval_expr: only a number constructor may pass (the
+    # LaTeX reader builds numbers as sympy.Number("12")); any other code is refused.
+    _NUMBER = re.compile(
+        r"\s*(?:(?:Integer|Float|Rational)\s*\(\s*'?[0-9.eE+-]+'?\s*\)|[0-9.eE+-]+)\s*"
+    )
+    _eval_expr = _parser.eval_expr
+
+    def _numbers_only(code, local_dict, global_dict):
+        if not _NUMBER.fullmatch(code):
+            raise ValueError("gradeframe: text is never evaluated as Python")
+        return _eval_expr(code, local_dict, global_dict)
+
+    _parser.eval_expr = _numbers_only
+    from math_verify import LatexExtractionConfig, parse, verify
+except Exception as error:  # noqa: BLE001
+    sys.stdout.write(json.dumps(["error", repr(error)]) + "\n")
+    sys.stdout.flush()
+    raise SystemExit(1)
+_CONFIG = [LatexExtractionConfig()]
+
+
+def _read(text):
+    wrapped = "\\boxed{" + text + "}" if "$" in text else "$" + text + "$"
+    return parse(wrapped, extraction_config=_CONFIG, fallback_mode="no_fallback",
+                 parsing_timeout=None)
+
+
+def _decide(actual, expected):
+    try:
+        gold, answer = _read(expected), _read(actual)
+        if not gold or not answer:
+            return "unparsed"
+        return "true" if verify(gold, answer, timeout_seconds=None) else "false"
+    except Exception:  # noqa: BLE001
+        return "unparsed"
+
+
+sys.stdout.write(json.dumps(["ready", ""]) + "\n")
+sys.stdout.flush()
+for line in sys.stdin:
+    actual, expected = json.loads(line)
+    sys.stdout.write(json.dumps(["verdict", _decide(actual, expected)]) + "\n")
+    sys.stdout.flush()
+"""
+
+
+def available() -> bool:
+    """Return whether Math-Verify is installed (without importing it)."""
+    return importlib.util.find_spec("math_verify") is not None
+
+
+def install_hint() -> str:
+    """Return what to install for the symbolic fallback."""
+    return "pip install 'gradeframe[math]'"
+
+
+def versions() -> dict[str, str]:
+    """Return the installed versions of Math-Verify, SymPy and the ANTLR runtime (or "")."""
+    from importlib import metadata
+
+    found = {}
+    for name in ("math-verify", "sympy", "antlr4-python3-runtime", "latex2sympy2_extended"):
+        try:
+            found[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            found[name] = ""
+    return found
+
+
+class _Worker:
+    """One worker process, with a reader thread putting its lines on the pool's queue."""
+
+    def __init__(self, serial: int, lines: queue.Queue[tuple[int, list[str] | None]]) -> None:
+        self.serial = serial
+        self.process = subprocess.Popen(
+            [sys.executable, "-c", _WORKER],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            encoding="utf-8",
+            bufsize=1,
+        )
+        self.ready = False
+        self.pair: int | None = None  # the index of the pair it is deciding
+        self.deadline = 0.0
+        self.started = time.monotonic()
+        self.reader = threading.Thread(target=self._read, args=(lines,), daemon=True)
+        self.reader.start()
+
+    def _read(self, lines: queue.Queue[tuple[int, list[str] | None]]) -> None:
+        stream = self.process.stdout
+        assert stream is not None
+        for line in stream:
+            try:
+                lines.put((self.serial, json.loads(line)))
+            except ValueError:
+                continue
+        lines.put((self.serial, None))  # end of output: the worker exited
+
+    def send(self, index: int, actual: str, expected: str, timeout: float) -> None:
+        stream = self.process.stdin
+        assert stream is not None
+        self.pair = index
+        self.deadline = time.monotonic() + timeout
+        stream.write(json.dumps([actual, expected]) + "\n")
+        stream.flush()
+
+    def kill(self) -> None:
+        """Kill the process, and close its pipes once the reader has seen their end."""
+        self.process.kill()
+        self.process.wait()
+        self.reader.join(timeout=5)
+        for stream in (self.process.stdin, self.process.stdout):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+
+
+class _Pool:
+    """The workers of this process, used by one call at a time."""
+
+    def __init__(self) -> None:
+        self.pid = os.getpid()  # a forked child starts a pool of its own (see :func:`decide`)
+        self.lock = threading.Lock()
+        self.lines: queue.Queue[tuple[int, list[str] | None]] = queue.Queue()
+        self.workers: dict[int, _Worker] = {}
+        self.serial = 0
+
+    def start(self) -> _Worker:
+        self.serial += 1
+        worker = _Worker(self.serial, self.lines)
+        self.workers[worker.serial] = worker
+        return worker
+
+    def retire(self, worker: _Worker) -> None:
+        self.workers.pop(worker.serial, None)
+        worker.kill()
+
+    def close(self) -> None:
+        for worker in list(self.workers.values()):
+            self.retire(worker)
+
+    def decide(self, pairs: Sequence[tuple[str, str]], timeout: float) -> list[str]:
+        verdicts: list[str | None] = [None] * len(pairs)
+        wanted = max(1, min(os.cpu_count() or 1, -(-len(pairs) // PAIRS_PER_WORKER)))
+        for worker in list(self.workers.values()):  # leftovers of a call that was interrupted
+            if worker.pair is not None or worker.process.poll() is not None:
+                self.retire(worker)
+        while len(self.workers) < wanted:
+            self.start()
+        following = iter(range(len(pairs)))
+        left = len(pairs)
+
+        def feed(worker: _Worker) -> None:
+            index = next(following, None)
+            if index is not None:
+                actual, expected = pairs[index]
+                worker.send(index, actual, expected, timeout)
+
+        for worker in list(self.workers.values()):
+            if worker.ready:
+                feed(worker)
+        while left:
+            now = time.monotonic()
+            waits = [
+                (w.deadline if w.pair is not None else w.started + START_TIMEOUT) - now
+                for w in self.workers.values()
+                if w.pair is not None or not w.ready
+            ]
+            try:
+                serial, message = self.lines.get(timeout=max(0.0, min(waits, default=1.0)))
+            except queue.Empty:
+                serial, message = 0, None
+            worker = self.workers.get(serial)
+            if worker is not None and message is not None:
+                kind, value = message
+                if kind == "error":
+                    self.retire(worker)
+                    msg = f"the symbolic fallback could not start Math-Verify: {value}"
+                    raise ImportError(msg)
+                if kind == "ready":
+                    worker.ready = True
+                elif worker.pair is not None:
+                    verdicts[worker.pair] = value
+                    worker.pair = None
+                    left -= 1
+                feed(worker)
+            elif worker is not None:  # the worker died: its pair is unreadable
+                self.retire(worker)
+                if worker.pair is not None:
+                    verdicts[worker.pair] = "unparsed"
+                    left -= 1
+                if left:
+                    self.start()
+            now = time.monotonic()
+            for late in list(self.workers.values()):
+                if late.pair is not None and now >= late.deadline:
+                    verdicts[late.pair] = "timeout"
+                    left -= 1
+                    self.retire(late)
+                    if left:
+                        self.start()
+                elif not late.ready and now >= late.started + START_TIMEOUT:
+                    self.retire(late)
+                    msg = f"the symbolic fallback's worker did not start in {START_TIMEOUT} s"
+                    raise RuntimeError(msg)
+        return [v or "unparsed" for v in verdicts]
+
+
+_POOL = _Pool()
+atexit.register(_POOL.close)
+
+
+def decide(pairs: Sequence[tuple[str, str]], *, timeout: float) -> list[tuple[bool, str]]:
+    """Decide distinct (actual, expected) pairs with Math-Verify, each within ``timeout`` s.
+
+    Returns, per pair, ``(correct, method)``: ``(True|False, "symbolic")``, ``(False,
+    "timeout")`` when the pair overran its budget (its worker is killed), or ``(False,
+    "unparsed")`` when Math-Verify could not read a side.
+    """
+    global CALLS, _POOL
+    if not pairs:
+        return []
+    if not available():
+        msg = (
+            "`equivalent` with fallback='symbolic' needs Math-Verify for the answers that are "
+            f"not plain numbers: {install_hint()} (or pass fallback=None)."
+        )
+        raise ImportError(msg)
+    CALLS += len(pairs)
+    if _POOL.pid != os.getpid():  # forked (a Dask or Spark worker): the parent's pipes are not ours
+        _POOL = _Pool()
+        atexit.register(_POOL.close)
+    with _POOL.lock:
+        try:
+            verdicts = _POOL.decide(pairs, timeout)
+        except BaseException:
+            _POOL.close()  # no worker is left holding a half-sent pair
+            raise
+    return [
+        (True, "symbolic")
+        if v == "true"
+        else (False, "symbolic")
+        if v == "false"
+        else (False, "timeout" if v == "timeout" else "unparsed")
+        for v in verdicts
+    ]
