@@ -10,6 +10,7 @@ Usage::
     python benchmarks/bench.py --matchers      # choice and f1 on 1M rows (printed only)
     python benchmarks/bench.py --distributed   # 10M rows on Polars streaming, Dask and Spark
     python benchmarks/bench.py --logs          # read_inspect on a 10,000-sample .eval (printed)
+    python benchmarks/bench.py --inspect-score # inspect score: gradeframe's scorer vs includes()
     python benchmarks/bench.py --samples       # pass_at_k, consistency on 1M samples (RESULTS.md)
     python benchmarks/bench.py --equivalent    # equivalent: literal path, fallback, peers (printed)
     python benchmarks/bench.py --options --base /tmp/gf_base/src
@@ -1614,6 +1615,39 @@ def main_logs(args: argparse.Namespace) -> None:
     print(f"failure kinds: {kinds}")
 
 
+def main_inspect_score(args: argparse.Namespace) -> None:
+    """Re-score a 10,000-sample inspect log with gradeframe's scorer and with inspect's own.
+
+    Both run as ``inspect score`` (a process each, as a user runs them), interleaved, best of
+    ``--repeats`` (2): ``--scorer gradeframe/answer_contains`` against ``--scorer includes``.
+    """
+    import shutil
+    import subprocess
+    import tempfile
+
+    samples = args.rows or 10_000
+    inspect = shutil.which("inspect", path=str(Path(sys.executable).parent)) or "inspect"
+    times: dict[str, list[float]] = {"includes": [], "gradeframe/answer_contains": []}
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "big.eval"
+        make_inspect_eval(path, samples)
+        for _ in range(args.repeats or 2):
+            for scorer in times:
+                out = Path(folder) / "scored.eval"
+                command = [inspect, "score", str(path), "--scorer", scorer, "--action", "append"]
+                command += ["--display", "none"]
+                command += ["--output-file", str(out)]
+                start = time.perf_counter()
+                subprocess.run(command, check=True, capture_output=True)
+                times[scorer].append(time.perf_counter() - start)
+                out.unlink()
+    own, ours = min(times["includes"]), min(times["gradeframe/answer_contains"])
+    print(f"inspect score on a {samples:,}-sample .eval (best of {len(times['includes'])}):")
+    for name, seconds in (("includes (inspect's own)", own), ("gradeframe/answer_contains", ours)):
+        print(f"  --scorer {name:27} {seconds:.1f} s ({seconds / samples * 1e3:.2f} ms/sample)")
+    print(f"  gradeframe / inspect: {ours / own:.2f}x (limit 2x)")
+
+
 # --------------------------------------------------------------------------------------------
 # The HTML page (--html)
 # --------------------------------------------------------------------------------------------
@@ -1761,6 +1795,11 @@ def main() -> None:
         "--logs", action="store_true", help="time read_inspect on a 10,000-sample .eval"
     )
     parser.add_argument(
+        "--inspect-score",
+        action="store_true",
+        help="inspect score on a 10,000-sample log: gradeframe/answer_contains against includes",
+    )
+    parser.add_argument(
         "--html", action="store_true", help="size and render time of a 100,000-row page"
     )
     parser.add_argument(
@@ -1775,7 +1814,9 @@ def main() -> None:
     parser.add_argument("--base", help="with --options: another checkout's src, timed too")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.html:
+    if args.inspect_score:
+        main_inspect_score(args)
+    elif args.html:
         main_html(args)
     elif args.samples:
         main_samples(args)

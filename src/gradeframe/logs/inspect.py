@@ -169,6 +169,36 @@ def read(
     return conform(frame, EXTRAS)
 
 
+def read_samples(
+    samples: Sequence[dict[str, Any]],
+    *,
+    model: str | None = None,
+    task: str | None = None,
+    log: str | None = None,
+) -> pl.DataFrame:
+    """Read samples given as inspect's sample records (``EvalSample`` as JSON) into the columns.
+
+    The same mapping as :func:`read` (completion, targets, stop reasons, limits, errors, an
+    inspect ``choice()`` score's letters), for samples that are not in a log file: the
+    scorers of :mod:`gradeframe.inspect` build each sample's record from the ``TaskState`` and
+    its transcript and read it here, so that a scorer and ``read_inspect`` never disagree.
+    """
+    records = [sample for sample in samples if isinstance(sample, dict)]
+    scorers = _scorers({}, records)
+    context = {
+        "tool": pl.lit(TOOL),
+        "log": pl.lit(log, dtype=pl.String),
+        "model": pl.lit(model, dtype=pl.String),
+        "task": pl.lit(task, dtype=pl.String),
+    }
+    chosen = scorers[0] if scorers else None
+    # errors name the log, or else where the samples come from
+    where = Path(log) if log else Path("<inspect samples>")
+    parts = _exact_parts(where, records, scorers, model)
+    frame = _frame(parts, context, chosen, 0 if scorers else None, scorers)
+    return conform(frame, EXTRAS)
+
+
 def _scorers(header: dict[str, Any], samples: list[Any]) -> list[str]:
     """Return the scorer names: the header's, then any other a sample's scores are keyed by."""
     listed = (header.get("eval") or {}).get("scorers") or []
