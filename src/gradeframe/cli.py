@@ -27,7 +27,11 @@ import io
 import json
 import os
 import re
+import secrets
+import shutil
+import signal
 import sys
+import threading
 import time
 import warnings
 from collections.abc import Iterator, Sequence
@@ -35,6 +39,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from pathlib import Path
+from types import FrameType
 from typing import Any, Final, TextIO
 
 import polars as pl
@@ -174,6 +179,8 @@ def read_input(args: argparse.Namespace) -> Input:
         msg = f"--refs-var {args.refs_var}: only promptfoo logs take it; {str(path)!r} is not one"
         raise CliError(msg)
     frame = read_frame(path, separator=args.separator, guess=args.separator is None)
+    if args.escape_formulas and _format_of(path, "input") == "csv":
+        frame = unescape_formulas(frame)
     if not frame.columns:
         msg = f"input {str(path)!r}: holds no records"
         raise CliError(msg)
@@ -485,21 +492,155 @@ def check_output(path: Path) -> None:
         raise CliError(msg)
 
 
-def write_frame(frame: pl.DataFrame, path: Path) -> None:
-    """Write graded rows by the extension of ``path``."""
+def check_not_an_input(output: Path, inputs: Sequence[Path]) -> None:
+    """Refuse ``-o`` naming an input file (by its resolved path: a symlink or ``./`` too)."""
+    target = output.resolve()
+    for given in inputs:
+        same = given.resolve() == target
+        if not same and given.exists() and output.exists():
+            same = os.path.samefile(given, output)  # a hard link
+        if same:
+            msg = (
+                f"-o {str(output)!r} is the input file {str(given)!r}; writing there would "
+                "replace the data being read: give another file name"
+            )
+            raise CliError(msg)
+
+
+#: A cell whose text starts with one of these is run as a formula by spreadsheets (OWASP's CSV
+#: injection list: = + - @, tab and carriage return). A leading ' is escaped too when
+#: --escape-formulas is on, so that reading the file back removes exactly what was added.
+FORMULA_START: Final = r"^[=+\-@\t\r]"
+_ESCAPED_START: Final = r"^[=+\-@\t\r']"
+
+
+def _text_columns(frame: pl.DataFrame) -> list[str]:
+    return [name for name, dtype in frame.schema.items() if dtype == pl.String]
+
+
+def formula_cells(frame: pl.DataFrame) -> int:
+    """Count the text cells a spreadsheet would run as a formula."""
+    names = _text_columns(frame)
+    if not names or not frame.height:
+        return 0
+    counts = frame.select(
+        pl.sum_horizontal(
+            pl.col(n).str.contains(FORMULA_START).fill_null(value=False) for n in names
+        )
+    )
+    return int(counts.to_series().sum())
+
+
+def escape_formulas(frame: pl.DataFrame) -> pl.DataFrame:
+    """Prefix ``'`` to text cells starting with = + - @ tab CR or ``'`` (undone on reading)."""
+    return frame.with_columns(
+        pl.when(pl.col(n).str.contains(_ESCAPED_START))
+        .then(pl.lit("'") + pl.col(n))
+        .otherwise(pl.col(n))
+        .alias(n)
+        for n in _text_columns(frame)
+    )
+
+
+def unescape_formulas(frame: pl.DataFrame) -> pl.DataFrame:
+    """Remove the ``'`` that :func:`escape_formulas` put before a text cell."""
+    return frame.with_columns(pl.col(n).str.strip_prefix("'") for n in _text_columns(frame))
+
+
+def write_frame(
+    frame: pl.DataFrame,
+    path: Path,
+    *,
+    escape: bool = False,
+    err: TextIO | None = None,
+) -> None:
+    """Write graded rows by the extension of ``path``, atomically.
+
+    The rows go to a temporary file (in a private folder beside ``path``), which then replaces
+    it in one step (``os.replace``): an interrupt, SIGTERM or a full disk leaves the old file as
+    it was (the temporary folder is removed), never a header-only or cut file. For CSV, text
+    cells that a spreadsheet would run as a formula are written unchanged (a warning on
+    ``err``), or with a leading ``'`` when ``escape`` is on (``--escape-formulas``).
+    """
     fmt = _format_of(path, "-o")
+    if fmt == "csv":
+        frame = flatten_records(frame)
+        if escape:
+            frame = escape_formulas(frame)
+        elif err is not None and (cells := formula_cells(frame)):
+            print(
+                f"gradeframe: warning: {_noun(cells, 'cell')} of {str(path)!r} start with =, +, "
+                "-, @, a tab or a carriage return, which a spreadsheet may run as a formula; "
+                "--escape-formulas writes them with a leading ' (read back with the same flag)",
+                file=err,
+            )
+    # The rows go to a private folder beside the target, named before it exists, so that
+    # whenever a signal comes it can be removed; a writer thread of Polars still running after
+    # an interrupt cannot make a file again in a folder that is gone.
+    folder = path.parent if str(path.parent) else Path()
+    private = folder / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+    temporary = private / path.name
     try:
-        if fmt == "parquet":
-            frame.write_parquet(path)
-        elif fmt == "csv":
-            flatten_records(frame).write_csv(path)
-        elif fmt == "json":
-            frame.write_json(path)
-        else:
-            frame.write_ndjson(path)
-    except (OSError, pl.exceptions.PolarsError) as exc:
-        msg = f"-o {str(path)!r} cannot be written: {_first_line(exc)}"
-        raise CliError(msg) from None
+        with _signals_deferred():  # a signal in the write takes effect when the write ends
+            private.mkdir(mode=0o700)
+            if fmt == "parquet":
+                frame.write_parquet(temporary)
+            elif fmt == "csv":
+                frame.write_csv(temporary)
+            elif fmt == "json":
+                frame.write_json(temporary)
+            else:
+                frame.write_ndjson(temporary)
+            if path.exists():
+                os.chmod(temporary, path.stat().st_mode & 0o7777)  # keep the old file's mode
+        os.replace(temporary, path)
+    except BaseException as exc:  # an interrupt or SIGTERM too: never leave a cut file
+        _remove(private)
+        if isinstance(exc, OSError | pl.exceptions.PolarsError):
+            msg = f"-o {str(path)!r} cannot be written: {_first_line(exc)} (the file is as it was)"
+            raise CliError(msg) from None
+        raise
+    _remove(private)
+
+
+class _Terminated(BaseException):
+    """SIGTERM, raised where the program is, so that a file being written is cleaned up."""
+
+
+@contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM until the block ends, then raise them (main thread only).
+
+    Polars checks for signals while it writes and would abandon the write half way, with a
+    second interrupt pending that could land in the clean-up; here the write ends first.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    came: list[int] = []
+
+    def note(signum: int, frame: FrameType | None) -> None:
+        came.append(signum)
+
+    previous = {signum: signal.signal(signum, note) for signum in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    if signal.SIGTERM in came:
+        raise _Terminated
+    if came:
+        raise KeyboardInterrupt
+
+
+def _remove(private: Path) -> None:
+    """Remove the private folder of :func:`write_frame`, and whatever is still in it."""
+    for _ in range(5):
+        shutil.rmtree(private, ignore_errors=True)
+        if not private.exists():
+            return
+        time.sleep(0.05)  # a writer thread made a file in it again: once more
 
 
 # --------------------------------------------------------------------------------------------
@@ -887,6 +1028,14 @@ def _parser() -> argparse.ArgumentParser:
         help="write the report as one self-contained HTML page here (needs jinja2)",
     )
     score_parser.add_argument(
+        "--escape-formulas",
+        action="store_true",
+        help=(
+            "CSV: write text cells starting with =, +, -, @, tab or CR (and ') with a leading ', "
+            "so that spreadsheets show them instead of running them; on a CSV input, remove it"
+        ),
+    )
+    score_parser.add_argument(
         "--chunk-rows",
         type=int,
         default=CHUNK_ROWS,
@@ -946,6 +1095,7 @@ def _run_score(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise CliError(msg)
     if args.output is not None:
         check_output(args.output)  # before any work
+        check_not_an_input(args.output, [] if args.example else [args.file])
     if args.html is not None:
         check_html_output(args.html)
     given = read_input(args)
@@ -996,7 +1146,8 @@ def _run_score(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     grouped = f", by {', '.join(by)}" if by else ""
     answers = _noun(graded.height, "answer")
     if args.output is not None:
-        write_frame(graded, args.output)  # first: a closed pipe on stdout must not lose it
+        # first: a closed pipe on stdout must not lose it
+        write_frame(graded, args.output, escape=args.escape_formulas, err=err)
     if args.html is not None:  # before printing too
         write_html(graded, args, by=by, source=given.source, answer=answer, refs=refs)
     print(f"{answers} from {given.source}: {n_correct:,} right{share}{grouped}", file=out)
@@ -1230,6 +1381,23 @@ def listing(
     return frame.with_columns(words) if words else frame
 
 
+@contextmanager
+def _terminate_as_exception() -> Iterator[None]:
+    """Turn SIGTERM into :class:`_Terminated` while the command runs (main thread only)."""
+
+    def terminate(signum: int, frame: FrameType | None) -> None:
+        raise _Terminated
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, terminate)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; return the exit status.
 
@@ -1256,7 +1424,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     out, err = sys.stdout, sys.stderr
     try:
-        return _run_score(args, out, err)
+        with _terminate_as_exception():
+            return _run_score(args, out, err)
+    except _Terminated:
+        print("gradeframe: terminated", file=err)
+        return 128 + signal.SIGTERM
     except CliError as exc:
         print(f"gradeframe: error: {exc}", file=err)
     except (pl.exceptions.PolarsError, KeyError, TypeError, ValueError) as exc:
