@@ -118,18 +118,35 @@ def test_string_conversion_from_delayed_partitions_keeps_records() -> None:
     same_rows(graded.compute(), frame.grade.answer_contains("answer", "refs"))
 
 
-@pytest.mark.parametrize("column", ["refs", "answer"])
-def test_printed_lists_saved_by_dask_are_refused_not_graded(tmp_path, column: str) -> None:
-    # A frame made by dd.from_pandas (default string conversion), computed and saved: its list
-    # and record columns now hold printed text in the file itself.
-    printed = dd.from_pandas(gf.example().to_pandas(), npartitions=2).compute()
-    assert printed["refs"].iloc[0] == "['1987']"
-    printed.to_parquet(tmp_path / "saved.parquet")
+@pytest.mark.parametrize("npartitions", [1, 3])
+def test_answers_that_look_like_json_lists_are_graded_as_text_like_pandas(
+    npartitions: int,
+) -> None:
+    # The trap (issue 23 item 7): when every answer of a partition looked like a JSON list, the
+    # printed-text guard raised, though pandas and Polars grade them. Text is told by dtype and
+    # source, not by its look.
+    pdf = pd.DataFrame(
+        {
+            "answer": ['["Paris"]', '["Lyon", "Paris"]', "[]", '["12"]', '{"city": "Paris"}'],
+            "refs": [["Paris"], ["Nice"], ["x"], ["12"], ["Paris"]],
+        }
+    )
+    graded = dd.from_pandas(pdf, npartitions=npartitions).grade.answer_contains("answer", "refs")
+    expected = pdf.grade.answer_contains("answer", "refs")
+    assert graded.compute()["correct"].tolist() == expected["correct"].tolist()
+    assert expected["correct"].tolist() == [True, False, False, True, True]
+
+
+def test_text_saved_to_parquet_is_graded_as_text_like_pandas(tmp_path) -> None:
+    # A string column read from Parquet is text by its dtype and source, whatever it looks
+    # like: graded exactly as pandas grades the same file.
+    pd.DataFrame({"answer": ['["Paris"]', "['1987']"], "refs": ["Paris", "1987"]}).to_parquet(
+        tmp_path / "saved.parquet"
+    )
     ddf = dd.read_parquet(str(tmp_path / "saved.parquet"), filesystem="arrow")
-    answer, refs = ("answer", "question") if column == "answer" else ("question", "refs")
-    graded = ddf.grade.answer_contains(answer, refs)
-    with pytest.raises(ValueError, match=f"column '{column}' holds the printed text"):
-        graded.compute()
+    graded = ddf.grade.answer_contains("answer", "refs").compute()
+    expected = pd.read_parquet(tmp_path / "saved.parquet").grade.answer_contains("answer", "refs")
+    assert graded["correct"].tolist() == expected["correct"].tolist() == [True, True]
 
 
 def test_arguments_are_checked_before_any_data_is_read() -> None:

@@ -18,14 +18,15 @@ the same Polars expressions as everywhere else.
   default), ``dd.from_pandas`` and friends would turn an object column of lists or dicts into
   their printed text ("['1987']"); the grading methods keep the columns they read as they were
   in the source instead (see :func:`keep_objects`, which rewrites Dask's conversion steps in the
-  frame's expression: Dask 2025.1 or later). Printed text that is already in the data (saved
-  after the conversion) is refused, naming the column (:func:`refuse_printed_text`).
+  frame's expression: Dask 2025.1 or later). Whether a column holds text is told by its dtype
+  and source (the pandas data or the ``meta`` before the conversion), never by how its values
+  look: a text column that reads like a JSON list (``'["Paris"]'``) is text, graded as pandas and
+  Polars grade it (issue 23 item 7).
 """
 
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Final
 
@@ -71,14 +72,12 @@ except ImportError as error:  # pragma: no cover - tested in a subprocess with t
 
 __all__ = [
     "DASK_TESTED",
-    "PRINTED_CONTAINER",
     "DaskFrameGrade",
     "DaskSeriesGrade",
     "consistency",
     "flaky",
     "keep_objects",
     "pass_at_k",
-    "refuse_printed_text",
     "report",
 ]
 
@@ -185,55 +184,12 @@ def _columns_named(frame: Any, values: Iterable[Any]) -> set[str]:
     return names
 
 
-#: The printed text of a Python list or dict, as ``str()`` writes it: "['1987']", "[]",
-#: "['a' 'b']" (a NumPy array), "{'answer': 'It was 1987.', ...}".
-PRINTED_CONTAINER: Final = r"\[\]|\[(?:'.*'|\".*\")\]|\{(?:'[^']*'|\"[^\"]*\"): .*\}"
-
-
-def refuse_printed_text(partition: pd.DataFrame, columns: Iterable[str]) -> None:
-    """Raise when a text column holds the printed text of lists or dicts, not text.
-
-    Dask's string conversion writes an object column of lists as "['1987']" and of records as
-    "{'answer': ...}"; once such text has been saved (say, to Parquet), nothing can tell it from
-    text but its look. A column whose every value looks like that is refused, naming the column:
-    grading the printed text would be silently wrong. The first value decides whether the
-    column is looked at at all, so ordinary text costs nothing.
-    """
-    for name in columns:
-        values = partition[name]
-        if not pd.api.types.is_string_dtype(values.dtype):  # StringDtype or object
-            continue
-        present = values.dropna()
-        if present.empty or not isinstance(present.iloc[0], str):
-            continue
-        if not _looks_printed(present.iloc[:1]).all():
-            continue
-        if _looks_printed(present).all():
-            msg = (
-                f"column {name!r} holds the printed text of Python lists or dicts (such as "
-                f"{present.iloc[0][:60]!r}), not lists or records: Dask's string conversion "
-                "(`dataframe.convert-string`) turned them into text before gradeframe saw "
-                "them, for example when a frame made by dd.from_pandas was saved (or the column "
-                "holds JSON text). Grading that text would be wrong. Rebuild the column from the "
-                "source data, with dask.config.set({'dataframe.convert-string': False}) or Arrow "
-                "dtypes (or parse the JSON)."
-            )
-            raise ValueError(msg)
-
-
-def _looks_printed(values: pd.Series) -> pd.Series:
-    found = values.astype(object).str.fullmatch(PRINTED_CONTAINER, flags=re.DOTALL)
-    return found.fillna(value=False).astype(bool)  # a value that is not text is not printed text
-
-
 def _grade_partition(
     partition: pd.DataFrame,
     method: str,
     args: tuple[Any, ...],
     kwargs: dict[str, Any],
-    columns: tuple[str, ...] = (),
 ) -> pd.DataFrame:
-    refuse_printed_text(partition, columns)
     return getattr(partition.grade, method)(*args, **kwargs)
 
 
@@ -249,9 +205,7 @@ def _grading(method: str) -> Callable[..., dd.DataFrame]:
         frame = keep_objects(self._frame, columns)
         # The empty frame: checks every argument and gives the exact output dtypes.
         meta = _grade_partition(frame._meta, method, args, kwargs)
-        grade = functools.partial(
-            _grade_partition, method=method, args=args, kwargs=kwargs, columns=tuple(columns)
-        )
+        grade = functools.partial(_grade_partition, method=method, args=args, kwargs=kwargs)
         return frame.map_partitions(grade, meta=meta, token=f"grade-{method}")
 
     pandas_method = getattr(PandasFrameGrade, method, None)
@@ -340,8 +294,6 @@ def _partition_samples(
     correct: str,
     answer: IntoExpr | None,
 ) -> tuple[pl.DataFrame, pl.DataFrame | None]:
-    if answer is not None:
-        refuse_printed_text(partition, _columns_named(partition, [answer]))
     frame = _frames.to_polars(partition, columns)
     counts = sample_rules.sample_counts(frame, groups, items, correct).collect()
     if answer is None:
