@@ -7,6 +7,7 @@ callbacks into Polars) cost more speed than the project allows and is left for a
 from __future__ import annotations
 
 import errno
+import re
 import signal
 import subprocess
 import sys
@@ -18,7 +19,7 @@ import polars as pl
 import pytest
 
 import gradeframe  # noqa: F401  (registers .grade)
-from gradeframe import cli
+from gradeframe import cli, matchers
 
 # --------------------------------------------------------------------------------------------
 # Item 2: -o is atomic, and never the input
@@ -198,3 +199,43 @@ def test_escape_formulas_prefixes_a_quote_and_reading_back_removes_it(tmp_path: 
         "''quoted",
         "plain 12",
     ]
+
+
+# --------------------------------------------------------------------------------------------
+# Item 10b: the regex fallback has a budget per call, not only per answer
+# --------------------------------------------------------------------------------------------
+
+
+def test_many_slow_answers_use_up_the_regex_budget_of_one_call(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The trap: each answer stayed under REGEX_TIMEOUT, so 30 slow answers took 21 s and no
+    # error. Each answer here backtracks for a while; the call's budget stops it early.
+    monkeypatch.setattr(matchers, "REGEX_TIMEOUT", 30.0)
+    monkeypatch.setattr(matchers, "REGEX_BUDGET", 0.05)
+    answers = ["a" * 18 + "b" + "c" * i for i in range(30)]
+    frame = pl.DataFrame({"answer": answers})
+    start = time.monotonic()
+    with pytest.raises(ValueError, match=r"used up the regex time budget") as caught:
+        frame.grade.matches("answer", r"(?=a)(a|aa)+$")
+    assert time.monotonic() - start < 5
+    message = str(caught.value)
+    assert "'(?=a)(a|aa)+$'" in message
+    assert "REGEX_BUDGET = 0.05 s" in message
+    assert re.search(r"after \d+ of 30 rows", message)
+
+
+def test_the_regex_budget_is_shared_by_the_patterns_of_a_pattern_column(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(matchers, "REGEX_TIMEOUT", 30.0)
+    monkeypatch.setattr(matchers, "REGEX_BUDGET", 0.05)
+    slow = ["(?=a)(a|aa)+$", "(?=a)(aa|a)+$", "(?=a)(a|a{2})+$"]  # each with lookahead: regex
+    frame = pl.DataFrame({"answer": ["a" * 18 + "b" + "c" * i for i in range(30)], "p": slow * 10})
+    with pytest.raises(ValueError, match=r"used up the regex time budget"):
+        frame.grade.matches("answer", pattern_column="p")
+
+
+def test_the_regex_budget_has_a_documented_default() -> None:
+    assert matchers.REGEX_BUDGET == 10.0
+    assert matchers.REGEX_TIMEOUT == 1.0

@@ -68,6 +68,7 @@ __all__ = [
     "INCLUDES_COLUMNS",
     "MATCHES_COLUMNS",
     "MAX_METADATA_LENGTH",
+    "REGEX_BUDGET",
     "REGEX_TIMEOUT",
     "WITHIN_COLUMNS",
     "choice",
@@ -91,6 +92,12 @@ __all__ = [
 #: is reported as too slow (catastrophic backtracking). Read when the search runs, so setting
 #: ``gradeframe.matchers.REGEX_TIMEOUT`` at run time takes effect.
 REGEX_TIMEOUT: float = 1.0
+
+#: Seconds all the searches of one call on the ``regex`` fallback may take together (one call:
+#: a DataFrame, or one batch of a LazyFrame's rows), so that many slow answers, each under
+#: :data:`REGEX_TIMEOUT`, cannot add up to minutes: past it the call raises naming the pattern
+#: and how many rows were done. Read when a call starts.
+REGEX_BUDGET: float = 10.0
 
 #: Each frame function's description (the pandas accessor reads its ``roles``).
 _SPECS: dict[Callable[..., Any], Matcher] = {

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import re
 import sys
+import time
 from collections.abc import Callable, Sequence
 from typing import Any, Final, TypeAlias
 
@@ -51,6 +52,16 @@ _FLAGS_GROUP_RE: Final = re.compile(r"\(\?([a-zA-Z]*)(?:-([a-zA-Z]*))?([:)])")
 def _timeout() -> float:
     """``gradeframe.matchers.REGEX_TIMEOUT``, read when a search runs (it may be changed)."""
     return sys.modules["gradeframe.matchers"].REGEX_TIMEOUT
+
+
+def _budget() -> float:
+    """``gradeframe.matchers.REGEX_BUDGET``, read when a call starts (it may be changed)."""
+    return sys.modules["gradeframe.matchers"].REGEX_BUDGET
+
+
+def deadline() -> float:
+    """Return when the regex budget of a call that starts now runs out (``time.monotonic``)."""
+    return time.monotonic() + _budget()
 
 
 def _for_polars(source: str, flags: int) -> str | None:
@@ -166,22 +177,41 @@ def per_distinct(
     shown: str,
     where: str,
     on: str,
+    until: float | None = None,
 ) -> pl.Series:
     """Run a ``regex`` computation once per distinct text and spread the results back.
 
     ``compute(text, timeout)`` runs the pattern on one text; a null text gives null. A run past
     :data:`REGEX_TIMEOUT` raises naming the pattern (``shown``, given as ``where``) and the text
-    (``on`` says what a text is: "answer", "text").
+    (``on`` says what a text is: "answer", "text"). The searches of one call share a budget,
+    :data:`REGEX_BUDGET` seconds, which ends at ``until`` (a ``time.monotonic`` value; default:
+    the budget from now): past it the call raises naming the pattern and how many rows were
+    done, so many slow texts cannot add up to minutes.
     """
     if text.is_empty():
         return pl.Series(text.name, [], dtype=dtype)
+    until = deadline() if until is None else until
     distinct = text.drop_nulls().unique()
-    results = []
+    values = distinct.to_list()
+    results: list[Any] = []
     timeout = _timeout()
-    for value in distinct.to_list():
+    for value in values:
+        left = until - time.monotonic()
         try:
-            results.append(compute(value, timeout))
+            if left <= 0:
+                raise TimeoutError
+            results.append(compute(value, min(timeout, left)))
         except TimeoutError:
+            if left < timeout:
+                done = int(text.is_in(pl.Series(values[: len(results)], dtype=text.dtype)).sum())
+                msg = (
+                    f"{where}: {shown!r} used up the regex time budget of one call "
+                    f"(gradeframe.matchers.REGEX_BUDGET = {_budget()} s) after {done:,} of "
+                    f"{text.len():,} rows ({len(results):,} of {len(values):,} distinct {on}s); "
+                    "the pattern is slow on these texts. Rewrite it, or raise "
+                    "gradeframe.matchers.REGEX_BUDGET."
+                )
+                raise ValueError(msg) from None
             cut = value if len(value) <= 80 else value[:77] + "..."
             msg = (
                 f"{where}: {shown!r} took longer than {timeout} s on one {on} "
@@ -195,7 +225,12 @@ def per_distinct(
 
 
 def _search_distinct(
-    compiled: regex.Pattern[str], shown: str, where: str, text: pl.Series
+    compiled: regex.Pattern[str],
+    shown: str,
+    where: str,
+    text: pl.Series,
+    *,
+    until: float | None = None,
 ) -> pl.Series:
     """Run a ``regex`` search once per distinct text and spread the answers back."""
     return per_distinct(
@@ -205,6 +240,7 @@ def _search_distinct(
         shown=shown,
         where=where,
         on="answer",
+        until=until,
     )
 
 
@@ -254,6 +290,7 @@ def _match_column(series: Sequence[pl.Series]) -> pl.Series:
         raise ValueError(msg)
     if height == 0:
         return pl.Series(dtype=pl.Boolean)
+    until = deadline()  # one budget for every pattern of the call
     order = patterns.arg_sort()
     sorted_text = text.gather(order)
     runs = patterns.gather(order).rle().struct.unnest()
@@ -268,7 +305,7 @@ def _match_column(series: Sequence[pl.Series]) -> pl.Series:
             row = order.slice(start, length).min()
             where = f"`pattern_column` row {row}"
             compiled = _compile_fallback(source, 0, where)
-            chunks.append(_search_distinct(compiled, source, where, part))
+            chunks.append(_search_distinct(compiled, source, where, part, until=until))
         start += length
     return pl.concat(chunks).gather(order.arg_sort())
 
@@ -291,8 +328,10 @@ def matches(
     mode) is the very end of the text, so ``"x\n"`` matches neither ``x$`` nor ``(?=x)x$``.
     ``\A`` is the start of the text and ``\z`` (or Python's ``\Z``) its end. The fallback runs
     once per distinct pattern over the distinct answers, each search limited to
-    ``gradeframe.matchers.REGEX_TIMEOUT`` seconds, so a catastrophic pattern raises naming it
-    instead of hanging. A null answer reads as ``""``; a number or boolean is read as text.
+    ``gradeframe.matchers.REGEX_TIMEOUT`` seconds and all the searches of one call to
+    ``gradeframe.matchers.REGEX_BUDGET`` seconds, so a catastrophic pattern raises naming it
+    (and how many rows were done) instead of hanging. A null answer reads as ``""``; a number
+    or boolean is read as text.
 
     Parameters
     ----------
