@@ -1402,11 +1402,18 @@ def _raw_member(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bytes:
 
 
 def test_reading_imports_no_evaluation_tool():
+    # in a fresh interpreter: another test of the session (tests/test_inspect.py) imports
+    # inspect_ai on purpose
+    import subprocess
     import sys
 
-    gf.read_log(LOGS)
-    for tool in ("inspect_ai", "lm_eval", "evals", "helm"):
-        assert tool not in sys.modules
+    code = (
+        "import sys, gradeframe as gf\n"
+        f"gf.read_log({str(LOGS)!r})\n"
+        "print([t for t in ('inspect_ai', 'lm_eval', 'evals', 'helm') if t in sys.modules])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
 
 
 def _rewrite_eval(target: Path, change) -> None:
