@@ -469,10 +469,14 @@ def is_not_found(expr: IntoExpr, *, phrases: Sequence[str] | None = None) -> pl.
     return not_found_in_folded(fold(to_expr(expr, "expr")), phrase_pattern(phrases))
 
 
-def phrase_pattern(phrases: Sequence[str] | None) -> str | None:
-    """Return one regex for the phrases (None: never found), validated phrase by phrase."""
+def phrase_pattern(phrases: Sequence[str] | None, *, default: str = _DEFAULT_PATTERN) -> str | None:
+    """Return one regex for the phrases, validated phrase by phrase.
+
+    ``phrases=None`` gives ``default`` (the detector's own phrases); an empty list gives None
+    (the phrases never match). The refusal detector's phrases are read the same way.
+    """
     if phrases is None:
-        return _DEFAULT_PATTERN
+        return default
     if isinstance(phrases, str) or not isinstance(phrases, Sequence):
         msg = (
             "`phrases` must be a list of regular expressions (str), "

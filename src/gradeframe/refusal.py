@@ -33,7 +33,7 @@ import polars as pl
 from gradeframe._inputs import IntoExpr, keep_name, to_expr
 from gradeframe._subset import on_rows
 from gradeframe.fold import fold
-from gradeframe.not_found import check_phrase, not_found_in_folded, phrase_pattern
+from gradeframe.not_found import not_found_in_folded, phrase_pattern
 
 __all__ = ["DEFAULT_REFUSAL_PHRASES", "is_refusal"]
 
@@ -297,19 +297,7 @@ def is_refusal(expr: IntoExpr, *, phrases: Sequence[str] | None = None) -> pl.Ex
 
 def refusal_pattern(phrases: Sequence[str] | None) -> str | None:
     """Return one regex for the phrases (None: never a refusal), validated phrase by phrase."""
-    if phrases is None:
-        return _DEFAULT_PATTERN
-    if isinstance(phrases, str) or not isinstance(phrases, Sequence):
-        msg = (
-            "`phrases` must be a list of regular expressions (str), "
-            f"got {type(phrases).__name__}: {phrases!r}"
-        )
-        raise TypeError(msg)
-    for i, phrase in enumerate(phrases):
-        check_phrase(phrase, f"phrases[{i}]")
-    if not phrases:
-        return None
-    return "(?i)" + "|".join(f"(?:{p})" for p in phrases)
+    return phrase_pattern(phrases, default=_DEFAULT_PATTERN)
 
 
 def _confirm(text: pl.Expr) -> pl.Expr:
