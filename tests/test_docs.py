@@ -167,7 +167,7 @@ def test_readme_is_a_short_front_page_with_what_a_new_user_asks() -> None:
         "unable to determine ... from the passage",
         "## Scale",
         "(docs/scale.md)",
-        "about two minutes",
+        "under three minutes",
     ):
         assert needed in README, needed
     for moved in ("## The failure kinds", "## Bad and odd input", "## Choices where"):
