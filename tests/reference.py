@@ -190,7 +190,12 @@ def _json_number(literal: str) -> str:
     exponent = regex.search(r"[eE][+-]?(\d+)$", literal)
     if exponent is not None and len(exponent.group(1)) > 3:
         raise _NotAList(literal)
-    return number_text(decimal.Decimal(literal))
+    # written as a number column's value is (12400.0 is "12400"), not as a Decimal column's,
+    # which keeps its scale
+    text = format(decimal.Decimal(literal), "f")
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
 
 
 def _refuse(value: Any) -> Any:
