@@ -1,7 +1,6 @@
 """Faults a user meets in a service, a notebook or a shared drive (issue 23): each reproduced.
 
-Item 4 (several threads grading at once) is not here: its fix (frame functions without Python
-callbacks into Polars) cost more speed than the project allows and is left for a later change.
+Item 4 (several threads grading at once) is in ``test_threads.py``.
 """
 
 from __future__ import annotations

@@ -52,14 +52,19 @@ import textwrap
 from collections.abc import Callable
 from typing import Any, Final, TypeVar
 
+from gradeframe._threads import one_at_a_time
+
 Method = TypeVar("Method", bound=Callable[..., Any])
+
+#: The return annotations of methods that only build an expression (not run under the lock).
+BUILDS: Final = frozenset({"pl.Expr", "Expr"})
 
 #: The attribute that names the function a method delegates to.
 DELEGATE: Final = "__gradeframe_delegate__"
 
 
 def delegates(
-    function: Callable[..., Any], *, doc: Callable[..., Any] | None = None
+    function: Callable[..., Any], *, doc: Callable[..., Any] | None = None, lock: bool = True
 ) -> Callable[[Method], Method]:
     """Give a namespace method its function's docstring, and record the function.
 
@@ -72,18 +77,25 @@ def delegates(
         A function whose docstring documents the rule in full (for example the expression form
         :func:`gradeframe.within` behind the frame function ``with_within``); it follows the
         docstring of ``function``.
+    lock
+        Whether the method runs under the grading lock of :mod:`gradeframe._threads` (a method
+        that returns an expression never does). False for a method that waits for other threads
+        that grade (Dask's, whose partitions are graded by the pandas methods, which lock).
 
     Returns
     -------
     Callable
         A decorator that sets ``__doc__`` (see the module's docstring) and returns the method
-        itself (its own signature).
+        (its own signature), run under the grading lock unless ``lock`` is false or it returns
+        an expression.
     """
 
     def decorate(method: Method) -> Method:
         method.__doc__ = method_doc(method, function, doc)
         setattr(method, DELEGATE, function)
-        return method
+        if not lock or method.__annotations__.get("return") in BUILDS:
+            return method  # an expression is only built, and may be built inside a callback
+        return one_at_a_time(method)
 
     return decorate
 

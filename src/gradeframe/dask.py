@@ -437,7 +437,7 @@ class DaskFrameGrade:
     f1 = _grading("f1")
     equivalent = _grading("equivalent")
 
-    @delegates(report)
+    @delegates(report, lock=False)  # its partitions lock, in Dask's threads
     def report(  # noqa: D102 (the docstring is the function's, set by @delegates)
         self,
         by: Any = None,
@@ -458,7 +458,7 @@ class DaskFrameGrade:
             score=score,
         )
 
-    @delegates(pass_at_k)
+    @delegates(pass_at_k, lock=False)  # its partitions lock, in Dask's threads
     def pass_at_k(  # noqa: D102 (the docstring is the function's, set by @delegates)
         self,
         k: int | Sequence[int] = 1,
@@ -469,7 +469,7 @@ class DaskFrameGrade:
     ) -> pd.DataFrame:
         return pass_at_k(self._frame, k, by=by, on=on, correct=correct)
 
-    @delegates(consistency)
+    @delegates(consistency, lock=False)  # its partitions lock, in Dask's threads
     def consistency(  # noqa: D102
         self,
         *,
@@ -480,7 +480,7 @@ class DaskFrameGrade:
     ) -> pd.DataFrame:
         return consistency(self._frame, by=by, on=on, correct=correct, answer=answer)
 
-    @delegates(flaky)
+    @delegates(flaky, lock=False)  # its partitions lock, in Dask's threads
     def flaky(  # noqa: D102
         self,
         *,
