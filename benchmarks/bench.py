@@ -13,6 +13,7 @@ Usage::
     python benchmarks/bench.py --inspect-score # inspect score: gradeframe's scorer vs includes()
     python benchmarks/bench.py --samples       # pass_at_k, consistency on 1M samples (RESULTS.md)
     python benchmarks/bench.py --equivalent    # equivalent: literal path, fallback, peers (printed)
+    python benchmarks/bench.py --threads       # 8 threads grading at once vs one (RESULTS.md)
     python benchmarks/bench.py --options --base /tmp/gf_base/src
                                                # whole_words= and refusal= on 1M rows, and the
                                                # default path against another checkout's src
@@ -1272,6 +1273,7 @@ def write_results(
 #: in), the distributed table (``--distributed``), the profile (``--profile``) and the history of
 #: earlier runs (kept by hand).
 KEPT_SECTIONS = (
+    "## Threads",
     "## HTML page",
     "## Repeated samples",
     "## Options",
@@ -1753,6 +1755,95 @@ def main_html(args: argparse.Namespace) -> None:
     _write_section(section, "## HTML page")
 
 
+def main_threads(args: argparse.Namespace) -> None:
+    """Eight threads grading at once against one thread, each against bare Polars' own figure.
+
+    Grading calls take turns (``gradeframe._threads``), so 8 threads x N calls should take
+    about what one thread takes for 8N calls; bare Polars containment, measured the same way in
+    the same run, shows what threads gain when nothing takes turns. The lock's own cost is timed
+    on an empty function.
+    """
+    import threading
+
+    from gradeframe import _threads
+
+    rows = args.rows or 20_000
+    calls = 20
+    threads = 8
+    frame = make_frame(rows, "natural", seed=5).select("answer", "refs")
+    bare = frame.select("answer", ref=pl.col("refs").list.first())
+
+    def grade() -> None:
+        frame.grade.answer_contains("answer", "refs")
+
+    def contains() -> None:
+        bare.select(pl.col("answer").str.to_lowercase().str.contains(pl.col("ref"), literal=True))
+
+    def one_thread(work: Callable[[], None]) -> float:
+        start = time.perf_counter()
+        for _ in range(threads * calls):
+            work()
+        return time.perf_counter() - start
+
+    def many_threads(work: Callable[[], None]) -> float:
+        def body() -> None:
+            for _ in range(calls):
+                work()
+
+        pool = [threading.Thread(target=body) for _ in range(threads)]
+        start = time.perf_counter()
+        for thread in pool:
+            thread.start()
+        for thread in pool:
+            thread.join()
+        return time.perf_counter() - start
+
+    grade()
+    contains()
+    repeats = args.repeats or 3
+    timed: dict[str, list[float]] = {k: [] for k in ("g1", "g8", "b1", "b8")}
+    for _ in range(repeats):  # interleaved, so that the machine's load falls on all alike
+        timed["g1"].append(one_thread(grade))
+        timed["g8"].append(many_threads(grade))
+        timed["b1"].append(one_thread(contains))
+        timed["b8"].append(many_threads(contains))
+    best = {k: min(v) for k, v in timed.items()}
+    empty = _threads.one_at_a_time(lambda: None)
+    n = 200_000
+    start = time.perf_counter()
+    for _ in range(n):
+        empty()
+    locked = time.perf_counter() - start
+    start = time.perf_counter()
+    for _ in range(n):
+        (lambda: None)()
+    plain = time.perf_counter() - start
+    info = machine()
+    lines = [
+        f"## Threads: {threads} threads x {calls} calls against one thread, {rows:,} rows",
+        "",
+        f"- {info['date']}; `python benchmarks/bench.py --threads`; {info['nproc']} cores, "
+        f"load average at the end {info['load']}; best of {repeats}, interleaved. Each call "
+        f"grades the bench frame's `answer` against its `refs` lists (answer_contains); bare "
+        f"Polars is the containment floor of the other tables, on the first acceptable answer.",
+        "",
+        "| work | one thread, all calls | 8 threads at once | 8 threads / one thread |",
+        "|---|---:|---:|---:|",
+        f"| gradeframe answer_contains (calls take turns) | {_fmt_s(best['g1'])} | "
+        f"{_fmt_s(best['g8'])} | {_fmt_x(best['g8'] / best['g1'])} |",
+        f"| bare Polars containment (nothing takes turns) | {_fmt_s(best['b1'])} | "
+        f"{_fmt_s(best['b8'])} | {_fmt_x(best['b8'] / best['b1'])} |",
+        "",
+        f"The lock itself: {(locked - plain) / n * 1e9:,.0f} ns per call (an empty function "
+        f"under it against without it, {n:,} calls). Before the lock, 8 threads grading at once "
+        "deadlocked (0 % CPU, for ever) in every run of the thread test.",
+        "",
+    ]
+    section = "\n".join(lines)
+    print(section)
+    _write_section(section, "## Threads")
+
+
 def _chromium_version() -> str:
     import subprocess
 
@@ -1811,10 +1902,15 @@ def main() -> None:
     parser.add_argument(
         "--options", action="store_true", help="time whole_words= and refusal= (written)"
     )
+    parser.add_argument(
+        "--threads", action="store_true", help="8 threads grading at once against one thread"
+    )
     parser.add_argument("--base", help="with --options: another checkout's src, timed too")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.inspect_score:
+    if args.threads:
+        main_threads(args)
+    elif args.inspect_score:
         main_inspect_score(args)
     elif args.html:
         main_html(args)
