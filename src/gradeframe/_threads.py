@@ -4,7 +4,7 @@ Several rules run a Python callback (``map_batches``) that itself runs a Polars 
 of a batch (:mod:`gradeframe._subset`, the regex and long-pattern fallbacks). Polars runs such
 callbacks on the threads of its own pool, and a callback that waits there for the GIL and then
 for that pool can deadlock against a second such query: eight threads grading at once hung for
-ever (0 % CPU) in most runs, the re-entrant-callback deadlock of pola-rs/polars#27600. Each
+ever (0 % CPU) in every run, the re-entrant-callback deadlock of pola-rs/polars#27600. Each
 grading call alone is safe, so the ``.grade`` methods of frames and Series (Polars, pandas, and
 so Dask's partitions) and the module-level frame functions run under one process-wide lock:
 concurrent calls take turns, each still using all of Polars' threads (on a loaded pool, taking
@@ -12,7 +12,7 @@ turns costs little: Polars already runs one call on every core).
 
 The lock is re-entrant (a method that calls another takes it once) and is never taken inside a
 callback: the expression form (``gradeframe.answer_contains(...)`` in the user's own
-``select``) and lazy plans collected by the user are not covered; :doc:`how-it-works` says so.
+``select``) and lazy plans collected by the user are not covered (docs/how-it-works.md).
 A child made by ``fork`` gets a fresh lock, since a thread of the parent may hold it.
 """
 
