@@ -729,9 +729,7 @@ def main_options(args: argparse.Namespace) -> None:
         )
         own = f"{t / now[plain]:.2f}×" if name.startswith("answer_contains") else "-"
         lines.append(f"| {name} | {_fmt_s(t)} | {t / now[bare]:.2f}× | {own} |")
-    section = "\n".join(lines) + "\n"
-    print(section)
-    _write_section(section, "## Options")
+    _write_section([*lines, ""], "## Options")
 
 
 def run_worker(
@@ -947,14 +945,14 @@ def main_distributed(args: argparse.Namespace) -> None:
         met = "met" if dask_time <= 1.5 * polars_time else "NOT met"
         lines += ["", f"Target: Dask within 1.5× of Polars streaming's wall time: {met}."]
     lines.append("")
+    _write_section(lines, "## Distributed")
+
+
+def _write_section(lines: list[str], heading: str) -> None:
+    """Print the section's ``lines`` and put them into RESULTS.md in place of the one with
+    ``heading`` (or before the profile and history, which a full run keeps)."""
     section = "\n".join(lines)
     print(section)
-    _write_section(section, "## Distributed")
-
-
-def _write_section(section: str, heading: str) -> None:
-    """Put ``section`` into RESULTS.md in place of the one with ``heading`` (or before the
-    profile and history, which a full run keeps)."""
     old = RESULTS.read_text() if RESULTS.exists() else ""
     start = old.find("\n" + heading)
     if start < 0:
@@ -1474,9 +1472,7 @@ def main_samples(args: argparse.Namespace) -> None:
         '"1,204" and "1204" are two answers there).',
         "",
     ]
-    section = "\n".join(lines)
-    print(section)
-    _write_section(section, "## Repeated samples")
+    _write_section(lines, "## Repeated samples")
 
 
 def main_equivalent(args: argparse.Namespace) -> None:
@@ -1750,9 +1746,7 @@ def main_html(args: argparse.Namespace) -> None:
         " page and its script.",
         "",
     ]
-    section = "\n".join(lines)
-    print(section)
-    _write_section(section, "## HTML page")
+    _write_section(lines, "## HTML page")
 
 
 def main_threads(args: argparse.Namespace) -> None:
@@ -1839,9 +1833,7 @@ def main_threads(args: argparse.Namespace) -> None:
         "deadlocked (0 % CPU, for ever) in every run of the thread test.",
         "",
     ]
-    section = "\n".join(lines)
-    print(section)
-    _write_section(section, "## Threads")
+    _write_section(lines, "## Threads")
 
 
 def _chromium_version() -> str:
