@@ -56,8 +56,8 @@ from gradeframe._threads import one_at_a_time
 
 Method = TypeVar("Method", bound=Callable[..., Any])
 
-#: The return annotations of methods that only build an expression (not run under the lock).
-BUILDS: Final = frozenset({"pl.Expr", "Expr"})
+#: The return annotation of a method that only builds an expression (not run under the lock).
+BUILDS: Final = "pl.Expr"
 
 #: The attribute that names the function a method delegates to.
 DELEGATE: Final = "__gradeframe_delegate__"
@@ -93,7 +93,7 @@ def delegates(
     def decorate(method: Method) -> Method:
         method.__doc__ = method_doc(method, function, doc)
         setattr(method, DELEGATE, function)
-        if not lock or method.__annotations__.get("return") in BUILDS:
+        if not lock or method.__annotations__.get("return") == BUILDS:
             return method  # an expression is only built, and may be built inside a callback
         return one_at_a_time(method)
 
