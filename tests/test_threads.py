@@ -9,6 +9,7 @@ running ``df.to_pandas().grade.answer_contains(...)`` hung for ever at 0 % CPU, 
 from __future__ import annotations
 
 import faulthandler
+import inspect
 import os
 import sys
 import threading
@@ -210,3 +211,22 @@ def test_a_forked_child_gets_a_lock_of_its_own() -> None:
         release.set()
         thread.join(timeout=60)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+def test_every_exported_frame_function_runs_under_the_lock() -> None:
+    # __init__ wraps the frame functions it exports one by one: a new one must not be missed.
+    functions = {
+        name: getattr(gradeframe, name)
+        for name in gradeframe.__all__
+        if inspect.isfunction(getattr(gradeframe, name))
+    }
+    takes_frame = {
+        name
+        for name, function in functions.items()
+        if next(iter(inspect.signature(function).parameters), None) in {"frame", "counts"}
+    }
+    assert {"with_answer_contains", "report", "html_report", "pass_at_k"} <= takes_frame
+    assert {n for n in takes_frame if not hasattr(functions[n], "__wrapped__")} == set()
+    # The expression functions are the modules' own, never wrapped.
+    assert not hasattr(gradeframe.answer_contains, "__wrapped__")
+    assert not hasattr(gradeframe.exact_match, "__wrapped__")
