@@ -81,6 +81,32 @@ def _pandas_on(on: Any, frame: Any) -> list[str]:
     return [on] if isinstance(on, str) else list(on) if isinstance(on, Sequence) else []
 
 
+def _pandas_pair_frame(frame: Any, by: Any, on: Any, correct: Any) -> tuple[pl.DataFrame, Any]:
+    """Return the pandas frame's columns that compare/discordant read, as Polars, and its ``on``.
+
+    ``on`` comes back with the default resolved on the pandas columns.
+    """
+    from gradeframe import _frames
+
+    on_names = _pandas_on(on, frame)
+    arguments = [("by", by, None), *[("on", c, None) for c in on_names], ("correct", correct, None)]
+    polars_frame = _frames.to_polars(frame, _frames.needed_columns(frame, arguments))
+    return polars_frame, on_names or on
+
+
+def _pair_columns(frame: Any, by: Any, on: Any, function: str) -> tuple[Schema, str, list[str]]:
+    """Check the frame, ``by`` and ``on`` of compare/discordant: (schema, group, item columns)."""
+    _check_frame(frame, function)
+    schema = frame_schema(frame)
+    group = _column_name(by, "by")
+    check_column(schema, group, "by")
+    items = _on_columns(item_columns(None, schema) if on is None else on, schema)
+    if group in items:
+        msg = f"`by={group!r}` is also an `on` column."
+        raise ValueError(msg)
+    return schema, group, items
+
+
 def _on_columns(on: str | Sequence[str], schema: Schema) -> list[str]:
     names = [on] if isinstance(on, str) else on
     if not isinstance(names, Sequence) or not names or not all(isinstance(c, str) for c in names):
@@ -179,22 +205,12 @@ def compare(
     if _is_pandas(frame):
         from gradeframe import _frames
 
-        on_names = _pandas_on(on, frame)
-        arguments = [("by", by, None), *[("on", c, None) for c in on_names]]
         if isinstance(correct, str):
             check_column(dict.fromkeys(map(str, frame.columns)), correct, "correct", GRADE_FIRST)  # type: ignore[arg-type]
-        arguments.append(("correct", correct, None))
-        polars_frame = _frames.to_polars(frame, _frames.needed_columns(frame, arguments))
-        result = compare(polars_frame, by, on_names or on, correct=correct, baseline=baseline)
+        polars_frame, on = _pandas_pair_frame(frame, by, on, correct)
+        result = compare(polars_frame, by, on, correct=correct, baseline=baseline)
         return _frames.to_pandas_frame(result)
-    _check_frame(frame, "compare")
-    schema = frame_schema(frame)
-    group = _column_name(by, "by")
-    check_column(schema, group, "by")
-    items = _on_columns(item_columns(None, schema) if on is None else on, schema)
-    if group in items:
-        msg = f"`by={group!r}` is also an `on` column."
-        raise ValueError(msg)
+    schema, group, items = _pair_columns(frame, by, on, "compare")
     right = _correct_expr(_column_name(correct, "correct"), schema)
     lazy = frame.lazy().filter(pl.col(group).is_not_null())
     if baseline is not None and isinstance(frame, pl.DataFrame):
@@ -449,20 +465,10 @@ def discordant(
     if _is_pandas(frame):
         from gradeframe import _frames
 
-        on_names = _pandas_on(on, frame)
-        arguments = [("by", by, None), *[("on", c, None) for c in on_names]]
-        arguments.append(("correct", correct, None))
-        polars_frame = _frames.to_polars(frame, _frames.needed_columns(frame, arguments))
-        result = discordant(polars_frame, by, on_names or on, correct=correct, baseline=baseline)
+        polars_frame, on = _pandas_pair_frame(frame, by, on, correct)
+        result = discordant(polars_frame, by, on, correct=correct, baseline=baseline)
         return _frames.to_pandas_frame(result)
-    _check_frame(frame, "discordant")
-    schema = frame_schema(frame)
-    group = _column_name(by, "by")
-    check_column(schema, group, "by")
-    items = _on_columns(item_columns(None, schema) if on is None else on, schema)
-    if group in items:
-        msg = f"`by={group!r}` is also an `on` column."
-        raise ValueError(msg)
+    schema, group, items = _pair_columns(frame, by, on, "discordant")
     clash = sorted(set(items) & {"a", "b", "accuracy_a", "accuracy_b", "only"})
     if clash:
         msg = f"`on`: the column(s) {clash!r} share a name with discordant's columns."
