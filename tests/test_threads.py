@@ -8,13 +8,14 @@ running ``df.to_pandas().grade.answer_contains(...)`` hung for ever at 0 % CPU, 
 
 from __future__ import annotations
 
+import contextlib
 import faulthandler
 import inspect
 import os
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pandas as pd
@@ -90,6 +91,26 @@ def _in_threads(work: Callable[[int, int], Any]) -> None:
         raise errors[0]
 
 
+@contextlib.contextmanager
+def _lock_held_by_another_thread() -> Iterator[None]:
+    """Hold the grading lock in another thread for the duration of the block."""
+    held, release = threading.Event(), threading.Event()
+
+    def holder() -> None:
+        with _threads._lock:
+            held.set()
+            release.wait(timeout=60)
+
+    thread = threading.Thread(target=holder, daemon=True)
+    thread.start()
+    assert held.wait(timeout=10)
+    try:
+        yield
+    finally:
+        release.set()
+        thread.join(timeout=60)
+
+
 def test_eight_threads_grading_polars_and_pandas_frames_at_once_finish_alike() -> None:
     frame = _frame()
     expected = frame.grade.answer_contains("answer", "refs")
@@ -131,22 +152,9 @@ def test_the_expression_form_never_waits_for_the_lock() -> None:
     # may be waiting for Polars' threads.
     frame = _frame(70)
     expected = frame.grade.answer_contains("answer", "refs")
-    held, release = threading.Event(), threading.Event()
-
-    def holder() -> None:
-        with _threads._lock:
-            held.set()
-            release.wait(timeout=60)
-
-    thread = threading.Thread(target=holder, daemon=True)
-    thread.start()
-    held.wait(timeout=10)
-    try:
+    with _lock_held_by_another_thread():
         graded = frame.select(gradeframe.answer_contains("answer", "refs").alias("result"))
         built = frame.select(pl.col("answer").grade.fold())
-    finally:
-        release.set()
-        thread.join(timeout=60)
     result = graded.get_column("result").struct.unnest()
     assert_frame_equal(result, expected.select("correct", "failure_kind", "outcome"))
     assert built.height == frame.height
@@ -192,24 +200,11 @@ def test_frame_methods_and_functions_run_under_the_lock_and_builders_do_not() ->
 def test_a_forked_child_gets_a_lock_of_its_own() -> None:
     # A child made by fork while another thread of the parent holds the lock would otherwise
     # wait for a thread that does not exist in it.
-    held, release = threading.Event(), threading.Event()
-
-    def holder() -> None:
-        with _threads._lock:
-            held.set()
-            release.wait(timeout=60)
-
-    thread = threading.Thread(target=holder, daemon=True)
-    thread.start()
-    held.wait(timeout=10)
-    try:
+    with _lock_held_by_another_thread():
         pid = os.fork()
         if pid == 0:  # the child: exit 0 when the lock is free in it
             os._exit(0 if _threads._lock.acquire(timeout=5) else 1)
         _, status = os.waitpid(pid, 0)
-    finally:
-        release.set()
-        thread.join(timeout=60)
     assert os.waitstatus_to_exitcode(status) == 0
 
 
