@@ -41,7 +41,14 @@ from gradeframe.fold import fold
 from gradeframe.matchers import _base, _symbolic
 from gradeframe.matchers._base import Frame, Input
 
-__all__ = ["EQUIVALENT", "EQUIVALENT_COLUMNS", "METHODS", "equivalent", "with_equivalent"]
+__all__ = [
+    "EQUIVALENT",
+    "EQUIVALENT_COLUMNS",
+    "METHODS",
+    "equivalent",
+    "value_keys",
+    "with_equivalent",
+]
 
 EQUIVALENT: Final = _base.matcher(
     "equivalent", {"actual": "mixed", "expected": "mixed"}, method=pl.String()
@@ -471,6 +478,75 @@ def _exact_text(neg: bool, n: str, d: str, e: int, pct: bool) -> str:
         top, bottom = n + "0" * max(e, 0), d + "0" * max(-e, 0)
         text = f"{sign}\\frac{{{top}}}{{{bottom}}}"
     return text + ("\\%" if pct else "")
+
+
+# --------------------------------------------------------------------------------------------
+# Votes on values (samples.consistency/flaky with vote="equivalent")
+# --------------------------------------------------------------------------------------------
+
+
+def _value_key(neg: bool, n: str, d: str, e: int, pct: bool) -> str:
+    """Write a literal's exact value one way only: ``±p/q·10^e``, p without factors of ten."""
+    value = Fraction(_integer(n), _integer(d))
+    p, q = value.numerator, value.denominator
+    if p == 0:
+        return "\ue001" + "0" + ("%" if pct else "")
+    twos = fives = 0
+    rest = q
+    while rest % 2 == 0:
+        rest //= 2
+        twos += 1
+    while rest % 5 == 0:
+        rest //= 5
+        fives += 1
+    if rest == 1:  # q = 2^a 5^b: p/q = p 2^(k-a) 5^(k-b) / 10^k
+        k = max(twos, fives)
+        p, q, e = p * 2 ** (k - twos) * 5 ** (k - fives), 1, e - k
+    while p % 10 == 0:
+        p //= 10
+        e += 1
+    sign = "-" if neg else ""
+    return f"\ue001{sign}{p}/{q}e{e}" + ("%" if pct else "")
+
+
+def value_keys(text: pl.Expr) -> pl.Expr:
+    r"""Return one key per value: a literal's exact value, else the folded reading.
+
+    ``"\frac12"``, ``"0.5"`` and ``"1/2"`` get one key; ``"\text{Paris}"`` and ``"paris"``
+    another. A percent literal keeps its sign ("50%" is not 50 or 0.5). Null stays null, and a
+    blank text gets ``""``. Run once per distinct text (Python's exact integers, no row loop).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> s = pl.Series(["\\frac12", "0.5", "1/2", "$\\text{Paris}$", "paris", "50%"])
+    >>> keys = pl.select(value_keys(pl.lit(s)).alias("k"))["k"]
+    >>> keys.n_unique(), keys[0] == keys[1] == keys[2], keys[3] == keys[4]
+    (3, True, True)
+    """
+
+    def run(batch: pl.Series) -> pl.Series:
+        distinct = pl.DataFrame({"t": batch}).unique()
+        read = distinct.with_columns(reading(pl.col("t")).alias("r")).unnest("r")
+        literals = read.filter(pl.col("literal"))
+        keys = [
+            _value_key(r["neg"], r["n"], r["d"], r["e"], r["pct"])
+            for r in literals.iter_rows(named=True)
+        ]
+        table = pl.concat(
+            [
+                read.filter(~pl.col("literal").fill_null(value=False)).select(
+                    "t", fold(pl.col("raw")).alias("k")
+                ),
+                literals.select("t", pl.Series("k", keys, dtype=pl.String)),
+            ]
+        )
+        joined = pl.DataFrame({"t": batch}).join(
+            table, on="t", how="left", maintain_order="left", nulls_equal=True
+        )
+        return joined["k"].alias(batch.name)
+
+    return text.map_batches(run, return_dtype=pl.String, is_elementwise=True)
 
 
 # --------------------------------------------------------------------------------------------
