@@ -110,8 +110,8 @@ LITERAL_RE: Final = (
 #: What :func:`reading` returns for each value.
 READING: Final = pl.Struct(
     {
-        "raw": pl.String(),  # the reading (fallback=None folds it)
-        "engine": pl.String(),  # the reading before separators are dropped: the engine's text
+        "raw": pl.String(),  # the reading (fallback=None folds it; the engine gets it unwrapped
+        # only, commas kept: see :func:`engine_text`)
         "literal": pl.Boolean(),
         "decimal": pl.Boolean(),  # a literal written with a decimal point or an exponent
         "neg": pl.Boolean(),
@@ -148,44 +148,36 @@ def _unwrap(text: pl.Expr) -> pl.Expr:
 def reading(text: pl.Expr) -> pl.Expr:
     r"""Read a String column as §9 does: a struct of :data:`READING` (null stays null).
 
-    ``raw`` is the text with its wrapping removed; a literal's value is ``± n / d × 10^e``.
+    ``raw`` is the text with its wrapping and thousands separators removed; a literal's value
+    is ``± n / d × 10^e``.
 
     Examples
     --------
     >>> import polars as pl
     >>> s = pl.Series(["$\\boxed{1{,}000}$", "-\\frac{1}{2}", "50\\%", "x+1", "0.0"])
     >>> read = pl.select(reading(pl.lit(s)).alias("read")).unnest("read")
-    >>> read.select("raw", "engine", "literal", "decimal", "n", "e")
+    >>> read.select("raw", "literal", "decimal", "n", "d", "e")
     shape: (5, 6)
-    ┌──────────────┬──────────────┬─────────┬─────────┬──────┬──────┐
-    │ raw          ┆ engine       ┆ literal ┆ decimal ┆ n    ┆ e    │
-    │ ---          ┆ ---          ┆ ---     ┆ ---     ┆ ---  ┆ ---  │
-    │ str          ┆ str          ┆ bool    ┆ bool    ┆ str  ┆ i64  │
-    ╞══════════════╪══════════════╪═════════╪═════════╪══════╪══════╡
-    │ 1000         ┆ 1{,}000      ┆ true    ┆ false   ┆ 1    ┆ 3    │
-    │ -\frac{1}{2} ┆ -\frac{1}{2} ┆ true    ┆ false   ┆ 1    ┆ 0    │
-    │ 50\%         ┆ 50\%         ┆ true    ┆ false   ┆ 5    ┆ 1    │
-    │ x+1          ┆ x+1          ┆ false   ┆ null    ┆ null ┆ null │
-    │ 0.0          ┆ 0.0          ┆ true    ┆ true    ┆ 0    ┆ 0    │
-    └──────────────┴──────────────┴─────────┴─────────┴──────┴──────┘
+    ┌──────────────┬─────────┬─────────┬──────┬──────┬──────┐
+    │ raw          ┆ literal ┆ decimal ┆ n    ┆ d    ┆ e    │
+    │ ---          ┆ ---     ┆ ---     ┆ ---  ┆ ---  ┆ ---  │
+    │ str          ┆ bool    ┆ bool    ┆ str  ┆ str  ┆ i64  │
+    ╞══════════════╪═════════╪═════════╪══════╪══════╪══════╡
+    │ 1000         ┆ true    ┆ false   ┆ 1    ┆ 1    ┆ 3    │
+    │ -\frac{1}{2} ┆ true    ┆ false   ┆ 1    ┆ 2    ┆ 0    │
+    │ 50\%         ┆ true    ┆ false   ┆ 5    ┆ 1    ┆ 1    │
+    │ x+1          ┆ false   ┆ null    ┆ null ┆ null ┆ null │
+    │ 0.0          ┆ true    ┆ true    ┆ 0    ┆ 1    ┆ 0    │
+    └──────────────┴─────────┴─────────┴──────┴──────┴──────┘
     """
-    engine = on_rows(
+    raw = on_rows(
         text.str.contains(_NEEDS_READING_RE),
         {"raw": text},
-        _unwrap(pl.col("raw")),
+        _drop_separators(_unwrap(pl.col("raw"))),
         otherwise=lambda frame: frame.get_column("raw"),
         dtype=pl.String(),
     )
-    raw = on_rows(
-        engine.str.contains(_SEPARATOR_RE),
-        {"raw": engine},
-        _drop_separators(pl.col("raw")),
-        otherwise=lambda frame: frame.get_column("raw"),
-        dtype=pl.String(),
-    )
-    staged = pl.struct(raw=raw, engine=engine).struct.with_fields(
-        g=pl.field("raw").str.extract_groups(LITERAL_RE)
-    )
+    staged = pl.struct(raw=raw).struct.with_fields(g=pl.field("raw").str.extract_groups(LITERAL_RE))
     g = pl.field("g").struct.field
     mant = g("mant")
     numerator = pl.coalesce(g("num"), g("fn"), g("fnd"))
@@ -245,7 +237,6 @@ def reading(text: pl.Expr) -> pl.Expr:
     keep = pl.field("literal")
     out = pl.struct(
         raw=pl.field("raw"),
-        engine=pl.field("engine"),
         literal=keep,
         **{k: pl.when(keep).then(pl.field(k)) for k in ("decimal", "neg", "n", "d", "e", "pct")},
     )
@@ -293,7 +284,7 @@ def _literal_verdict(
     lengths = tuple(side[k].str.len_bytes().cast(pl.Int64) for side in (a, b) for k in ("n", "d"))
     big = [pl.field(f"_{k}") for k in _BIG]
     ten = pl.lit(10, pl.Int128)
-    values = (_value(a), _value(b)) if rel_tol or abs_tol else (ten, ten)
+    values = (pl.field("_va"), pl.field("_vb"))  # staged by :func:`_big_fields`
 
     def equal(shift: tuple[pl.Expr, pl.Expr]) -> pl.Expr:
         k = (a["e"] + shift[0]) - (b["e"] + shift[1])
@@ -346,10 +337,18 @@ def _literal_verdict(
 _BIG: Final = ("an", "ad", "bn", "bd")
 
 
-def _big_fields(a: dict[str, pl.Expr], b: dict[str, pl.Expr]) -> dict[str, pl.Expr]:
-    """Return the numerators and denominators as Int128 (null beyond 38 digits: unused then)."""
+def _big_fields(
+    a: dict[str, pl.Expr], b: dict[str, pl.Expr], *, tolerant: bool
+) -> dict[str, pl.Expr]:
+    """Return the numerators and denominators as Int128 (null beyond 38 digits: unused then).
+
+    With a tolerance, also each side's Float64 value (``_va``, ``_vb``), computed once.
+    """
     sides = {"an": a["n"], "ad": a["d"], "bn": b["n"], "bd": b["d"]}
-    return {f"_{k}": sides[k].cast(pl.Int128, strict=False) for k in _BIG}
+    fields = {f"_{k}": sides[k].cast(pl.Int128, strict=False) for k in _BIG}
+    if tolerant:
+        fields |= {"_va": _value(a), "_vb": _value(b)}
+    return fields
 
 
 # --------------------------------------------------------------------------------------------
@@ -810,7 +809,7 @@ def _decide(
     )
     a = {k: pl.field("a").struct.field(k) for k in READING.to_schema()}
     b = {k: pl.field("b").struct.field(k) for k in READING.to_schema()}
-    stages = stages.struct.with_fields(**_big_fields(a, b))
+    stages = stages.struct.with_fields(**_big_fields(a, b, tolerant=bool(rel_tol or abs_tol)))
     both = (a["literal"] & b["literal"]).fill_null(value=False)
     stages = stages.struct.with_fields(
         verdict=pl.when(both).then(
@@ -857,7 +856,7 @@ def _decide(
         for side, s in (("a", a), ("b", b))
         for k in ("literal", "decimal", *_EXACT_FIELDS)
     }
-    symbolic = pl.struct(needed=needed, a=a["engine"], b=b["engine"], **engine_fields).map_batches(
+    symbolic = pl.struct(needed=needed, a=answer, b=truth, **engine_fields).map_batches(
         lambda batch: _by_pairs(batch, timeout, percent, rel_tol, abs_tol),
         return_dtype=_VERDICT,
         is_elementwise=True,
@@ -886,7 +885,10 @@ def _by_pairs(
         return pl.struct(correct=empty, method=empty.cast(pl.String), eager=True).alias(batch.name)
     keys = [c for c in rows.columns if c != "needed"]
     pairs = needed.select(keys).unique(maintain_order=True)
-    verdicts = _engine_verdicts(pairs.to_dicts(), timeout, percent, rel_tol, abs_tol)
+    # the engine gets each side unwrapped only: commas kept (a set, a pair, an interval)
+    written = pairs.select(_unwrap(pl.col("a")), _unwrap(pl.col("b"))).to_dicts()
+    asked = [{**p, **w} for p, w in zip(pairs.to_dicts(), written, strict=True)]
+    verdicts = _engine_verdicts(asked, timeout, percent, rel_tol, abs_tol)
     table = pairs.with_columns(
         correct=pl.Series([c for c, _ in verdicts], dtype=pl.Boolean),
         method=pl.Series([m for _, m in verdicts], dtype=pl.String),
