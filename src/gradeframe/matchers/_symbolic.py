@@ -24,11 +24,17 @@ How it runs
 - **Model text is never run as code.** The worker reads both sides with Math-Verify's LaTeX
   extraction only (``LatexExtractionConfig``: the ANTLR LaTeX grammar, which builds SymPy
   objects without Python's ``eval``). Math-Verify's plain-expression extraction, which passes
-  text to SymPy's ``parse_expr`` (``eval`` underneath), is not used; and in the worker SymPy's
-  ``eval_expr`` (where ``parse_expr`` and ``sympify`` of a string end) refuses any code but a
-  number constructor such as ``Integer(12)`` (the LaTeX reader builds its numbers with
-  ``sympy.Number("12")``), so no other route can evaluate text either. A side nothing can be
-  read from is ``"unparsed"``.
+  text to SymPy's ``parse_expr`` (``eval`` underneath), is not used. In the worker, SymPy's own
+  modules that evaluate strings as they load (``sympy.physics.units``: ``Symbol('yotta')``, which
+  ``simplify`` imports) are loaded first; then SymPy's ``eval_expr`` (where ``parse_expr`` and
+  ``sympify`` of a string end) is replaced by one that evaluates only an allow-list of syntax:
+  numbers, strings, arithmetic, tuples and calls of names that are SymPy classes or SymPy
+  objects (what SymPy generates: ``Integer (12 )``, ``Symbol ('x' )``). A Python name, an
+  attribute, a lambda, a subscript, a statement or a dunder is refused, and a pair where
+  anything was refused is ``"unparsed"``, so a refusal never reads as "not equal". A side
+  nothing can be read from is ``"unparsed"`` too.
+- **Values.** :func:`values` asks for a side's numeric value (exact when it is rational, else
+  60 significant digits): a decimal answer against an expression, with a tolerance.
 """
 
 from __future__ import annotations
