@@ -606,15 +606,19 @@ def equivalent(
     sign (``"%"``, ``"\%"``) or a unit that is ignored (``\text{...}``, ``\mbox{...}``,
     ``^\circ``, ``°``, or ``$`` before the number).
 
-    Two literals are equivalent when their exact rational values are equal (``"0.1"`` is 1/10,
-    ``"0.4999999"`` is not 1/2, ``"2/4"`` is 1/2): ``method`` ``"literal"``. With ``rel_tol`` or
-    ``abs_tol``, also when ``|a - b| <= max(rel_tol * max(|a|, |b|), abs_tol)``, as
-    :func:`math.isclose`. Any other pair goes to the fallback, once per distinct (actual,
+    Two literals are equivalent when their exact rational values are equal, at any number of
+    digits or exponent (``"0.1"`` is 1/10, ``"0.4999999"`` is not 1/2, ``"2/4"`` is 1/2):
+    ``method`` ``"literal"``, never the engine. With ``rel_tol`` or ``abs_tol``, also when
+    ``|a - b| <= max(rel_tol * max(|a|, |b|), abs_tol)`` on the exact values (each tolerance the
+    decimal it is written as). Any other pair goes to the fallback, once per distinct (actual,
     expected) pair: Math-Verify in worker processes killed after ``timeout`` seconds
-    (``"symbolic"``, ``"timeout"`` or ``"unparsed"``), or with ``fallback=None`` a comparison of
-    the folded readings (``"text"`` when equal, else ``"unparsed"``). Model text is never run as
-    code. A null answer is not correct (``"unparsed"``); a null or blank expected value raises
-    naming the row.
+    (``"symbolic"``, ``"timeout"`` or ``"unparsed"`` when it cannot read or decide the pair), or
+    with ``fallback=None`` a comparison of the folded readings (``"text"`` when equal, else
+    ``"unparsed"``). The engine gets each side unwrapped, commas kept (``"\{1,234\}"`` is a set),
+    and a decimal against an expression is equivalent only when exactly equal (``"1.414214"`` is
+    not ``"\sqrt{2}"``), or with a tolerance, when within it. Model text is never run as code. A
+    null answer is not correct (``"unparsed"``); a null or blank expected value raises naming the
+    row.
 
     Parameters
     ----------
@@ -622,14 +626,17 @@ def equivalent(
         The answers: a column name or a String expression (numbers are read as Polars writes
         them).
     expected
-        The expected answers: a column name or an expression (a literal is ``pl.lit("...")``).
+        The expected answers: a column name or an expression (a literal is ``pl.lit("...")``);
+        a List column holds several acceptable answers (correct when any is equivalent, with the
+        ``method`` of the item that decided, else of the last item).
     percent
         How a percent literal compares with a plain number: ``"either"`` (``"50%"`` equals 50
         and 0.5), ``"number"`` (50 only, as hendrycks MATH and PRM800K grade) or
         ``"fraction"`` (0.5 only, as inspect_ai does). Two percent literals compare their
         numbers.
     rel_tol, abs_tol
-        Tolerances for two literals, as :func:`math.isclose` (0: exact).
+        Tolerances, as :func:`math.isclose` on exact values (0: exact), for two literals and for
+        a decimal against an expression.
     fallback
         ``"symbolic"`` (Math-Verify, the ``gradeframe[math]`` extra; needed only when a pair is
         not two literals) or None (folded-text comparison).
