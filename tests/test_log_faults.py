@@ -40,6 +40,8 @@ PROMPTFOO_JSON = LOGS / "promptfoo" / "results.json"
 PROMPTFOO_JSONL = LOGS / "promptfoo" / "results.jsonl"
 OPENAI_MATCH = LOGS / "openai_evals" / "gf-match.jsonl"
 HELM_QA = LOGS / "helm" / "v1" / "gf_qa__model_gf_scripted-a"
+NEW = Path(__file__).parent / "fixtures" / "logs_new"
+EEE_QA = next((NEW / "eee" / "inspect" / "gf_qa").rglob("*_samples.jsonl"))
 
 
 def eval_members(path: Path) -> dict[str, bytes]:
@@ -587,6 +589,13 @@ def _fuzz_cases(tmp: Path) -> list[tuple[str, Path, Any, Callable[[Path, Any], N
         ),
         ("helm-state", state, json.loads(state.read_text()), _write_json, helm),
         ("helm-stats", stats, json.loads(stats.read_text()), _write_json, helm),
+        (
+            "eee",
+            tmp / EEE_QA.name,
+            _json_lines(EEE_QA)[:4],
+            _write_lines,
+            tmp / EEE_QA.name,
+        ),
     ]
 
 
@@ -655,6 +664,11 @@ NAMED_FIELDS = {
         HELM_QA / "scenario_state.json",
         lambda d: _first_state(d, lambda s: {**s, "result": {**s["result"], "completions": 5}}),
         r"request_states\[0\]: field 'result\.completions' has an unexpected value",
+    ),
+    "eee": (
+        EEE_QA,
+        lambda r: _first_line(r, {"input": {**r[0]["input"], "reference": 5}}),
+        r"_samples\.jsonl, line 1: field 'input\.reference' holds a number",
     ),
     "inspect": (
         INSPECT_QA_JSON,

@@ -24,6 +24,7 @@ from gradeframe.fold import fold
 from gradeframe.html import html_report
 from gradeframe.kinds import KINDS
 from gradeframe.logs import (
+    read_eee,
     read_helm,
     read_inspect,
     read_lm_eval,
@@ -109,6 +110,7 @@ __all__ = [
     "matches",
     "pass_at_k",
     "pass_at_k_chart",
+    "read_eee",
     "read_helm",
     "read_inspect",
     "read_lm_eval",

@@ -101,7 +101,8 @@ def example_logs() -> Path:
     """Return the folder of small real evaluation logs shipped with gradeframe, one per tool.
 
     inspect_ai (an ``.eval`` archive: reading it needs ``pip install 'gradeframe[logs]'``),
-    lm-evaluation-harness, promptfoo, OpenAI evals and HELM: each written by the tool itself,
+    lm-evaluation-harness, promptfoo, OpenAI evals and HELM, and the newer formats (Every Eval
+    Ever, ...): each written by the tool itself,
     offline (see the folder's ``README.md``). They are part of the installed package, so the
     log examples in the docs run wherever gradeframe is installed.
 
@@ -117,14 +118,15 @@ def example_logs() -> Path:
     >>> import gradeframe as gf
     >>> logs = gf.example_logs()
     >>> sorted(p.name for p in logs.iterdir() if p.is_dir())
-    ['helm', 'inspect', 'lm_eval', 'openai_evals', 'promptfoo']
+    ['eee', 'helm', 'inspect', 'lm_eval', 'openai_evals', 'promptfoo']
     >>> gf.read_log(logs).group_by("tool").len().sort("tool")
-    shape: (5, 2)
+    shape: (6, 2)
     ┌──────────────┬─────┐
     │ tool         ┆ len │
     │ ---          ┆ --- │
     │ str          ┆ u32 │
     ╞══════════════╪═════╡
+    │ eee          ┆ 22  │
     │ helm         ┆ 8   │
     │ inspect      ┆ 22  │
     │ lm_eval      ┆ 17  │

@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 import polars as pl
 
-from gradeframe.logs import helm, inspect, lm_eval, openai_evals, promptfoo
+from gradeframe.logs import eee, helm, inspect, lm_eval, openai_evals, promptfoo
 from gradeframe.logs._common import (
     LogFormatError,
     PathLike,
@@ -31,7 +31,7 @@ from gradeframe.logs._common import (
 )
 from gradeframe.logs.verdicts import disagreements, tool_agreement
 
-Tool = Literal["inspect", "lm_eval", "promptfoo", "openai_evals", "helm"]
+Tool = Literal["inspect", "lm_eval", "promptfoo", "openai_evals", "helm", "eee"]
 
 #: The readers, in the order formats are tried when recognising a file.
 READERS: dict[str, Any] = {
@@ -40,6 +40,7 @@ READERS: dict[str, Any] = {
     "promptfoo": promptfoo,
     "openai_evals": openai_evals,
     "helm": helm,
+    "eee": eee,
 }
 
 # Names users may write for a tool (on the command line too).
@@ -53,6 +54,8 @@ _ALIASES = {
     "evals": "openai_evals",
     "oaieval": "openai_evals",
     "crfm-helm": "helm",
+    "every_eval_ever": "eee",
+    "every-eval-ever": "eee",
 }
 
 __all__ = [
@@ -62,6 +65,7 @@ __all__ = [
     "SkippedLogWarning",
     "detect_tool",
     "disagreements",
+    "read_eee",
     "read_helm",
     "read_inspect",
     "read_lm_eval",
@@ -101,6 +105,7 @@ _SIGNS: dict[str, tuple[tuple[bytes, ...], ...]] = {
     "lm_eval": ((b'"filtered_resps"',),),
     "promptfoo": ((b'"evalId"',), (b'"promptIdx"', b'"testIdx"')),
     "openai_evals": ((b'"eval_name"', b'"completion_fns"'), (b'"sample_id"', b'"event_id"')),
+    "eee": ((b'"evaluation_result_id"', b'"sample_hash"'),),
 }
 # The file types a tool's log may have; anything else is not a log (a README, a CSV export).
 _LOG_SUFFIXES = {".eval", ".json", ".jsonl", ".log"}
@@ -171,6 +176,8 @@ def _logs_in(folder: Path, tool: str | None) -> list[tuple[str, Path]]:
             file = here / name
             if name.startswith(".") or lm_eval.is_results(file):
                 continue
+            if eee.is_aggregate(file) and eee.samples_of(file) is not None:
+                continue  # read through its samples file
             if tool is not None:
                 kind = tool if READERS[tool].detect(file) or _looks_like(file) == tool else None
             else:
@@ -633,3 +640,50 @@ def read_helm(path: PathLike, *, metric: str = "exact_match") -> pl.DataFrame:
     └───────────┴───────────────────┴─────────┴────────┘
     """
     return read_log(path, tool="helm", metric=metric)
+
+
+def read_eee(path: PathLike) -> pl.DataFrame:
+    """Read Every Eval Ever logs (schema 0.3; a ``*_samples.jsonl``, its aggregate, or a folder).
+
+    One row per sample and epoch: the lines the converters write once per scorer are folded,
+    each scorer's verdict kept in ``eee_scores`` and the first one's as ``tool_score``;
+    ``tool_correct`` is that score equal to 1 (the converters' own ``is_correct``, kept as
+    ``eee_is_correct``, is true for a partial score). The reply is the last assistant message
+    of ``messages`` where the line has them, else ``output.raw`` (``eee_answer_source`` says
+    which; in files converted from inspect ``output.raw`` is the scorer's extracted answer).
+
+    Parameters
+    ----------
+    path
+        An instance-level ``*_samples.jsonl``, the run's aggregate JSON beside it, or a folder.
+
+    Returns
+    -------
+    polars.DataFrame
+        The common log columns, ``tool_failure``, ``cache_read_tokens``, ``reasoning_tokens``,
+        ``tool_calls`` and ``eee_*`` columns.
+
+    Examples
+    --------
+    An inspect run converted by ``every_eval_ever convert inspect``: its ``includes()`` scorer
+    gave "made 12,400 units." half a point, which the converter calls correct:
+
+    >>> import polars as pl
+    >>> import gradeframe as gf
+    >>> logs = gf.example_logs()  # small real logs, shipped with gradeframe
+    >>> frame = gf.read_eee(logs / "eee")
+    >>> frame.filter(pl.col("sample_id") == "units").select(
+    ...     "epoch", pl.col("output").struct.field("answer"), "tool_score", "tool_correct",
+    ...     "eee_is_correct", "eee_answer_source"
+    ... )
+    shape: (2, 6)
+    ┌───────┬────────────────────┬────────────┬──────────────┬────────────────┬───────────────────┐
+    │ epoch ┆ answer             ┆ tool_score ┆ tool_correct ┆ eee_is_correct ┆ eee_answer_source │
+    │ ---   ┆ ---                ┆ ---        ┆ ---          ┆ ---            ┆ ---               │
+    │ i64   ┆ str                ┆ str        ┆ bool         ┆ bool           ┆ str               │
+    ╞═══════╪════════════════════╪════════════╪══════════════╪════════════════╪═══════════════════╡
+    │ 1     ┆ made 12,400 units. ┆ 0.5        ┆ false        ┆ true           ┆ output.raw        │
+    │ 2     ┆ made 12400 units.  ┆ 0.5        ┆ false        ┆ true           ┆ output.raw        │
+    └───────┴────────────────────┴────────────┴──────────────┴────────────────┴───────────────────┘
+    """
+    return read_log(path, tool="eee")

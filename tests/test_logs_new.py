@@ -1,0 +1,222 @@
+"""SPEC v4 §6 "Five more formats" on real logs written by the tools themselves, offline.
+
+The fixtures under tests/fixtures/logs_new/ (see its README; tests/fixtures/make_logs_new.py
+regenerates them) were written by Every Eval Ever's own converters and by DeepEval, Braintrust,
+LangSmith and Arize Phoenix. Each test reads them and holds the reader to the raw records,
+parsed here with plain ``json``/``csv`` as a scalar reference.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections import defaultdict
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import gradeframe as gf
+from gradeframe.logs import LogFormatError, detect_tool
+from tests.test_logs import run_cli
+
+NEW = Path(__file__).parent / "fixtures" / "logs_new"
+OLD = Path(__file__).parent / "fixtures" / "logs"
+EEE = NEW / "eee"
+EEE_SAMPLES = sorted(EEE.rglob("*_samples.jsonl"))
+EEE_QA = next(p for p in EEE_SAMPLES if "gf_qa" in p.parts)
+EEE_GEN = next(p for p in EEE_SAMPLES if "gf_gen" in p.parts)
+EEE_MC = next(p for p in EEE_SAMPLES if "gf_mc" in p.parts)
+EEE_MCQ = next(p for p in EEE_SAMPLES if "gf_mcq" in p.parts)
+
+
+def lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+def answer(frame: pl.DataFrame) -> pl.Series:
+    return frame.get_column("output").struct.field("answer")
+
+
+def graded(frame: pl.DataFrame) -> pl.DataFrame:
+    return frame.grade.answer_contains("output", "refs")
+
+
+def _attempts(records: list[dict]) -> dict[tuple, list[dict]]:
+    """The reference fold: lines of one evaluation, sample and epoch, in file order."""
+    found: dict[tuple, list[dict]] = defaultdict(list)
+    for record in records:
+        epoch = int((record.get("metadata") or {}).get("epoch") or 1)
+        key = (record["evaluation_name"], str(record["sample_id"]), epoch)
+        found[key].append(record)
+    return found
+
+
+# ---- Every Eval Ever ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", EEE_SAMPLES, ids=lambda p: p.parts[-4])
+def test_eee_lines_repeated_per_scorer_fold_to_one_row_per_attempt(path):
+    attempts = _attempts(lines(path))
+    frame = gf.read_eee(path)
+    keys = list(zip(frame["task"], frame["sample_id"], frame["epoch"], strict=True))
+    assert keys == list(attempts)  # one row each, in the file's order
+    scorers = [[s["scorer"] for s in row] for row in frame["eee_scores"].to_list()]
+    assert scorers == [[r["evaluation_result_id"] for r in rs] for rs in attempts.values()]
+
+
+@pytest.mark.parametrize("path", EEE_SAMPLES, ids=lambda p: p.parts[-4])
+def test_eee_partial_score_is_not_correct_though_the_converter_says_so(path):
+    attempts = _attempts(lines(path))
+    frame = gf.read_eee(path)
+    first = [rs[0]["evaluation"] for rs in attempts.values()]
+    assert frame["tool_correct"].to_list() == [e["score"] == 1 for e in first]
+    assert frame["eee_is_correct"].to_list() == [e["is_correct"] for e in first]
+
+
+def test_eee_inspect_conversion_holds_a_half_score_counted_correct():
+    frame = gf.read_eee(EEE_QA)
+    half = frame.filter(pl.col("tool_score") == "0.5")
+    assert half.height > 0
+    assert half["eee_is_correct"].all()
+    assert not half["tool_correct"].any()
+
+
+def test_eee_reply_is_the_last_assistant_message_else_output_raw():
+    records = lines(EEE_QA)
+    frame = gf.read_eee(EEE_QA)
+    expected = {}
+    for key, rs in _attempts(records).items():
+        messages = rs[0]["messages"]
+        replies = [m["content"] for m in messages or [] if m["role"] == "assistant"]
+        if replies:
+            expected[key] = (replies[-1], "messages")
+        else:
+            expected[key] = (rs[0]["output"]["raw"][0], "output.raw")
+    got = dict(
+        zip(
+            zip(frame["task"], frame["sample_id"], frame["epoch"], strict=True),
+            zip(answer(frame), frame["eee_answer_source"], strict=True),
+            strict=True,
+        )
+    )
+    assert got == expected
+    assert set(frame["eee_answer_source"]) == {"messages", "output.raw"}
+
+
+def test_eee_output_raw_of_an_inspect_conversion_is_the_scorers_extract():
+    # includes() lower-cases what it compares; the converter keeps that, not the reply
+    frame = gf.read_eee(EEE_QA).filter(pl.col("sample_id") == "refusal_text")
+    inspect = gf.read_log(OLD / "inspect").filter(
+        pl.col("sample_id") == "refusal_text", pl.col("task") == "gf_qa"
+    )
+    assert answer(frame)[0] == answer(inspect)[0].lower()
+    assert answer(frame)[0] != answer(inspect)[0]
+
+
+def test_eee_stop_reasons_and_errors_map_to_the_failure_kinds():
+    frame = graded(gf.read_eee(EEE_QA))
+    kinds = dict(zip(frame["sample_id"], frame["failure_kind"], strict=False))
+    assert kinds["truncated"] == "budget_stop"  # metadata.stop_reason max_tokens
+    assert kinds["filtered"] == "refusal"  # content_filter
+    assert kinds["boom"] == "error"  # error
+    raw = {r["sample_id"]: r for r in lines(EEE_QA)}
+    assert raw["truncated"]["metadata"]["stop_reason"] == "max_tokens"
+    assert raw["filtered"]["metadata"]["stop_reason"] == "content_filter"
+    assert raw["boom"]["error"]
+
+
+def test_eee_standard_cases_grade_as_gradeframe_reads_them():
+    frame = graded(gf.read_eee(EEE_GEN)).filter(pl.col("task") == "gf_gen/raw")
+    correct = dict(zip(answer(frame), frame["correct"], strict=True))
+    assert correct["The answer is 12,400 units."] is True  # against 12400
+    assert correct["It is 145.2 m tall."] is False  # against 45.2
+    assert correct["It fell to -12 degrees."] is False  # against 12
+    kinds = dict(zip(answer(frame), frame["failure_kind"], strict=True))
+    assert kinds[""] == "parse_failure"
+
+
+def test_eee_python_list_literal_references_are_read_as_lists():
+    raw = [r["input"]["reference"] for r in lines(EEE_GEN)]
+    assert raw[0] == ["['12400', '12,400']"]  # one string holding a Python list
+    frame = gf.read_eee(EEE_GEN)
+    assert frame["refs"][0].to_list() == ["12400", "12,400"]
+
+
+@pytest.mark.parametrize("path", [EEE_MC, EEE_MCQ], ids=["lm_eval", "inspect"])
+def test_eee_multiple_choice_references_are_the_options_they_name(path):
+    records = list(_attempts(lines(path)).values())
+    frame = gf.read_eee(path)
+    for row, rs in zip(frame.iter_rows(named=True), records, strict=True):
+        choices = rs[0]["input"]["choices"]
+        (ref,) = rs[0]["input"]["reference"]
+        index = int(ref) if ref.isdigit() else ord(ref) - ord("A")
+        assert row["refs"] == [choices[index]]
+        assert row["eee_choices"] == choices
+
+
+def test_eee_tokens_and_seconds_are_read():
+    records = list(_attempts(lines(EEE_QA)).values())
+    frame = gf.read_eee(EEE_QA)
+    usage = [rs[0]["token_usage"] or {} for rs in records]
+    assert frame["input_tokens"].to_list() == [u.get("input_tokens") for u in usage]
+    assert frame["cache_read_tokens"].to_list() == [u.get("input_tokens_cache_read") for u in usage]
+    assert frame["reasoning_tokens"].to_list() == [u.get("reasoning_tokens") for u in usage]
+    latency = [rs[0]["performance"]["latency_ms"] / 1000 for rs in records]
+    assert frame["seconds"].to_list() == pytest.approx(latency)
+
+
+def test_eee_tool_calls_of_assistant_messages_become_the_tool_calls_column(tmp_path):
+    records = lines(EEE_QA)
+    call = {"id": "c1", "name": "calculator", "arguments": {"expression": "6*7"}}
+    for record in records:
+        for message in record["messages"] or []:
+            if message["role"] == "assistant":
+                message["tool_calls"] = [call]
+    target = tmp_path / EEE_QA.name
+    target.write_text("\n".join(json.dumps(r) for r in records))
+    frame = gf.read_eee(target).filter(pl.col("sample_id") == "looping")
+    calls = frame["tool_calls"][0].to_list()
+    assert [c["name"] for c in calls] == ["calculator"] * 3
+    assert json.loads(calls[0]["arguments"]) == {"expression": "6*7"}
+    graded_calls = frame.grade.tool_calls if hasattr(frame.grade, "tool_calls") else None
+    assert graded_calls is None or callable(graded_calls)
+
+
+def test_eee_aggregate_json_reads_its_samples_and_a_folder_reads_each_run_once():
+    aggregate = EEE_QA.with_name(EEE_QA.name.replace("_samples.jsonl", ".json"))
+    assert detect_tool(aggregate) == "eee"
+    assert gf.read_log(aggregate).equals(gf.read_log(EEE_SAMPLES[0].parent).head(0)) is False
+    assert gf.read_log(aggregate).equals(gf.read_eee(EEE_QA))
+    folder = gf.read_log(EEE)
+    assert folder.height == sum(gf.read_eee(p).height for p in EEE_SAMPLES)
+
+
+def test_eee_aggregate_without_its_samples_is_a_named_error(tmp_path):
+    aggregate = EEE_QA.with_name(EEE_QA.name.replace("_samples.jsonl", ".json"))
+    lonely = tmp_path / aggregate.name
+    shutil.copy(aggregate, lonely)
+    with pytest.raises(LogFormatError, match=r"samples\.jsonl is not beside it"):
+        gf.read_log(lonely)
+
+
+def test_eee_cut_inside_its_first_line_is_named_not_dropped(tmp_path):
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    shutil.copy(OLD / "openai_evals" / "gf-match.jsonl", folder)
+    text = EEE_QA.read_text()
+    (folder / EEE_QA.name).write_text(text[: len(text.splitlines()[0]) // 2])
+    with pytest.raises(LogFormatError, match=EEE_QA.name):
+        gf.read_log(folder)
+
+
+def test_eee_on_the_command_line_with_and_without_from():
+    for extra in ([], ["--from", "every-eval-ever"]):
+        status, out, err = run_cli("score", EEE_QA, "--quiet", *extra)
+        assert status == 0, err
+        assert "eee" in out or "gf_qa" in out
+
+
+def test_eee_reference_with_a_thousands_comma_is_not_read_as_a_python_tuple():
+    frame = gf.read_eee(EEE_QA).filter(pl.col("sample_id") == "truncated")
+    assert frame["refs"].to_list() == [["1,204"], ["1,204"]]
