@@ -41,6 +41,7 @@ PROMPTFOO_JSONL = LOGS / "promptfoo" / "results.jsonl"
 OPENAI_MATCH = LOGS / "openai_evals" / "gf-match.jsonl"
 HELM_QA = LOGS / "helm" / "v1" / "gf_qa__model_gf_scripted-a"
 NEW = Path(__file__).parent / "fixtures" / "logs_new"
+DEEPEVAL_RUN = sorted((NEW / "deepeval").glob("test_run_*.json"))[0]
 EEE_QA = next((NEW / "eee" / "inspect" / "gf_qa").rglob("*_samples.jsonl"))
 
 
@@ -596,6 +597,13 @@ def _fuzz_cases(tmp: Path) -> list[tuple[str, Path, Any, Callable[[Path, Any], N
             _write_lines,
             tmp / EEE_QA.name,
         ),
+        (
+            "deepeval",
+            tmp / DEEPEVAL_RUN.name,
+            json.loads(DEEPEVAL_RUN.read_text()),
+            _write_json,
+            tmp / DEEPEVAL_RUN.name,
+        ),
     ]
 
 
@@ -669,6 +677,11 @@ NAMED_FIELDS = {
         EEE_QA,
         lambda r: _first_line(r, {"input": {**r[0]["input"], "reference": 5}}),
         r"_samples\.jsonl, line 1: field 'input\.reference' holds a number",
+    ),
+    "deepeval": (
+        DEEPEVAL_RUN,
+        lambda d: {**d, "testCases": [{**d["testCases"][0], "metricsData": 5}]},
+        r"test_run_\d+_\d+\.json: testCases\[0\]: field 'metricsData' has an unexpected",
     ),
     "inspect": (
         INSPECT_QA_JSON,

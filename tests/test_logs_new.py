@@ -220,3 +220,90 @@ def test_eee_on_the_command_line_with_and_without_from():
 def test_eee_reference_with_a_thousands_comma_is_not_read_as_a_python_tuple():
     frame = gf.read_eee(EEE_QA).filter(pl.col("sample_id") == "truncated")
     assert frame["refs"].to_list() == [["1,204"], ["1,204"]]
+
+
+# ---- DeepEval ---------------------------------------------------------------------------------
+
+DEEPEVAL = NEW / "deepeval"
+DEEPEVAL_RUNS = sorted(DEEPEVAL.glob("test_run_*.json"))
+DEEPEVAL_LATEST = DEEPEVAL / ".deepeval" / ".latest_test_run.json"
+
+
+def _deepeval_cases(path: Path) -> list[tuple[dict, bool]]:
+    document = json.loads(path.read_text())
+    run = document.get("testRunData", document)
+    return [(c, False) for c in run["testCases"]] + [
+        (c, True) for c in run["conversationalTestCases"]
+    ]
+
+
+def test_deepeval_reads_one_row_per_test_case_and_conversation():
+    frame = gf.read_log(DEEPEVAL)
+    cases = [c for path in DEEPEVAL_RUNS for c in _deepeval_cases(path)]
+    assert frame.height == len(cases)
+    assert frame["sample_id"].to_list() == [c["name"] for c, _ in cases]
+    assert frame["deepeval_conversational"].to_list() == [chat for _, chat in cases]
+    replies = [
+        [t["content"] for t in c["turns"] if t["role"] == "assistant"][-1]
+        if chat
+        else c.get("actualOutput")
+        for c, chat in cases
+    ]
+    assert answer(frame).to_list() == replies
+    refs = [[c["expectedOutcome"] if chat else c["expectedOutput"]] for c, chat in cases]
+    assert frame["refs"].to_list() == refs
+
+
+@pytest.mark.parametrize("metric", [None, "Exact Match", "Contains", "FlakyJudge"])
+def test_deepeval_verdict_is_the_named_metrics_success_and_its_reason(metric):
+    (run,) = [p for p in DEEPEVAL_RUNS if not _deepeval_cases(p)[0][1]]
+    frame = gf.read_deepeval(run, metric=metric)
+    for row, (case, _) in zip(frame.iter_rows(named=True), _deepeval_cases(run), strict=True):
+        data = case["metricsData"]
+        chosen = data[0] if metric is None else next(m for m in data if m["name"] == metric)
+        errored = chosen.get("error") is not None
+        assert row["tool_correct"] == (None if errored else chosen["success"])
+        assert row["deepeval_reason"] == chosen.get("reason")
+        assert [m["name"] for m in row["deepeval_metrics"]] == [m["name"] for m in data]
+
+
+def test_deepeval_judge_that_errors_on_a_reply_is_a_grader_failure_not_a_wrong_answer():
+    (run,) = [p for p in DEEPEVAL_RUNS if not _deepeval_cases(p)[0][1]]
+    frame = gf.read_deepeval(run, metric="FlakyJudge")
+    failed = frame.filter(pl.col("tool_failure") == "grader_failure")
+    assert failed["sample_id"].to_list() == ["capital"]
+    assert failed["tool_correct"].to_list() == [None]
+    assert graded(failed)["correct"].to_list() == [True]
+
+
+def test_deepeval_case_without_a_reply_is_an_error_and_an_empty_reply_is_not():
+    frame = graded(gf.read_deepeval(DEEPEVAL))
+    kinds = dict(zip(frame["sample_id"], frame["failure_kind"], strict=True))
+    assert kinds["boom"] == "error"
+    assert kinds["empty"] == "parse_failure"
+    assert kinds["refusal"] == "wrong"  # DeepEval flags no refusal: the text alone is graded
+    correct = dict(zip(frame["sample_id"], frame["correct"], strict=True))
+    assert correct["units"] is True  # 12,400 against 12400
+    assert correct["height"] is False  # 145.2 against 45.2
+    assert correct["temp"] is False  # -12 against 12
+
+
+def test_deepeval_seconds_cost_and_tool_calls_are_read():
+    (run,) = [p for p in DEEPEVAL_RUNS if not _deepeval_cases(p)[0][1]]
+    frame = gf.read_deepeval(run)
+    cases = [c for c, _ in _deepeval_cases(run)]
+    assert frame["seconds"].to_list() == [c.get("completionTime") for c in cases]
+    assert frame["cost"].to_list() == [c.get("tokenCost") for c in cases]
+    calls = frame.filter(pl.col("sample_id") == "units")["tool_calls"][0].to_list()
+    written = cases[0]["toolsCalled"]
+    assert [c["name"] for c in calls] == [c["name"] for c in written]
+    assert [json.loads(c["arguments"]) for c in calls] == [c["inputParameters"] for c in written]
+
+
+def test_deepeval_latest_test_run_reads_like_the_results_folder_copy():
+    latest = gf.read_log(DEEPEVAL_LATEST).drop("log", "task")
+    same = [gf.read_log(p).drop("log", "task") for p in DEEPEVAL_RUNS]
+    assert any(
+        latest.drop("deepeval_run_duration").equals(f.drop("deepeval_run_duration")) for f in same
+    )
+    assert detect_tool(DEEPEVAL_LATEST) == "deepeval"

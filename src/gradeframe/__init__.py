@@ -24,6 +24,7 @@ from gradeframe.fold import fold
 from gradeframe.html import html_report
 from gradeframe.kinds import KINDS
 from gradeframe.logs import (
+    read_deepeval,
     read_eee,
     read_helm,
     read_inspect,
@@ -110,6 +111,7 @@ __all__ = [
     "matches",
     "pass_at_k",
     "pass_at_k_chart",
+    "read_deepeval",
     "read_eee",
     "read_helm",
     "read_inspect",

@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 import polars as pl
 
-from gradeframe.logs import eee, helm, inspect, lm_eval, openai_evals, promptfoo
+from gradeframe.logs import deepeval, eee, helm, inspect, lm_eval, openai_evals, promptfoo
 from gradeframe.logs._common import (
     LogFormatError,
     PathLike,
@@ -31,7 +31,7 @@ from gradeframe.logs._common import (
 )
 from gradeframe.logs.verdicts import disagreements, tool_agreement
 
-Tool = Literal["inspect", "lm_eval", "promptfoo", "openai_evals", "helm", "eee"]
+Tool = Literal["inspect", "lm_eval", "promptfoo", "openai_evals", "helm", "eee", "deepeval"]
 
 #: The readers, in the order formats are tried when recognising a file.
 READERS: dict[str, Any] = {
@@ -41,6 +41,7 @@ READERS: dict[str, Any] = {
     "openai_evals": openai_evals,
     "helm": helm,
     "eee": eee,
+    "deepeval": deepeval,
 }
 
 # Names users may write for a tool (on the command line too).
@@ -56,6 +57,8 @@ _ALIASES = {
     "crfm-helm": "helm",
     "every_eval_ever": "eee",
     "every-eval-ever": "eee",
+    "deep_eval": "deepeval",
+    "deep-eval": "deepeval",
 }
 
 __all__ = [
@@ -65,6 +68,7 @@ __all__ = [
     "SkippedLogWarning",
     "detect_tool",
     "disagreements",
+    "read_deepeval",
     "read_eee",
     "read_helm",
     "read_inspect",
@@ -106,6 +110,7 @@ _SIGNS: dict[str, tuple[tuple[bytes, ...], ...]] = {
     "promptfoo": ((b'"evalId"',), (b'"promptIdx"', b'"testIdx"')),
     "openai_evals": ((b'"eval_name"', b'"completion_fns"'), (b'"sample_id"', b'"event_id"')),
     "eee": ((b'"evaluation_result_id"', b'"sample_hash"'),),
+    "deepeval": ((b'"testCases"', b'"metricsData"'), (b'"testRunData"',)),
 }
 # The file types a tool's log may have; anything else is not a log (a README, a CSV export).
 _LOG_SUFFIXES = {".eval", ".json", ".jsonl", ".log"}
@@ -687,3 +692,52 @@ def read_eee(path: PathLike) -> pl.DataFrame:
     └───────┴────────────────────┴────────────┴──────────────┴────────────────┴───────────────────┘
     """
     return read_log(path, tool="eee")
+
+
+def read_deepeval(path: PathLike, *, metric: str | None = None) -> pl.DataFrame:
+    """Read DeepEval test runs (``.latest_test_run.json``, ``test_run_*.json``, or a folder).
+
+    One row per test case (a conversational test case is one row, its reply the last assistant
+    turn); ``expectedOutput`` (``expectedOutcome``) is the acceptable answer; the verdict of
+    ``metric`` (default: each case's first metric) is ``tool_score``/``tool_correct``, every
+    metric's in ``deepeval_metrics``. A metric that errored on a reply gives
+    ``tool_failure="grader_failure"``; a case with no reply, whose metrics errored, is
+    ``status="error"``. A folder read skips hidden files: name ``.deepeval/.latest_test_run.json``
+    itself to read it.
+
+    Parameters
+    ----------
+    path
+        A DeepEval test-run JSON file or a folder of them.
+    metric
+        The metric whose verdict is ``tool_score``/``tool_correct``.
+
+    Returns
+    -------
+    polars.DataFrame
+        The common log columns plus ``tool_failure``, ``cost``, ``tool_calls`` and
+        ``deepeval_*`` columns.
+
+    Examples
+    --------
+    DeepEval's exact match fails "Made 12,400 units." against 12400; gradeframe finds it:
+
+    >>> import polars as pl
+    >>> import gradeframe as gf
+    >>> logs = gf.example_logs()  # small real logs, shipped with gradeframe
+    >>> frame = gf.read_deepeval(logs / "deepeval", metric="Exact Match")
+    >>> frame.grade.answer_contains("output", "refs").select(
+    ...     "sample_id", "tool_correct", "tool_failure", "correct", "failure_kind"
+    ... ).head(3)
+    shape: (3, 5)
+    ┌───────────┬──────────────┬──────────────┬─────────┬──────────────┐
+    │ sample_id ┆ tool_correct ┆ tool_failure ┆ correct ┆ failure_kind │
+    │ ---       ┆ ---          ┆ ---          ┆ ---     ┆ ---          │
+    │ str       ┆ bool         ┆ str          ┆ bool    ┆ str          │
+    ╞═══════════╪══════════════╪══════════════╪═════════╪══════════════╡
+    │ units     ┆ false        ┆ null         ┆ true    ┆ null         │
+    │ height    ┆ false        ┆ null         ┆ false   ┆ wrong        │
+    │ temp      ┆ false        ┆ null         ┆ false   ┆ wrong        │
+    └───────────┴──────────────┴──────────────┴─────────┴──────────────┘
+    """
+    return read_log(path, tool="deepeval", metric=metric)
