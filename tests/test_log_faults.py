@@ -42,6 +42,7 @@ OPENAI_MATCH = LOGS / "openai_evals" / "gf-match.jsonl"
 HELM_QA = LOGS / "helm" / "v1" / "gf_qa__model_gf_scripted-a"
 NEW = Path(__file__).parent / "fixtures" / "logs_new"
 DEEPEVAL_RUN = sorted((NEW / "deepeval").glob("test_run_*.json"))[0]
+BRAINTRUST = NEW / "braintrust" / "gf-braintrust.json"
 EEE_QA = next((NEW / "eee" / "inspect" / "gf_qa").rglob("*_samples.jsonl"))
 
 
@@ -604,6 +605,13 @@ def _fuzz_cases(tmp: Path) -> list[tuple[str, Path, Any, Callable[[Path, Any], N
             _write_json,
             tmp / DEEPEVAL_RUN.name,
         ),
+        (
+            "braintrust",
+            tmp / BRAINTRUST.name,
+            json.loads(BRAINTRUST.read_text()),
+            _write_json,
+            tmp / BRAINTRUST.name,
+        ),
     ]
 
 
@@ -682,6 +690,11 @@ NAMED_FIELDS = {
         DEEPEVAL_RUN,
         lambda d: {**d, "testCases": [{**d["testCases"][0], "metricsData": 5}]},
         r"test_run_\d+_\d+\.json: testCases\[0\]: field 'metricsData' has an unexpected",
+    ),
+    "braintrust": (
+        BRAINTRUST,
+        lambda d: {**d, "results": [{**d["results"][0], "scores": 5}, *d["results"][1:]]},
+        r"gf-braintrust\.json: results\[0\]: field 'scores' has an unexpected value",
     ),
     "inspect": (
         INSPECT_QA_JSON,

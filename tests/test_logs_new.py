@@ -307,3 +307,60 @@ def test_deepeval_latest_test_run_reads_like_the_results_folder_copy():
         latest.drop("deepeval_run_duration").equals(f.drop("deepeval_run_duration")) for f in same
     )
     assert detect_tool(DEEPEVAL_LATEST) == "deepeval"
+
+
+# ---- Braintrust -------------------------------------------------------------------------------
+
+BRAINTRUST = NEW / "braintrust" / "gf-braintrust.json"
+
+
+def test_braintrust_trials_are_epochs_of_one_sample_in_order():
+    results = json.loads(BRAINTRUST.read_text())["results"]
+    frame = gf.read_braintrust(BRAINTRUST)
+    assert frame.height == len(results)
+    cases: dict[str, int] = {}
+    trials: dict[str, int] = defaultdict(int)
+    expected = []
+    for result in results:
+        key = json.dumps([result["input"], result["expected"]])
+        cases.setdefault(key, len(cases) + 1)
+        trials[key] += 1
+        expected.append((str(cases[key]), trials[key]))
+    assert list(zip(frame["sample_id"], frame["epoch"], strict=True)) == expected
+    assert frame["epoch"].max() == 2
+
+
+@pytest.mark.parametrize("scorer", [None, "exact_match", "contains", "judge"])
+def test_braintrust_verdict_is_the_named_scorers_score_equal_to_one(scorer):
+    document = json.loads(BRAINTRUST.read_text())
+    first = next(iter(document["summary"]["comparison"]["scores"]))
+    name = scorer or first
+    frame = gf.read_braintrust(BRAINTRUST, scorer=scorer)
+    scores = [r["scores"].get(name) for r in document["results"]]
+    assert frame["tool_score"].to_list() == [None if s is None else json.dumps(s) for s in scores]
+    assert frame["tool_correct"].to_list() == [None if s is None else s == 1 for s in scores]
+
+
+def test_braintrust_scorer_that_raised_is_a_grader_failure_and_a_task_that_raised_an_error():
+    frame = gf.read_braintrust(BRAINTRUST, scorer="judge")
+    results = json.loads(BRAINTRUST.read_text())["results"]
+    failed = [
+        "judge" in (r["metadata"] or {}).get("scorer_errors", {}) and r["error"] is None
+        for r in results
+    ]
+    assert (frame["tool_failure"] == "grader_failure").fill_null(value=False).to_list() == failed
+    assert any(failed)
+    kinds = graded(frame)["failure_kind"].to_list()
+    errored = [r["error"] is not None for r in results]
+    assert [k == "error" for k in kinds] == errored
+    assert any(errored)
+
+
+def test_braintrust_standard_cases_grade_and_unknown_scorer_is_named():
+    frame = graded(gf.read_braintrust(BRAINTRUST))
+    by_input = dict(zip(frame["input"], frame["correct"], strict=False))
+    assert by_input["How many units were made?"] is True
+    assert by_input["How tall is the tower?"] is False
+    assert by_input["How cold did it get?"] is False
+    with pytest.raises(ValueError, match="has the scorers"):
+        gf.read_braintrust(BRAINTRUST, scorer="nope")

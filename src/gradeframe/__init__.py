@@ -24,6 +24,7 @@ from gradeframe.fold import fold
 from gradeframe.html import html_report
 from gradeframe.kinds import KINDS
 from gradeframe.logs import (
+    read_braintrust,
     read_deepeval,
     read_eee,
     read_helm,
@@ -111,6 +112,7 @@ __all__ = [
     "matches",
     "pass_at_k",
     "pass_at_k_chart",
+    "read_braintrust",
     "read_deepeval",
     "read_eee",
     "read_helm",

@@ -118,14 +118,15 @@ def example_logs() -> Path:
     >>> import gradeframe as gf
     >>> logs = gf.example_logs()
     >>> sorted(p.name for p in logs.iterdir() if p.is_dir())
-    ['deepeval', 'eee', 'helm', 'inspect', 'lm_eval', 'openai_evals', 'promptfoo']
+    ['braintrust', 'deepeval', 'eee', 'helm', 'inspect', 'lm_eval', 'openai_evals', 'promptfoo']
     >>> gf.read_log(logs).group_by("tool").len().sort("tool")
-    shape: (7, 2)
+    shape: (8, 2)
     ┌──────────────┬─────┐
     │ tool         ┆ len │
     │ ---          ┆ --- │
     │ str          ┆ u32 │
     ╞══════════════╪═════╡
+    │ braintrust   ┆ 14  │
     │ deepeval     ┆ 9   │
     │ eee          ┆ 22  │
     │ helm         ┆ 8   │

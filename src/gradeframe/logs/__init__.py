@@ -21,7 +21,16 @@ from typing import Any, Literal
 
 import polars as pl
 
-from gradeframe.logs import deepeval, eee, helm, inspect, lm_eval, openai_evals, promptfoo
+from gradeframe.logs import (
+    braintrust,
+    deepeval,
+    eee,
+    helm,
+    inspect,
+    lm_eval,
+    openai_evals,
+    promptfoo,
+)
 from gradeframe.logs._common import (
     LogFormatError,
     PathLike,
@@ -31,7 +40,9 @@ from gradeframe.logs._common import (
 )
 from gradeframe.logs.verdicts import disagreements, tool_agreement
 
-Tool = Literal["inspect", "lm_eval", "promptfoo", "openai_evals", "helm", "eee", "deepeval"]
+Tool = Literal[
+    "inspect", "lm_eval", "promptfoo", "openai_evals", "helm", "eee", "deepeval", "braintrust"
+]
 
 #: The readers, in the order formats are tried when recognising a file.
 READERS: dict[str, Any] = {
@@ -42,6 +53,7 @@ READERS: dict[str, Any] = {
     "helm": helm,
     "eee": eee,
     "deepeval": deepeval,
+    "braintrust": braintrust,
 }
 
 # Names users may write for a tool (on the command line too).
@@ -68,6 +80,7 @@ __all__ = [
     "SkippedLogWarning",
     "detect_tool",
     "disagreements",
+    "read_braintrust",
     "read_deepeval",
     "read_eee",
     "read_helm",
@@ -111,6 +124,7 @@ _SIGNS: dict[str, tuple[tuple[bytes, ...], ...]] = {
     "openai_evals": ((b'"eval_name"', b'"completion_fns"'), (b'"sample_id"', b'"event_id"')),
     "eee": ((b'"evaluation_result_id"', b'"sample_hash"'),),
     "deepeval": ((b'"testCases"', b'"metricsData"'), (b'"testRunData"',)),
+    "braintrust": ((b'"experiment_name"', b'"results"', b'"scores"'),),
 }
 # The file types a tool's log may have; anything else is not a log (a README, a CSV export).
 _LOG_SUFFIXES = {".eval", ".json", ".jsonl", ".log"}
@@ -741,3 +755,49 @@ def read_deepeval(path: PathLike, *, metric: str | None = None) -> pl.DataFrame:
     └───────────┴──────────────┴──────────────┴─────────┴──────────────┘
     """
     return read_log(path, tool="deepeval", metric=metric)
+
+
+def read_braintrust(path: PathLike, *, scorer: str | None = None) -> pl.DataFrame:
+    """Read Braintrust evaluations (``Eval(...).as_json()`` files, or a folder) into one frame.
+
+    One row per case and trial (``epoch``); ``expected`` gives the acceptable answers; the
+    score of ``scorer`` (default: the run's first) is ``tool_score``, and ``tool_correct`` is that
+    score equal to 1. A task that raised is ``status="error"``; a scorer that raised (named in
+    ``metadata.scorer_errors``) gives ``tool_failure="grader_failure"``.
+
+    Parameters
+    ----------
+    path
+        A Braintrust ``as_json()`` file or a folder of them.
+    scorer
+        The scorer whose score is ``tool_score``/``tool_correct``.
+
+    Returns
+    -------
+    polars.DataFrame
+        The common log columns plus ``tool_failure``, token, ``cost`` and ``braintrust_*``
+        columns.
+
+    Examples
+    --------
+    The judge scorer raised on one case: the grader failed, not the model.
+
+    >>> import polars as pl
+    >>> import gradeframe as gf
+    >>> logs = gf.example_logs()  # small real logs, shipped with gradeframe
+    >>> frame = gf.read_braintrust(logs / "braintrust", scorer="judge")
+    >>> frame.filter(pl.col("epoch") == 1).select(
+    ...     "sample_id", "input", "tool_score", "tool_failure"
+    ... ).tail(3)
+    shape: (3, 4)
+    ┌───────────┬────────────────────────────────┬────────────┬────────────────┐
+    │ sample_id ┆ input                          ┆ tool_score ┆ tool_failure   │
+    │ ---       ┆ ---                            ┆ ---        ┆ ---            │
+    │ str       ┆ str                            ┆ str        ┆ str            │
+    ╞═══════════╪════════════════════════════════╪════════════╪════════════════╡
+    │ 5         ┆ Name the fruit.                ┆ 0.0        ┆ null           │
+    │ 6         ┆ This one errors.               ┆ null       ┆ null           │
+    │ 7         ┆ What is the capital of France? ┆ null       ┆ grader_failure │
+    └───────────┴────────────────────────────────┴────────────┴────────────────┘
+    """
+    return read_log(path, tool="braintrust", scorer=scorer)
