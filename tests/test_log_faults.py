@@ -615,6 +615,22 @@ def _fuzz_cases(tmp: Path) -> list[tuple[str, Path, Any, Callable[[Path, Any], N
     ]
 
 
+def test_langsmith_parquet_cut_short_or_with_a_nested_column_is_named(tmp_path):
+    source = NEW / "langsmith" / "gf-langsmith.parquet"
+    cut = tmp_path / source.name
+    data = source.read_bytes()
+    cut.write_bytes(data[: len(data) // 2])
+    with pytest.raises(LogFormatError, match=cut.name):
+        gf.read_log(cut, tool="langsmith")
+    nested = tmp_path / "nested.parquet"
+    frame = pl.read_parquet(source)
+    frame.with_columns(pl.concat_list("execution_time").alias("execution_time")).write_parquet(
+        nested
+    )
+    with pytest.raises(LogFormatError, match=r"column 'execution_time' holds List"):
+        gf.read_log(nested)
+
+
 def test_malformed_fields_read_or_raise_a_log_format_error_naming_the_file(tmp_path):
     escaped = []
     for name, target, document, write, read in _fuzz_cases(tmp_path):

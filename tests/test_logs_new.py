@@ -364,3 +364,68 @@ def test_braintrust_standard_cases_grade_and_unknown_scorer_is_named():
     assert by_input["How cold did it get?"] is False
     with pytest.raises(ValueError, match="has the scorers"):
         gf.read_braintrust(BRAINTRUST, scorer="nope")
+
+
+# ---- LangSmith --------------------------------------------------------------------------------
+
+LANGSMITH = NEW / "langsmith"
+LANGSMITH_CSV = LANGSMITH / "gf-langsmith.csv"
+LANGSMITH_PARQUET = LANGSMITH / "gf-langsmith.parquet"
+
+
+def _langsmith_rows() -> list[dict]:
+    import csv
+
+    with LANGSMITH_CSV.open(newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+@pytest.mark.parametrize("path", [LANGSMITH_CSV, LANGSMITH_PARQUET], ids=["csv", "parquet"])
+def test_langsmith_repetitions_of_an_example_are_epochs_in_order(path):
+    rows = _langsmith_rows()
+    frame = gf.read_log(path)
+    assert detect_tool(path) == "langsmith"
+    counts: dict[str, int] = defaultdict(int)
+    expected = []
+    for row in rows:
+        counts[row["example_id"]] += 1
+        expected.append((row["example_id"], counts[row["example_id"]]))
+    assert list(zip(frame["sample_id"], frame["epoch"], strict=True)) == expected
+    assert frame["input"].to_list() == [r["inputs.question"] for r in rows]
+    assert frame["refs"].to_list() == [[r["reference.answer"]] for r in rows]
+    assert frame["seconds"].to_list() == [float(r["execution_time"]) for r in rows]
+
+
+@pytest.mark.parametrize("feedback", ["exact", "contains", "judge"])
+def test_langsmith_feedback_is_the_verdict_and_a_raised_evaluator_a_grader_failure(feedback):
+    rows = _langsmith_rows()
+    frame = gf.read_langsmith(LANGSMITH_PARQUET, feedback=feedback)
+    raw = [r[f"feedback.{feedback}"] for r in rows]
+    truth = {"True": True, "False": False, "1.0": True, "0.0": False, "0.5": False}
+    assert frame["tool_correct"].to_list() == [truth.get(v) for v in raw]
+    failed = [v == "" and r["error"] == "" for v, r in zip(raw, rows, strict=True)]
+    assert (frame["tool_failure"] == "grader_failure").fill_null(value=False).to_list() == failed
+    assert any(failed) == (feedback == "judge")
+
+
+def test_langsmith_csv_and_parquet_read_alike_but_for_the_empty_reply_a_csv_cannot_keep():
+    csv = gf.read_log(LANGSMITH_CSV).drop("log")
+    parquet = gf.read_log(LANGSMITH_PARQUET).drop("log")
+    differ = [c for c in csv.columns if not csv[c].equals(parquet[c])]
+    assert differ == ["output", "langsmith_outputs"]
+    empty = answer(parquet) == ""
+    assert answer(csv).filter(empty).is_null().all()
+    assert answer(csv).filter(~empty).equals(answer(parquet).filter(~empty))
+
+
+def test_langsmith_errors_and_standard_cases_grade():
+    frame = graded(gf.read_langsmith(LANGSMITH_PARQUET))
+    by_input = dict(zip(frame["input"], frame["failure_kind"], strict=False))
+    assert by_input["This one errors."] == "error"
+    assert by_input["Name the fruit."] == "parse_failure"
+    correct = dict(zip(frame["input"], frame["correct"], strict=False))
+    assert correct["How many units were made?"] is True
+    assert correct["How tall is the tower?"] is False
+    assert correct["How cold did it get?"] is False
+    with pytest.raises(ValueError, match="feedback='nope'"):
+        gf.read_langsmith(LANGSMITH_PARQUET, feedback="nope")

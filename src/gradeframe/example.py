@@ -118,9 +118,9 @@ def example_logs() -> Path:
     >>> import gradeframe as gf
     >>> logs = gf.example_logs()
     >>> sorted(p.name for p in logs.iterdir() if p.is_dir())
-    ['braintrust', 'deepeval', 'eee', 'helm', 'inspect', 'lm_eval', 'openai_evals', 'promptfoo']
+    ['braintrust', 'deepeval', 'eee', 'helm', 'inspect', 'langsmith', 'lm_eval', 'openai_evals', 'promptfoo']
     >>> gf.read_log(logs).group_by("tool").len().sort("tool")
-    shape: (8, 2)
+    shape: (9, 2)
     ┌──────────────┬─────┐
     │ tool         ┆ len │
     │ ---          ┆ --- │
@@ -131,6 +131,7 @@ def example_logs() -> Path:
     │ eee          ┆ 22  │
     │ helm         ┆ 8   │
     │ inspect      ┆ 22  │
+    │ langsmith    ┆ 14  │
     │ lm_eval      ┆ 17  │
     │ openai_evals ┆ 7   │
     │ promptfoo    ┆ 40  │

@@ -27,6 +27,7 @@ from gradeframe.logs import (
     eee,
     helm,
     inspect,
+    langsmith,
     lm_eval,
     openai_evals,
     promptfoo,
@@ -54,6 +55,7 @@ READERS: dict[str, Any] = {
     "eee": eee,
     "deepeval": deepeval,
     "braintrust": braintrust,
+    "langsmith": langsmith,
 }
 
 # Names users may write for a tool (on the command line too).
@@ -85,6 +87,7 @@ __all__ = [
     "read_eee",
     "read_helm",
     "read_inspect",
+    "read_langsmith",
     "read_lm_eval",
     "read_log",
     "read_openai_evals",
@@ -801,3 +804,57 @@ def read_braintrust(path: PathLike, *, scorer: str | None = None) -> pl.DataFram
     └───────────┴────────────────────────────────┴────────────┴────────────────┘
     """
     return read_log(path, tool="braintrust", scorer=scorer)
+
+
+def read_langsmith(
+    path: PathLike,
+    *,
+    output: str | None = None,
+    reference: str | None = None,
+    feedback: str | None = None,
+) -> pl.DataFrame:
+    """Read LangSmith experiment results (``to_pandas()`` as CSV or Parquet; or a folder).
+
+    One row per example and repetition (``epoch`` numbers an example's rows in order): the
+    ``outputs.*`` column is the reply, the ``reference.*`` column the acceptable answer, the
+    ``feedback.*`` column the verdict (``tool_correct``: true/false feedback as it is, a score
+    equal to 1). A run that raised is ``status="error"``; an evaluator that raised on a reply
+    leaves no feedback, read as ``tool_failure="grader_failure"``.
+
+    Parameters
+    ----------
+    path
+        A ``.csv`` or ``.parquet`` of ``evaluate(...).to_pandas()``, or a folder.
+    output, reference, feedback
+        Which ``outputs.*``, ``reference.*`` and ``feedback.*`` column to use (default: the
+        first holding a value; the first ``feedback.*``).
+
+    Returns
+    -------
+    polars.DataFrame
+        The common log columns plus ``tool_failure``, token, ``cost`` and ``langsmith_*``
+        columns.
+
+    Examples
+    --------
+    LangSmith's exact evaluator fails "Made 12,400 units." against 12400:
+
+    >>> import polars as pl
+    >>> import gradeframe as gf
+    >>> logs = gf.example_logs()  # small real logs, shipped with gradeframe
+    >>> frame = gf.read_langsmith(logs / "langsmith" / "gf-langsmith.parquet")
+    >>> frame.grade.answer_contains("output", "refs").select(
+    ...     "epoch", "input", "tool_score", "correct"
+    ... ).head(3)
+    shape: (3, 4)
+    ┌───────┬───────────────────────────┬────────────┬─────────┐
+    │ epoch ┆ input                     ┆ tool_score ┆ correct │
+    │ ---   ┆ ---                       ┆ ---        ┆ ---     │
+    │ i64   ┆ str                       ┆ str        ┆ bool    │
+    ╞═══════╪═══════════════════════════╪════════════╪═════════╡
+    │ 1     ┆ How many units were made? ┆ false      ┆ true    │
+    │ 1     ┆ How tall is the tower?    ┆ false      ┆ false   │
+    │ 1     ┆ How cold did it get?      ┆ false      ┆ false   │
+    └───────┴───────────────────────────┴────────────┴─────────┘
+    """
+    return read_log(path, tool="langsmith", output=output, reference=reference, feedback=feedback)
