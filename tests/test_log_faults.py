@@ -43,6 +43,7 @@ HELM_QA = LOGS / "helm" / "v1" / "gf_qa__model_gf_scripted-a"
 NEW = Path(__file__).parent / "fixtures" / "logs_new"
 DEEPEVAL_RUN = sorted((NEW / "deepeval").glob("test_run_*.json"))[0]
 BRAINTRUST = NEW / "braintrust" / "gf-braintrust.json"
+PHOENIX_JSON = NEW / "phoenix" / "gf-phoenix.json"
 EEE_QA = next((NEW / "eee" / "inspect" / "gf_qa").rglob("*_samples.jsonl"))
 
 
@@ -612,6 +613,13 @@ def _fuzz_cases(tmp: Path) -> list[tuple[str, Path, Any, Callable[[Path, Any], N
             _write_json,
             tmp / BRAINTRUST.name,
         ),
+        (
+            "phoenix",
+            tmp / PHOENIX_JSON.name,
+            json.loads(PHOENIX_JSON.read_text()),
+            _write_json,
+            tmp / PHOENIX_JSON.name,
+        ),
     ]
 
 
@@ -711,6 +719,11 @@ NAMED_FIELDS = {
         BRAINTRUST,
         lambda d: {**d, "results": [{**d["results"][0], "scores": 5}, *d["results"][1:]]},
         r"gf-braintrust\.json: results\[0\]: field 'scores' has an unexpected value",
+    ),
+    "phoenix": (
+        PHOENIX_JSON,
+        lambda d: [{**d[0], "repetition_number": "x"}, *d[1:]],
+        r"gf-phoenix\.json: \[0\]: field 'repetition_number' has an unexpected value",
     ),
     "inspect": (
         INSPECT_QA_JSON,

@@ -429,3 +429,98 @@ def test_langsmith_errors_and_standard_cases_grade():
     assert correct["How cold did it get?"] is False
     with pytest.raises(ValueError, match="feedback='nope'"):
         gf.read_langsmith(LANGSMITH_PARQUET, feedback="nope")
+
+
+# ---- Arize Phoenix ----------------------------------------------------------------------------
+
+PHOENIX = NEW / "phoenix"
+PHOENIX_JSON = PHOENIX / "gf-phoenix.json"
+PHOENIX_CSV = PHOENIX / "gf-phoenix.csv"
+
+
+@pytest.mark.parametrize("path", [PHOENIX_JSON, PHOENIX_CSV], ids=["json", "csv"])
+def test_phoenix_repetition_number_is_the_epoch_and_reference_output_the_refs(path):
+    records = json.loads(PHOENIX_JSON.read_text())
+    frame = gf.read_log(path)
+    assert detect_tool(path) == "phoenix"
+    assert frame["sample_id"].to_list() == [r["example_id"] for r in records]
+    assert frame["epoch"].to_list() == [r["repetition_number"] for r in records]
+    assert frame["refs"].to_list() == [[r["reference_output"]["answer"]] for r in records]
+    assert frame["input"].to_list() == [r["input"]["question"] for r in records]
+    assert frame["seconds"].to_list() == pytest.approx([r["latency_ms"] / 1000 for r in records])
+
+
+@pytest.mark.parametrize("annotation", [None, "contains", "judge"])
+def test_phoenix_annotation_is_the_verdict_and_a_raised_evaluator_a_grader_failure(annotation):
+    records = json.loads(PHOENIX_JSON.read_text())
+    frame = gf.read_phoenix(PHOENIX_JSON, annotation=annotation)
+    chosen = [next(a for a in r["annotations"] if annotation in (None, a["name"])) for r in records]
+    assert frame["tool_correct"].to_list() == [
+        None if a["error"] else a["score"] == 1 for a in chosen
+    ]
+    failed = [a["error"] is not None for a in chosen]
+    assert (frame["tool_failure"] == "grader_failure").fill_null(value=False).to_list() == failed
+    assert any(failed) == (annotation == "judge")
+
+
+def test_phoenix_errored_task_is_an_error_though_its_evaluator_scored_it():
+    records = json.loads(PHOENIX_JSON.read_text())
+    errored = [r for r in records if r["error"]]
+    assert errored
+    assert all(a["score"] == 0.0 for r in errored for a in r["annotations"])  # Phoenix's 0.0
+    frame = graded(gf.read_phoenix(PHOENIX_JSON))
+    kinds = frame.filter(pl.col("phoenix_error").is_not_null())["failure_kind"]
+    assert kinds.to_list() == ["error"] * len(errored)
+
+
+def test_phoenix_csv_and_json_read_alike_but_for_the_empty_reply_and_the_csvs_metadata():
+    csv_frame = gf.read_log(PHOENIX_CSV).drop("log", "task")
+    json_frame = gf.read_log(PHOENIX_JSON).drop("log", "task")
+    differ = [c for c in csv_frame.columns if not csv_frame[c].equals(json_frame[c])]
+    assert differ == ["output", "phoenix_metadata"]  # the JSON export leaves metadata out
+    empty = answer(json_frame) == ""
+    assert answer(csv_frame).filter(empty).is_null().all()
+    assert csv_frame["phoenix_metadata"].null_count() == 0
+
+
+def test_phoenix_standard_cases_grade():
+    frame = graded(gf.read_phoenix(PHOENIX_JSON))
+    correct = dict(zip(frame["input"], frame["correct"], strict=False))
+    assert correct["How many units were made?"] is True
+    assert correct["How tall is the tower?"] is False
+    assert correct["How cold did it get?"] is False
+    kinds = dict(zip(frame["input"], frame["failure_kind"], strict=False))
+    assert kinds["Name the fruit."] == "parse_failure"
+
+
+# ---- every new format: one folder, one frame; the command line ---------------------------------
+
+
+def test_a_folder_of_all_new_formats_and_old_logs_reads_as_one_frame(tmp_path):
+    folder = tmp_path / "mixed"
+    shutil.copytree(NEW, folder)
+    shutil.copytree(OLD / "openai_evals", folder / "openai_evals")
+    frame = gf.read_log(folder)
+    tools = set(frame["tool"])
+    assert tools == {"eee", "deepeval", "braintrust", "langsmith", "phoenix", "openai_evals"}
+    # each file read once: the LangSmith and Phoenix runs are stored in two formats each
+    per_file = frame.group_by("log").len()
+    assert per_file.height == len({*frame["log"]})
+    assert graded(frame)["failure_kind"].null_count() > 0
+
+
+@pytest.mark.parametrize(
+    ("path", "name"),
+    [
+        (PHOENIX_CSV, "phoenix"),
+        (LANGSMITH_PARQUET, "langsmith"),
+        (BRAINTRUST, "braintrust"),
+        (DEEPEVAL_RUNS[0], "deepeval"),
+        (EEE_GEN, "every_eval_ever"),
+    ],
+)
+def test_each_new_format_scores_on_the_command_line_with_and_without_from(path, name):
+    for extra in ([], ["--from", name]):
+        status, out, err = run_cli("score", path, "--quiet", *extra)
+        assert status == 0, err
+        assert out.strip()

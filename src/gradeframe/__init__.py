@@ -33,6 +33,7 @@ from gradeframe.logs import (
     read_lm_eval,
     read_log,
     read_openai_evals,
+    read_phoenix,
     read_promptfoo,
 )
 from gradeframe.matchers import (
@@ -122,6 +123,7 @@ __all__ = [
     "read_lm_eval",
     "read_log",
     "read_openai_evals",
+    "read_phoenix",
     "read_promptfoo",
     "report",
     "report_counts",

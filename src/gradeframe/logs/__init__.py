@@ -30,6 +30,7 @@ from gradeframe.logs import (
     langsmith,
     lm_eval,
     openai_evals,
+    phoenix,
     promptfoo,
 )
 from gradeframe.logs._common import (
@@ -56,6 +57,7 @@ READERS: dict[str, Any] = {
     "deepeval": deepeval,
     "braintrust": braintrust,
     "langsmith": langsmith,
+    "phoenix": phoenix,
 }
 
 # Names users may write for a tool (on the command line too).
@@ -71,6 +73,8 @@ _ALIASES = {
     "crfm-helm": "helm",
     "every_eval_ever": "eee",
     "every-eval-ever": "eee",
+    "arize-phoenix": "phoenix",
+    "arize_phoenix": "phoenix",
     "deep_eval": "deepeval",
     "deep-eval": "deepeval",
 }
@@ -91,6 +95,7 @@ __all__ = [
     "read_lm_eval",
     "read_log",
     "read_openai_evals",
+    "read_phoenix",
     "read_promptfoo",
     "tool_agreement",
 ]
@@ -858,3 +863,53 @@ def read_langsmith(
     └───────┴───────────────────────────┴────────────┴─────────┘
     """
     return read_log(path, tool="langsmith", output=output, reference=reference, feedback=feedback)
+
+
+def read_phoenix(
+    path: PathLike, *, annotation: str | None = None, reference: str | None = None
+) -> pl.DataFrame:
+    """Read Arize Phoenix experiment exports (``/v1/experiments/{id}/json`` or ``/csv``).
+
+    One row per example and repetition (``repetition_number`` is the ``epoch``);
+    ``reference_output`` gives the acceptable answer, ``output`` the reply; the annotation named
+    ``annotation`` (default: each record's first) gives ``tool_score``/``tool_correct``. A task
+    that raised is ``status="error"`` (Phoenix's evaluators still score it, often 0.0); an
+    evaluator that raised gives ``tool_failure="grader_failure"``.
+
+    Parameters
+    ----------
+    path
+        A Phoenix experiment export (JSON or CSV) or a folder of them.
+    annotation
+        The evaluator whose annotation is the verdict.
+    reference
+        The key of ``reference_output`` holding the acceptable answer (when it has several).
+
+    Returns
+    -------
+    polars.DataFrame
+        The common log columns plus ``tool_failure`` and ``phoenix_*`` columns.
+
+    Examples
+    --------
+    The errored task, which Phoenix's evaluator scored 0.0, is an error; the judge that raised
+    is the grader's failure:
+
+    >>> import polars as pl
+    >>> import gradeframe as gf
+    >>> logs = gf.example_logs()  # small real logs, shipped with gradeframe
+    >>> frame = gf.read_phoenix(logs / "phoenix" / "gf-phoenix.json", annotation="judge")
+    >>> frame.grade.answer_contains("output", "refs").filter(pl.col("epoch") == 1).select(
+    ...     "input", "tool_score", "tool_failure", "failure_kind"
+    ... ).tail(2)
+    shape: (2, 4)
+    ┌────────────────────────────────┬────────────┬────────────────┬──────────────┐
+    │ input                          ┆ tool_score ┆ tool_failure   ┆ failure_kind │
+    │ ---                            ┆ ---        ┆ ---            ┆ ---          │
+    │ str                            ┆ str        ┆ str            ┆ str          │
+    ╞════════════════════════════════╪════════════╪════════════════╪══════════════╡
+    │ This one errors.               ┆ 0.0        ┆ null           ┆ error        │
+    │ What is the capital of France? ┆ null       ┆ grader_failure ┆ null         │
+    └────────────────────────────────┴────────────┴────────────────┴──────────────┘
+    """
+    return read_log(path, tool="phoenix", annotation=annotation, reference=reference)
