@@ -28,6 +28,7 @@ EEE_QA = next(p for p in EEE_SAMPLES if "gf_qa" in p.parts)
 EEE_GEN = next(p for p in EEE_SAMPLES if "gf_gen" in p.parts)
 EEE_MC = next(p for p in EEE_SAMPLES if "gf_mc" in p.parts)
 EEE_MCQ = next(p for p in EEE_SAMPLES if "gf_mcq" in p.parts)
+EEE_AGENT = next(p for p in EEE_SAMPLES if "gf_agent" in p.parts)
 
 
 def lines(path: Path) -> list[dict]:
@@ -166,21 +167,33 @@ def test_eee_tokens_and_seconds_are_read():
     assert frame["seconds"].to_list() == pytest.approx(latency)
 
 
-def test_eee_tool_calls_of_assistant_messages_become_the_tool_calls_column(tmp_path):
-    records = lines(EEE_QA)
-    call = {"id": "c1", "name": "calculator", "arguments": {"expression": "6*7"}}
-    for record in records:
-        for message in record["messages"] or []:
-            if message["role"] == "assistant":
-                message["tool_calls"] = [call]
-    target = tmp_path / EEE_QA.name
-    target.write_text("\n".join(json.dumps(r) for r in records))
-    frame = gf.read_eee(target).filter(pl.col("sample_id") == "looping")
-    calls = frame["tool_calls"][0].to_list()
-    assert [c["name"] for c in calls] == ["calculator"] * 3
-    assert json.loads(calls[0]["arguments"]) == {"expression": "6*7"}
-    graded_calls = frame.grade.tool_calls if hasattr(frame.grade, "tool_calls") else None
-    assert graded_calls is None or callable(graded_calls)
+def test_eee_tool_calls_of_assistant_messages_become_the_tool_calls_column():
+    records = list(_attempts(lines(EEE_AGENT)).values())
+    frame = gf.read_eee(EEE_AGENT)
+    for row, rs in zip(frame.iter_rows(named=True), records, strict=True):
+        written = [
+            call
+            for message in rs[0]["messages"]
+            if message["role"] == "assistant"
+            for call in message["tool_calls"] or []
+        ]
+        assert [c["name"] for c in row["tool_calls"]] == [c["name"] for c in written]
+        assert [json.loads(c["arguments"]) for c in row["tool_calls"]] == [
+            c["arguments"] for c in written
+        ]
+        assert row["eee_answer_source"] == "messages"
+        assert row["eee_interaction_type"] == "agentic"
+    assert frame["tool_calls"].list.len().min() == 1
+    # the converter writes inspect's whole-number arguments as text ({"a": "6"})
+    assert json.loads(frame["tool_calls"][0][0]["arguments"]) == {"a": "6", "b": "7"}
+
+
+def test_eee_agent_run_reads_cache_and_reasoning_tokens():
+    frame = gf.read_eee(EEE_AGENT)
+    usage = [rs[0]["token_usage"] for rs in _attempts(lines(EEE_AGENT)).values()]
+    assert frame["cache_read_tokens"].to_list() == [u["input_tokens_cache_read"] for u in usage]
+    assert frame["reasoning_tokens"].to_list() == [u["reasoning_tokens"] for u in usage]
+    assert frame["cache_read_tokens"].drop_nulls().len() == frame.height
 
 
 def test_eee_aggregate_json_reads_its_samples_and_a_folder_reads_each_run_once():
@@ -524,3 +537,18 @@ def test_each_new_format_scores_on_the_command_line_with_and_without_from(path, 
         status, out, err = run_cli("score", path, "--quiet", *extra)
         assert status == 0, err
         assert out.strip()
+
+
+@pytest.mark.parametrize(
+    "source",
+    [EEE_QA, DEEPEVAL_RUNS[0], BRAINTRUST, PHOENIX_JSON],
+    ids=["eee", "deepeval", "braintrust", "phoenix"],
+)
+def test_a_new_format_log_cut_short_in_a_folder_is_named_not_dropped(tmp_path, source):
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    shutil.copy(OLD / "openai_evals" / "gf-match.jsonl", folder)
+    data = source.read_bytes()
+    (folder / source.name).write_bytes(data[: len(data) * 2 // 3])
+    with pytest.raises(LogFormatError, match=source.name):
+        gf.read_log(folder)

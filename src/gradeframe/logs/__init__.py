@@ -133,6 +133,7 @@ _SIGNS: dict[str, tuple[tuple[bytes, ...], ...]] = {
     "eee": ((b'"evaluation_result_id"', b'"sample_hash"'),),
     "deepeval": ((b'"testCases"', b'"metricsData"'), (b'"testRunData"',)),
     "braintrust": ((b'"experiment_name"', b'"results"', b'"scores"'),),
+    "phoenix": ((b'"repetition_number"', b'"reference_output"', b'"annotations"'),),
 }
 # The file types a tool's log may have; anything else is not a log (a README, a CSV export).
 _LOG_SUFFIXES = {".eval", ".json", ".jsonl", ".log"}

@@ -26,18 +26,16 @@ USAGE: dict[str, pl.DataType] = {
 }
 
 #: What a field may hold: a name for the error message and the dtypes that fit.
-TEXT = ("text", (pl.String, pl.Null))
-NUMBER = (
-    "a number",
-    (pl.Float64, pl.Float32, pl.Int64, pl.Int32, pl.Int16, pl.Int8, pl.UInt64, pl.UInt32, pl.Null),
-)
-INTEGER = ("a whole number", (pl.Int64, pl.Int32, pl.Int16, pl.Int8, pl.UInt64, pl.UInt32, pl.Null))
-BOOLEAN = ("true or false", (pl.Boolean, pl.Null))
-SCALAR = ("a text or a number", (pl.String, *NUMBER[1], pl.Boolean))
-TEXTS = ("a list of texts", (pl.List, pl.Null))
-RECORDS = ("a list of objects", (pl.List, pl.Null))
-OBJECT = ("an object", (pl.Struct, pl.Null))
-ANY = ("anything", None)
+#: (what the message calls it, the dtypes that fit, the dtype of the field where it is absent)
+_INTEGERS = (pl.Int64, pl.Int32, pl.Int16, pl.Int8, pl.UInt64, pl.UInt32)
+TEXT = ("text", (pl.String, pl.Null), pl.String())
+NUMBER = ("a number", (pl.Float64, pl.Float32, *_INTEGERS, pl.Null), pl.Float64())
+INTEGER = ("a whole number", (*_INTEGERS, pl.Null), pl.Int64())
+BOOLEAN = ("true or false", (pl.Boolean, pl.Null), pl.Boolean())
+SCALAR = ("a text or a number", (pl.String, *NUMBER[1], pl.Boolean), pl.String())
+TEXTS = ("a list of texts", (pl.List, pl.Null), pl.List(pl.String))
+RECORDS = ("a list of objects", (pl.List, pl.Null), pl.Null())
+OBJECT = ("an object", (pl.Struct, pl.Null), pl.Null())
 
 
 def dtype_at(schema: Mapping[str, pl.DataType], path: Sequence[str]) -> pl.DataType | None:
@@ -58,7 +56,7 @@ def field(
     frame: pl.DataFrame | pl.LazyFrame,
     where: PathLike,
     path: str,
-    kind: tuple[str, tuple[type[pl.DataType], ...] | None],
+    kind: tuple[str, tuple[type[pl.DataType], ...], pl.DataType],
     *,
     inner: tuple[type[pl.DataType], ...] | None = None,
     dtype: pl.DataType | None = None,
@@ -70,10 +68,10 @@ def field(
     parts = path.split(".")
     schema = frame.collect_schema() if isinstance(frame, pl.LazyFrame) else frame.schema
     found = dtype_at(schema, parts)
-    if found is None:
-        return pl.lit(None, dtype=dtype or pl.Null())
-    name, fits = kind
-    bad = fits is not None and not isinstance(found, fits)
+    name, fits, absent = kind
+    if found is None or isinstance(found, pl.Null):  # absent, or null on every line
+        return pl.lit(None, dtype=dtype or absent)
+    bad = not isinstance(found, fits)
     if not bad and inner is not None and isinstance(found, pl.List):
         bad = not isinstance(found.inner, (*inner, pl.Null))
     if bad:

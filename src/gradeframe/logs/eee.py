@@ -273,7 +273,7 @@ def _frame(lines: pl.DataFrame, where: Path) -> pl.DataFrame:
     def at(path: str, kind: Any, **options: Any) -> pl.Expr:
         return field(lines, where, path, kind, **options)
 
-    raw = at("output.raw", TEXTS, inner=(pl.String,))
+    raw = at("output.raw", TEXTS, inner=(pl.String,), dtype=pl.List(pl.String))
     messages = at("messages", RECORDS)
     last_reply = messages.list.eval(
         pl.element()
