@@ -281,11 +281,14 @@ def read_log(
     ----------
     path
         A log file (inspect ``.eval``/``.json``, lm-eval ``samples_*.jsonl``, promptfoo
-        ``results.json``/``.jsonl``, OpenAI evals record ``.jsonl``), a HELM run folder, or a
+        ``results.json``/``.jsonl``, OpenAI evals record ``.jsonl``, Every Eval Ever
+        ``*_samples.jsonl``, DeepEval ``test_run_*.json``, Braintrust ``as_json()``, LangSmith
+        ``.csv``/``.parquet``, Phoenix experiment ``.json``/``.csv``), a HELM run folder, or a
         folder holding any mix of them (searched recursively; other files are skipped).
     tool
         The tool that wrote the logs (``"inspect"``, ``"lm_eval"``, ``"promptfoo"``,
-        ``"openai_evals"``, ``"helm"``); default: recognised from each file (a file that
+        ``"openai_evals"``, ``"helm"``, ``"eee"``, ``"deepeval"``, ``"braintrust"``,
+        ``"langsmith"``, ``"phoenix"``); default: recognised from each file (a file that
         looks like a tool's log but cannot be read is an error, never left out silently).
     errors
         What a folder read does with a log it cannot read (a file that looks like a tool's
