@@ -498,7 +498,7 @@ def _profile(frame: pl.DataFrame, repeats: int) -> dict[str, Any]:
     The stages are gradeframe's own (private) functions, as ``with_answer_contains`` runs them,
     each run lazily (a query of its own).
     """
-    from gradeframe import answer as ans
+    from gradeframe import _containment as ans
     from gradeframe.fold import fold
     from gradeframe.not_found import not_found_in_folded, phrase_pattern
 

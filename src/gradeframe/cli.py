@@ -48,6 +48,7 @@ from gradeframe import answer as answer_rules
 from gradeframe import logs
 from gradeframe._inputs import check_column as _check_column
 from gradeframe._inputs import struct_fields
+from gradeframe._record import BY_NAME
 from gradeframe.example import example
 from gradeframe.report import failures, report
 from gradeframe.samples import consistency, pass_at_k
@@ -1055,7 +1056,7 @@ def _flat_columns(frame: pl.DataFrame, args: argparse.Namespace, answer: Any) ->
     """Read text columns named by --partial/--notes/--trace as the record fields they hold.
 
     Without the flag, a column with the field's own name is read the same way (answer_contains
-    reads it by name: ``answer_rules.BY_NAME``), unless the --answer struct has that field.
+    reads it by name: ``BY_NAME``), unless the --answer struct has that field.
     """
     fields = struct_fields(frame.schema[answer]) if isinstance(answer, str) else {}
     for field in ("partial", "notes", "trace", "status", "failure_kind"):
@@ -1063,7 +1064,7 @@ def _flat_columns(frame: pl.DataFrame, args: argparse.Namespace, answer: Any) ->
         if name is not None:
             check_column(frame.schema, name, flag)
             frame = read_field(frame, name, field, f"{flag} {name}")
-        elif field in answer_rules.BY_NAME and field in frame.columns and field not in fields:
+        elif field in BY_NAME and field in frame.columns and field not in fields:
             frame = read_field(frame, field, field, f"column {field!r}")
     return frame
 

@@ -177,7 +177,7 @@ def check_ks(k: Any) -> list[int]:
 
 def _answer_text(answer: IntoExpr, schema: Schema) -> pl.Expr:
     """Read the answer text: a text column, or an output record's ``answer``/``text`` field."""
-    from gradeframe.answer import _read_text
+    from gradeframe._record import _read_text
 
     expr = to_expr(answer, "answer")
     if isinstance(answer, str):
