@@ -16,7 +16,7 @@ from gradeframe._inputs import (
     IntoExpr,
     to_expr,
 )
-from gradeframe._record import _NULL_TEXT
+from gradeframe._record import NULL_TEXT
 from gradeframe._refs import json_list_refs
 from gradeframe._subset import on_rows
 from gradeframe.fold import (
@@ -135,7 +135,7 @@ def _ref_rules(ref: pl.Expr, *, whole_words: bool = False) -> pl.Expr:
     )
 
 
-def _ref_info(refs: pl.Expr, *, whole_words: bool = False) -> pl.Expr:
+def ref_info(refs: pl.Expr, *, whole_words: bool = False) -> pl.Expr:
     """Apply :func:`_ref_rules` once per distinct acceptable answer (they repeat across rows)."""
     distinct = refs.unique(maintain_order=True)  # the same order on both sides of the mapping
     rules = _ref_rules(distinct, whole_words=whole_words)
@@ -151,7 +151,7 @@ def _rules(*, whole_words: bool) -> tuple[str, ...]:
     return _RULES + _WORD_RULES if whole_words else _RULES
 
 
-def _match_stages(base: pl.Expr, *, whole_words: bool = False) -> pl.Expr:
+def match_stages(base: pl.Expr, *, whole_words: bool = False) -> pl.Expr:
     """Add ``found``, ``usable`` and ``label`` to a struct with ``outcome`` and ``info``.
 
     A literal search over every row; then, on the rows with an occurrence alone, the boundary
@@ -295,7 +295,7 @@ def occurs_but_rejected(outcome: IntoExpr, ref: IntoExpr, *, whole_words: bool =
     check_whole_words(whole_words)
     text = to_expr(outcome, "outcome")
     item = pl.struct(outcome=text, info=_ref_rules(to_expr(ref, "ref"), whole_words=whole_words))
-    staged = _match_stages(item, whole_words=whole_words)
+    staged = match_stages(item, whole_words=whole_words)
     rejected = staged.struct.field("plain") & ~staged.struct.field("found")
     return pl.when(text.is_not_null()).then(rejected).alias("occurs_but_rejected")
 
@@ -308,7 +308,7 @@ def _none_found(frame: pl.DataFrame) -> pl.Series:
 _ITEM_FLAGS: Final = {"found": 1, "usable": 2, "label": 4}
 
 
-def _match_unrolled(
+def match_unrolled(
     row: pl.Expr, width: int, *, explain: bool = False, whole_words: bool = False
 ) -> pl.Expr:
     """Match a list of at most ``width`` acceptable answers row by row (streams: no explode).
@@ -330,7 +330,7 @@ def _match_unrolled(
             (pl.field(flag).cast(pl.Int8) * bit for flag, bit in _ITEM_FLAGS.items()),
             start=pl.lit(0, dtype=pl.Int8),
         )
-        staged = _match_stages(item, whole_words=whole_words).struct.with_fields(code=code)
+        staged = match_stages(item, whole_words=whole_words).struct.with_fields(code=code)
         if not explain:
             codes.append(staged.struct.field("code"))
             continue
@@ -348,13 +348,13 @@ def _match_unrolled(
     first = {
         name: pl.coalesce([pl.field(item).struct.field(name) for item in items])
         if items
-        else _NULL_TEXT
+        else NULL_TEXT
         for name in EXPLAIN_COLUMNS
     }
     return row.struct.with_fields(**first)
 
 
-def _match_one(
+def match_one(
     row: pl.Expr, *, explain: bool = False, json_text: bool = False, whole_words: bool = False
 ) -> pl.Expr:
     """Match one acceptable answer per row, row by row: the row struct is the item.
@@ -363,11 +363,11 @@ def _match_one(
     (:func:`_json_rows` matches those rows' items).
     """
     info = _ref_rules(pl.field("refs"), whole_words=whole_words)
-    row = _match_stages(row.struct.with_fields(info=info), whole_words=whole_words)
-    return _after_match_one(row, explain=explain, json_text=json_text, whole_words=whole_words)
+    row = match_stages(row.struct.with_fields(info=info), whole_words=whole_words)
+    return after_match_one(row, explain=explain, json_text=json_text, whole_words=whole_words)
 
 
-def _after_match_one(
+def after_match_one(
     row: pl.Expr, *, explain: bool, json_text: bool, whole_words: bool = False
 ) -> pl.Expr:
     """Add the explanations and the JSON-list rows to a row matched against one answer."""
@@ -424,13 +424,13 @@ def _json_rows(row: pl.Expr, *, explain: bool, whole_words: bool = False) -> pl.
 
     ``row`` was matched against its acceptable answer as one text. Rows whose acceptable answer
     holds no "[" (one literal search) are left as they are; on the others,
-    :func:`json_list_refs` reads the list and :func:`_match_any` matches its items, and where
+    :func:`json_list_refs` reads the list and :func:`match_any` matches its items, and where
     it is a list its flags (and explanations) replace the row's.
     """
     columns = {"outcome": pl.field("outcome"), "refs": pl.field("refs")}
     listed = pl.struct(outcome=pl.col("outcome"), refs=json_list_refs(pl.col("refs")))
     listed = listed.struct.with_fields(__json=pl.field("refs").is_not_null())
-    matched = _match_any(listed, explain=explain, whole_words=whole_words)
+    matched = match_any(listed, explain=explain, whole_words=whole_words)
     flags = {**_ITEM_FLAGS, "__json": _JSON_BIT}
     code = sum(
         (pl.field(flag).cast(pl.Int8) * bit for flag, bit in flags.items()),
@@ -479,7 +479,7 @@ def _no_text(frame: pl.DataFrame) -> pl.Series:
     return pl.repeat(None, frame.height, dtype=pl.String, eager=True)
 
 
-def _explanation(name: str) -> pl.Expr:
+def explanation(name: str) -> pl.Expr:
     """Return the output ``matched`` or ``near_miss``.
 
     Both are null for unanswerable items, and ``near_miss`` is null where an answer was found.
@@ -490,7 +490,7 @@ def _explanation(name: str) -> pl.Expr:
     return pl.when(~unanswerable).then(pl.field(name))
 
 
-def _match_any(row: pl.Expr, *, explain: bool = False, whole_words: bool = False) -> pl.Expr:
+def match_any(row: pl.Expr, *, explain: bool = False, whole_words: bool = False) -> pl.Expr:
     """Match a list of acceptable answers per row: one item per (row, acceptable answer).
 
     Every row explodes to at least one item (a null for an empty or null list), so the items of
@@ -505,10 +505,10 @@ def _match_any(row: pl.Expr, *, explain: bool = False, whole_words: bool = False
     rows = pl.int_range(pl.len(), dtype=pl.Int64).repeat_by(pl.field("counts")).explode()
     refs = pl.field("refs").explode(empty_as_null=True, keep_nulls=True)
     given = {"refs": refs, "__row": rows} if explain else {}
-    items = _match_stages(
+    items = match_stages(
         pl.struct(
             outcome=pl.field("outcome").gather(rows),
-            info=_ref_info(refs, whole_words=whole_words),
+            info=ref_info(refs, whole_words=whole_words),
             **given,
         ),
         whole_words=whole_words,

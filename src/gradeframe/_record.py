@@ -50,11 +50,11 @@ class _Record:
 
 # A literal: inside the stages struct every field is broadcast to the frame's length. (Not
 # pl.repeat(None, pl.len()), which makes the streaming engine panic on an empty frame.)
-_NULL_TEXT: Final = pl.lit(None, dtype=pl.String)
+NULL_TEXT: Final = pl.lit(None, dtype=pl.String)
 _FALSE: Final = pl.lit(value=False)
 
 
-def _read_text(expr: pl.Expr, dtype: pl.DataType | None, name: str) -> pl.Expr:
+def read_text(expr: pl.Expr, dtype: pl.DataType | None, name: str) -> pl.Expr:
     """Answer text: a text column, or the answer/text fields of a struct; else null."""
     if dtype is None or is_text(dtype):
         return expr if dtype is None else as_text(expr, dtype)
@@ -62,7 +62,7 @@ def _read_text(expr: pl.Expr, dtype: pl.DataType | None, name: str) -> pl.Expr:
         raise _number_answer_error(name, dtype)
     fields = struct_fields(dtype)
     if not fields:
-        return _NULL_TEXT  # lists and the like: not a string, so no answer text
+        return NULL_TEXT  # lists and the like: not a string, so no answer text
     if "answer" not in fields and "text" not in fields:
         raise _no_text_field_error(name, fields)
     answer_part, text_part, not_a_string = None, None, _FALSE
@@ -76,9 +76,9 @@ def _read_text(expr: pl.Expr, dtype: pl.DataType | None, name: str) -> pl.Expr:
         text_part = as_text(expr.struct.field("text"), fields["text"])
     parts = [p for p in (answer_part, text_part) if p is not None]
     if not parts:
-        return _NULL_TEXT
+        return NULL_TEXT
     text = pl.coalesce(parts) if len(parts) > 1 else parts[0]  # `text` when `answer` is null
-    return pl.when(not_a_string).then(_NULL_TEXT).otherwise(text)
+    return pl.when(not_a_string).then(NULL_TEXT).otherwise(text)
 
 
 def _number_answer_error(name: str, dtype: pl.DataType) -> TypeError:
@@ -198,7 +198,7 @@ def _read_status(expr: pl.Expr, dtype: pl.DataType | None, argument: str, name: 
         text = expr if dtype is None else as_text(expr, dtype)
         return text.str.strip_chars().str.to_lowercase()
     if dtype == pl.Null:
-        return _NULL_TEXT
+        return NULL_TEXT
     raise dtype_error(argument, name, dtype, "String")
 
 
@@ -207,7 +207,7 @@ def _read_carried(expr: pl.Expr, dtype: pl.DataType | None, argument: str, name:
         text = expr if dtype is None else as_text(expr, dtype)
         return pl.when(text.str.strip_chars() != "").then(text)
     if dtype == pl.Null:
-        return _NULL_TEXT
+        return NULL_TEXT
     raise dtype_error(argument, name, dtype, "String")
 
 
@@ -217,12 +217,12 @@ _READERS: Final[dict[str, tuple[Reader, pl.Expr]]] = {
     "partial": (_read_partial, _FALSE),
     "notes": (_read_notes, _FALSE),
     "trace": (_read_trace, _FALSE),
-    "status": (_read_status, _NULL_TEXT),
-    "failure_kind": (_read_carried, _NULL_TEXT),
+    "status": (_read_status, NULL_TEXT),
+    "failure_kind": (_read_carried, NULL_TEXT),
 }
 
 
-def _resolve_record(
+def resolve_record(
     answer: IntoExpr, flat: dict[str, IntoExpr | None], schema: Schema | None
 ) -> _Record:
     """Read the output record: flat columns passed by keyword win over struct fields."""
@@ -252,7 +252,7 @@ def _resolve_record(
         else:
             parts[role] = absent
     return _Record(
-        text=_read_text(answer_expr, answer_dtype, answer if isinstance(answer, str) else "answer"),
+        text=read_text(answer_expr, answer_dtype, answer if isinstance(answer, str) else "answer"),
         partial=parts["partial"],
         budget_notes=parts["notes"],
         trace_refusal=parts["trace"],

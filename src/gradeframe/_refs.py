@@ -95,7 +95,7 @@ def _ref_text(expr: pl.Expr, dtype: pl.DataType) -> pl.Expr | None:
     return None
 
 
-def _resolve_refs(refs: IntoExpr, schema: Schema | None) -> tuple[pl.Expr, bool, bool]:
+def resolve_refs(refs: IntoExpr, schema: Schema | None) -> tuple[pl.Expr, bool, bool]:
     """Return the acceptable answers as String (scalar) or List(String), and two flags.
 
     The flags: whether they are a list, and whether they are text (one per row, where a value

@@ -18,15 +18,15 @@ import polars as pl
 from gradeframe import kinds
 from gradeframe._containment import (
     EXPLAIN_COLUMNS,
-    _after_match_one,
-    _explanation,
-    _match_any,
-    _match_one,
-    _match_stages,
-    _match_unrolled,
-    _ref_info,
+    after_match_one,
     check_explain,
     check_whole_words,
+    explanation,
+    match_any,
+    match_one,
+    match_stages,
+    match_unrolled,
+    ref_info,
 )
 from gradeframe._inputs import (
     IntoExpr,
@@ -38,8 +38,8 @@ from gradeframe._inputs import (
     frame_schema,
     to_expr,
 )
-from gradeframe._record import _resolve_record
-from gradeframe._refs import _resolve_refs, json_list_refs
+from gradeframe._record import resolve_record
+from gradeframe._refs import json_list_refs, resolve_refs
 from gradeframe.fold import fold
 from gradeframe.not_found import (
     DEFAULT_NOT_FOUND_PHRASES,
@@ -258,9 +258,9 @@ def answer_contains(
     )
     stages = plan.base.struct.with_fields(**plan.folding)
     stages = (
-        _match_any(stages, explain=explain, whole_words=whole_words)
+        match_any(stages, explain=explain, whole_words=whole_words)
         if plan.listed
-        else _match_one(stages, explain=explain, json_text=plan.json_text, whole_words=whole_words)
+        else match_one(stages, explain=explain, json_text=plan.json_text, whole_words=whole_words)
     )
     for stage in plan.verdict:
         stages = stages.struct.with_fields(**stage)
@@ -357,7 +357,7 @@ def _plan(
     explain: bool = False,
 ) -> _Plan:
     check_prefix(prefix)
-    record = _resolve_record(
+    record = resolve_record(
         answer,
         {
             "partial": partial,
@@ -368,7 +368,7 @@ def _plan(
         },
         schema,
     )
-    ref_expr, listed, json_text = _resolve_refs(refs, schema)
+    ref_expr, listed, json_text = resolve_refs(refs, schema)
     if isinstance(not_found, str | pl.Expr):
         judge = {"judged": _resolve_not_found(not_found, pl.field("outcome"), schema)}
         reports_not_found = pl.field("judged").fill_null(value=False)
@@ -443,7 +443,7 @@ def _plan(
             pl.field("correct").alias(prefix + "correct"),
             pl.field("failure_kind").alias(prefix + "failure_kind"),
             pl.field("outcome").alias(prefix + "outcome"),
-            *(_explanation(name).alias(prefix + name) for name in EXPLAIN_COLUMNS if explain),
+            *(explanation(name).alias(prefix + name) for name in EXPLAIN_COLUMNS if explain),
         ),
     )
 
@@ -510,9 +510,9 @@ def with_answer_contains(
         if width <= MAX_UNROLLED_REFS:
             row = plan.base.struct.with_fields(**plan.folding)
             row = (
-                _match_unrolled(row, width, explain=explain, whole_words=whole_words)
+                match_unrolled(row, width, explain=explain, whole_words=whole_words)
                 if plan.listed
-                else _match_one(
+                else match_one(
                     row, explain=explain, json_text=plan.json_text, whole_words=whole_words
                 )
             )
@@ -536,14 +536,12 @@ def with_answer_contains(
 
     lazy = stage(lazy.with_columns(plan.base.alias(state)), plan.folding)
     if plan.listed:
-        lazy = lazy.with_columns(
-            _match_any(pl.col(state), explain=explain, whole_words=whole_words)
-        )
+        lazy = lazy.with_columns(match_any(pl.col(state), explain=explain, whole_words=whole_words))
     else:
-        lazy = stage(lazy, {"info": _ref_info(pl.field("refs"), whole_words=whole_words)})
-        lazy = lazy.with_columns(_match_stages(pl.col(state), whole_words=whole_words))
+        lazy = stage(lazy, {"info": ref_info(pl.field("refs"), whole_words=whole_words)})
+        lazy = lazy.with_columns(match_stages(pl.col(state), whole_words=whole_words))
         if explain or plan.json_text:
-            matched = _after_match_one(
+            matched = after_match_one(
                 pl.col(state), explain=explain, json_text=plan.json_text, whole_words=whole_words
             )
             lazy = lazy.with_columns(matched)

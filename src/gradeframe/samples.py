@@ -177,7 +177,7 @@ def check_ks(k: Any) -> list[int]:
 
 def _answer_text(answer: IntoExpr, schema: Schema) -> pl.Expr:
     """Read the answer text: a text column, or an output record's ``answer``/``text`` field."""
-    from gradeframe._record import _read_text
+    from gradeframe._record import read_text
 
     expr = to_expr(answer, "answer")
     if isinstance(answer, str):
@@ -191,7 +191,7 @@ def _answer_text(answer: IntoExpr, schema: Schema) -> pl.Expr:
     if is_text(dtype):
         return as_text(expr, dtype)
     if struct_fields(dtype):
-        return _read_text(expr, dtype, name)  # raises for a struct without answer/text fields
+        return read_text(expr, dtype, name)  # raises for a struct without answer/text fields
     raise dtype_error(
         "answer",
         name,
