@@ -50,7 +50,8 @@ from gradeframe._inputs import check_column as _check_column
 from gradeframe._inputs import struct_fields
 from gradeframe._record import BY_NAME
 from gradeframe.example import example
-from gradeframe.report import failures, report
+from gradeframe.failures import failures
+from gradeframe.report import report
 from gradeframe.samples import consistency, pass_at_k
 
 __all__ = ["main"]

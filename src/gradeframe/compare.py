@@ -18,7 +18,7 @@ from typing import Any, Final
 import polars as pl
 
 from gradeframe._inputs import Schema, check_column, dtype_error, frame_schema, item_columns
-from gradeframe.report import (
+from gradeframe._summary_inputs import (
     GRADE_FIRST,
     _check_frame,
     _column_name,

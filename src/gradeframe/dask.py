@@ -42,7 +42,8 @@ from gradeframe._delegate import delegates
 from gradeframe._inputs import IntoExpr
 from gradeframe._pandas import PandasFrameGrade, PandasSeriesGrade
 from gradeframe._record import BY_NAME
-from gradeframe.report import _pandas_columns, report_counts, report_from_counts
+from gradeframe._summary_inputs import _pandas_columns
+from gradeframe.report import report_counts, report_from_counts
 from gradeframe.samples import Groups, On
 
 #: The Dask releases gradeframe.dask is tested with (the lower bound by ``.ci/run``, in a

@@ -46,8 +46,7 @@ from gradeframe._inputs import (
     struct_fields,
     to_expr,
 )
-from gradeframe.fold import fold
-from gradeframe.report import (
+from gradeframe._summary_inputs import (
     _check_frame,
     _column_name,
     _correct_expr,
@@ -55,6 +54,7 @@ from gradeframe.report import (
     _is_pandas,
     _same_kind,
 )
+from gradeframe.fold import fold
 from gradeframe.stats import Z_95, normal_interval, pass_all_k_estimate, pass_at_k_estimate
 
 __all__ = [

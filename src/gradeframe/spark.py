@@ -32,7 +32,8 @@ import pyarrow as pa
 
 from gradeframe import samples as sample_rules
 from gradeframe._inputs import IntoExpr
-from gradeframe.report import _pandas_columns, report_counts, report_from_counts
+from gradeframe._summary_inputs import _pandas_columns
+from gradeframe.report import report_counts, report_from_counts
 from gradeframe.samples import Groups, On
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -29,11 +29,10 @@ import polars as pl
 from gradeframe import kinds
 from gradeframe._inputs import item_columns
 from gradeframe.compare import agreement, compare, discordant
+from gradeframe.failures import _cut, failures
 from gradeframe.report import (
     CLUSTER_COLUMNS,
     STAT_COLUMNS,
-    _cut,
-    failures,
     max_metadata_length,
     report,
 )
