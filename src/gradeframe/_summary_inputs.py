@@ -34,7 +34,7 @@ By: TypeAlias = str | Sequence[str] | None
 # --------------------------------------------------------------------------------------------
 
 
-def _group_columns(by: By, schema: Schema, argument: str = "by") -> list[str]:
+def by_columns(by: By, schema: Schema, argument: str = "by") -> list[str]:
     if by is None:
         return []
     names = [by] if isinstance(by, str) else by
@@ -50,7 +50,7 @@ def _group_columns(by: By, schema: Schema, argument: str = "by") -> list[str]:
     return names
 
 
-def _column_name(value: Any, argument: str) -> str:
+def column_name(value: Any, argument: str) -> str:
     if not isinstance(value, str):
         kind = type(value).__name__
         msg = f"`{argument}` must be a column name (str), got {kind}: {value!r}"
@@ -58,9 +58,9 @@ def _column_name(value: Any, argument: str) -> str:
     return value
 
 
-def _default_name(value: Any, default: str, prefix: str, argument: str) -> tuple[str, bool]:
+def default_name(value: Any, default: str, prefix: str, argument: str) -> tuple[str, bool]:
     """Return the column an argument names, and whether it is the (prefixed) default."""
-    name = _column_name(value, argument)
+    name = column_name(value, argument)
     if name == default:
         return prefix + default, True
     return name, False
@@ -74,7 +74,7 @@ GRADE_FIRST: Final = (
 )
 
 
-def _correct_expr(correct: str, schema: Schema, argument: str = "correct") -> pl.Expr:
+def correct_expr(correct: str, schema: Schema, argument: str = "correct") -> pl.Expr:
     check_column(schema, correct, argument, GRADE_FIRST)
     dtype = schema[correct]
     if dtype not in (pl.Boolean, pl.Null):
@@ -83,7 +83,7 @@ def _correct_expr(correct: str, schema: Schema, argument: str = "correct") -> pl
     return pl.col(correct).cast(pl.Boolean).fill_null(value=False)
 
 
-def _kind_expr(failure_kind: str, schema: Schema) -> pl.Expr:
+def kind_expr(failure_kind: str, schema: Schema) -> pl.Expr:
     check_column(schema, failure_kind, "failure_kind")
     dtype = schema[failure_kind]
     if dtype == pl.Null:
@@ -93,7 +93,7 @@ def _kind_expr(failure_kind: str, schema: Schema) -> pl.Expr:
     return as_text(pl.col(failure_kind), dtype)
 
 
-def _score_expr(score: str, schema: Schema) -> pl.Expr:
+def score_expr(score: str, schema: Schema) -> pl.Expr:
     check_column(schema, score, "score")
     dtype = schema[score]
     if not (dtype.is_numeric() or dtype in (pl.Boolean, pl.Null)):
@@ -102,7 +102,9 @@ def _score_expr(score: str, schema: Schema) -> pl.Expr:
     return pl.col(score).cast(pl.Float64).fill_nan(None)
 
 
-def _carried_kinds(frame: Frame, kind: pl.Expr, carried_kinds: Sequence[str] | None) -> list[str]:
+def carried_kind_names(
+    frame: Frame, kind: pl.Expr, carried_kinds: Sequence[str] | None
+) -> list[str]:
     if carried_kinds is not None:
         if isinstance(carried_kinds, str) or not all(isinstance(k, str) for k in carried_kinds):
             msg = f"`carried_kinds` must be a list of failure kinds (str), got {carried_kinds!r}"
@@ -112,7 +114,7 @@ def _carried_kinds(frame: Frame, kind: pl.Expr, carried_kinds: Sequence[str] | N
     return sorted(set(distinct.get_column("kind").to_list()) - set(kinds.KINDS))
 
 
-def _same_kind(result: pl.LazyFrame, frame: Frame) -> Frame:
+def same_kind(result: pl.LazyFrame, frame: Frame) -> Frame:
     return result if isinstance(frame, pl.LazyFrame) else result.collect()
 
 
@@ -121,7 +123,7 @@ def _same_kind(result: pl.LazyFrame, frame: Frame) -> Frame:
 # --------------------------------------------------------------------------------------------
 
 
-def _is_pandas(frame: Any) -> bool:
+def is_pandas(frame: Any) -> bool:
     module = type(frame).__module__
     if not module.startswith("pandas"):
         return False
@@ -130,7 +132,7 @@ def _is_pandas(frame: Any) -> bool:
     return isinstance(frame, pd.DataFrame)
 
 
-def _check_frame(frame: Any, function: str) -> None:
+def check_frame(frame: Any, function: str) -> None:
     if not isinstance(frame, pl.DataFrame | pl.LazyFrame):
         msg = (
             f"`{function}` takes a Polars DataFrame or LazyFrame or a pandas DataFrame, "
@@ -145,7 +147,7 @@ def _pandas_by(by: By) -> list[str]:
     return [by] if isinstance(by, str) else list(by)
 
 
-def _pandas_columns(
+def pandas_report_columns(
     frame: Any,
     by: By,
     correct: str,
@@ -160,11 +162,11 @@ def _pandas_columns(
     present = dict.fromkeys(str(c) for c in frame.columns)
     arguments: list[tuple[str, Any, None]] = [("by", name, None) for name in _pandas_by(by)]
     _frames.needed_columns(frame, arguments)  # a wrong `by` is named first, as on Polars
-    correct_name, _ = _default_name(correct, "correct", prefix, "correct")
+    correct_name, _ = default_name(correct, "correct", prefix, "correct")
     check_column(dict.fromkeys(present), correct_name, "correct", GRADE_FIRST)  # type: ignore[arg-type]
     arguments.append(("correct", correct_name, None))
     if failure_kind is not None:
-        kind_name, default = _default_name(failure_kind, "failure_kind", prefix, "failure_kind")
+        kind_name, default = default_name(failure_kind, "failure_kind", prefix, "failure_kind")
         if kind_name in present or not default:
             arguments.append(("failure_kind", kind_name, None))
     if cluster is not None:

@@ -42,7 +42,7 @@ from gradeframe._delegate import delegates
 from gradeframe._inputs import IntoExpr
 from gradeframe._pandas import PandasFrameGrade, PandasSeriesGrade
 from gradeframe._record import BY_NAME
-from gradeframe._summary_inputs import _pandas_columns
+from gradeframe._summary_inputs import pandas_report_columns
 from gradeframe.report import report_counts, report_from_counts
 from gradeframe.samples import Groups, On
 
@@ -268,7 +268,7 @@ def report(
     }
     # Arguments and columns are checked on the empty frame, before any data is read.
     meta = frame._meta
-    columns = _pandas_columns(meta, by, correct, failure_kind, prefix, cluster, score)
+    columns = pandas_report_columns(meta, by, correct, failure_kind, prefix, cluster, score)
     empty = report_counts(_frames.to_polars(meta, columns), **options)
     parts = frame[list(columns)].to_delayed()
     pieces = dask.compute(

@@ -19,11 +19,11 @@ from gradeframe._inputs import (
 )
 from gradeframe._summary_inputs import (
     GRADE_FIRST,
-    _check_frame,
-    _correct_expr,
-    _default_name,
-    _is_pandas,
-    _kind_expr,
+    check_frame,
+    correct_expr,
+    default_name,
+    is_pandas,
+    kind_expr,
 )
 from gradeframe.report import CUT_MARK, REFS_SEPARATOR, max_metadata_length
 
@@ -38,7 +38,7 @@ __all__ = ["failures"]
 # --------------------------------------------------------------------------------------------
 
 
-def _cut(text: pl.Expr, length: int) -> pl.Expr:
+def cut_text(text: pl.Expr, length: int) -> pl.Expr:
     """Cut text to ``length`` characters, the last being the cut mark when anything was cut."""
     return (
         pl.when(text.str.len_chars() > length)
@@ -197,7 +197,7 @@ def failures(
     │ exact match ┆ c      ┆ A        │
     └─────────────┴────────┴──────────┘
     """
-    if _is_pandas(frame):
+    if is_pandas(frame):
         return _failures_pandas(
             frame,
             actual=actual,
@@ -207,11 +207,11 @@ def failures(
             failure_kind=failure_kind,
             kind=kind,
         )
-    _check_frame(frame, "failures")
+    check_frame(frame, "failures")
     check_prefix(prefix)
     schema = frame_schema(frame)
-    correct_name, _ = _default_name(correct, "correct", prefix, "correct")
-    condition = ~_correct_expr(correct_name, schema)
+    correct_name, _ = default_name(correct, "correct", prefix, "correct")
+    condition = ~correct_expr(correct_name, schema)
     if kind is not None:
         wanted = [kind] if isinstance(kind, str) else list(kind)
         if not wanted or not all(isinstance(k, str) for k in wanted):
@@ -220,12 +220,12 @@ def failures(
         if failure_kind is None:
             msg = "`kind` needs the `failure_kind` column; `failure_kind` is None."
             raise ValueError(msg)
-        kind_name, _ = _default_name(failure_kind, "failure_kind", prefix, "failure_kind")
-        condition = condition & _kind_expr(kind_name, schema).is_in(wanted).fill_null(value=False)
+        kind_name, _ = default_name(failure_kind, "failure_kind", prefix, "failure_kind")
+        condition = condition & kind_expr(kind_name, schema).is_in(wanted).fill_null(value=False)
     length = max_metadata_length()
     compared = _compared_columns(actual, expected, schema, prefix)
     added = [
-        _cut(_shown(pl.col(name), schema[name]), length).alias(prefix + argument)
+        cut_text(_shown(pl.col(name), schema[name]), length).alias(prefix + argument)
         for argument, name in compared
     ]
     # A compared column that already has the output's name is replaced by its shown text.
@@ -243,7 +243,7 @@ def _failures_pandas(frame: pd.DataFrame, **kwargs: Any) -> pd.DataFrame:
     prefix = kwargs["prefix"]
     check_prefix(prefix)
     present = {str(c): pl.Null() for c in frame.columns}
-    correct_name, _ = _default_name(kwargs["correct"], "correct", prefix, "correct")
+    correct_name, _ = default_name(kwargs["correct"], "correct", prefix, "correct")
     check_column(present, correct_name, "correct", GRADE_FIRST)
     arguments = [("correct", correct_name, None)]
     shown = _compared_columns(kwargs["actual"], kwargs["expected"], present, prefix)
@@ -253,7 +253,7 @@ def _failures_pandas(frame: pd.DataFrame, **kwargs: Any) -> pd.DataFrame:
     if prefix + "outcome" in present:
         arguments.append(("outcome", prefix + "outcome", None))
     if kwargs["kind"] is not None and kwargs["failure_kind"] is not None:
-        kind_name, _ = _default_name(kwargs["failure_kind"], "failure_kind", prefix, "failure_kind")
+        kind_name, _ = default_name(kwargs["failure_kind"], "failure_kind", prefix, "failure_kind")
         arguments.append(("failure_kind", kind_name, None))
     columns = _frames.needed_columns(frame, arguments)
     position = "__gradeframe_position__"

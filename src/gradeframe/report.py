@@ -32,17 +32,17 @@ from gradeframe._inputs import (
 )
 from gradeframe._summary_inputs import (
     By,
-    _carried_kinds,
-    _check_frame,
-    _column_name,
-    _correct_expr,
-    _default_name,
-    _group_columns,
-    _is_pandas,
-    _kind_expr,
-    _pandas_columns,
-    _same_kind,
-    _score_expr,
+    by_columns,
+    carried_kind_names,
+    check_frame,
+    column_name,
+    correct_expr,
+    default_name,
+    is_pandas,
+    kind_expr,
+    pandas_report_columns,
+    same_kind,
+    score_expr,
 )
 from gradeframe.stats import (
     Z_95,
@@ -170,11 +170,11 @@ def report_counts(
     │ b     ┆ 2   ┆ 1         ┆ 1       ┆ 0     │
     └───────┴─────┴───────────┴─────────┴───────┘
     """
-    if _is_pandas(frame):
+    if is_pandas(frame):
         from gradeframe import _frames
 
         check_prefix(prefix)
-        columns = _pandas_columns(frame, by, correct, failure_kind, prefix, cluster, score)
+        columns = pandas_report_columns(frame, by, correct, failure_kind, prefix, cluster, score)
         result = report_counts(
             _frames.to_polars(frame, columns),
             by,
@@ -186,37 +186,37 @@ def report_counts(
             carried_kinds=carried_kinds,
         )
         return _frames.to_pandas_frame(result)
-    _check_frame(frame, "report_counts")
+    check_frame(frame, "report_counts")
     check_prefix(prefix)
     schema = frame_schema(frame)
-    group = _group_columns(by, schema)
+    group = by_columns(by, schema)
     keys = list(group)
     if cluster is not None:
-        cluster = _column_name(cluster, "cluster")
+        cluster = column_name(cluster, "cluster")
         check_column(schema, cluster, "cluster")
         if cluster in group:
             msg = f"`cluster={cluster!r}` is also a `by` column; a group would be one cluster."
             raise ValueError(msg)
         keys.append(cluster)
-    correct_name, _ = _default_name(correct, "correct", prefix, "correct")
-    right = _correct_expr(correct_name, schema)
+    correct_name, _ = default_name(correct, "correct", prefix, "correct")
+    right = correct_expr(correct_name, schema)
     aggregations = [
         pl.len().cast(pl.Int64).alias("n"),
         right.sum().cast(pl.Int64).alias("n_correct"),
     ]
     counts: list[str] = []
     if failure_kind is not None:
-        kind_name, default = _default_name(failure_kind, "failure_kind", prefix, "failure_kind")
+        kind_name, default = default_name(failure_kind, "failure_kind", prefix, "failure_kind")
         if kind_name in schema or not default:
-            kind = _kind_expr(kind_name, schema)
-            carried = _carried_kinds(frame, kind, carried_kinds)
+            kind = kind_expr(kind_name, schema)
+            carried = carried_kind_names(frame, kind, carried_kinds)
             counts = [*kinds.KINDS, *carried]
             aggregations += [
                 (kind == name).fill_null(value=False).sum().cast(pl.Int64).alias(name)
                 for name in counts
             ]
     if score is not None:
-        value = _score_expr(_column_name(score, "score"), schema)
+        value = score_expr(column_name(score, "score"), schema)
         aggregations += [
             value.is_not_null().sum().cast(pl.Int64).alias("score_n"),
             value.sum().alias("score_sum"),
@@ -240,7 +240,7 @@ def report_counts(
         out = lazy.group_by(keys).agg(*aggregations).sort(keys, nulls_last=True)
     else:
         out = lazy.select(*aggregations)
-    return _same_kind(out, frame)
+    return same_kind(out, frame)
 
 
 # --------------------------------------------------------------------------------------------
@@ -304,18 +304,18 @@ def report_from_counts(
     │ b     ┆ 10  ┆ 4         ┆ 0.4      ┆ 0.168  ┆ 0.687   │
     └───────┴─────┴───────────┴──────────┴────────┴─────────┘
     """
-    if _is_pandas(counts):
+    if is_pandas(counts):
         from gradeframe import _frames
 
         polars_counts = _frames.to_polars(counts, dict.fromkeys(str(c) for c in counts.columns))
         result = report_from_counts(polars_counts, by, cluster=cluster, score=score)
         return _frames.to_pandas_frame(result)
-    _check_frame(counts, "report_from_counts")
+    check_frame(counts, "report_from_counts")
     schema = frame_schema(counts)
-    group = _group_columns(by, schema)
+    group = by_columns(by, schema)
     keys = list(group)
     if cluster is not None:
-        keys.append(_column_name(cluster, "cluster"))
+        keys.append(column_name(cluster, "cluster"))
         check_column(schema, cluster, "cluster")
     needed = [*COUNT_COLUMNS, *(SCORE_COUNT_COLUMNS if score is not None else ())]
     for name in needed:
@@ -377,7 +377,7 @@ def report_from_counts(
     out = out.select(*group, *stats, *kind_columns)
     if group:
         out = out.sort(group, nulls_last=True)
-    return _same_kind(out, counts)
+    return same_kind(out, counts)
 
 
 # --------------------------------------------------------------------------------------------
