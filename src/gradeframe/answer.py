@@ -28,6 +28,14 @@ from gradeframe._containment import (
     match_unrolled,
     ref_info,
 )
+
+# Names that lived in this module before the output record, the acceptable answers as text and
+# the containment rules got modules of their own (the `X as X` imports here and below):
+# `gradeframe.answer.<name>` keeps working.
+from gradeframe._containment import LONG_PATTERN as LONG_PATTERN
+from gradeframe._containment import contains_literal as contains_literal
+from gradeframe._containment import find_literal as find_literal
+from gradeframe._containment import occurs_but_rejected as occurs_but_rejected
 from gradeframe._inputs import (
     IntoExpr,
     Schema,
@@ -38,8 +46,12 @@ from gradeframe._inputs import (
     frame_schema,
     to_expr,
 )
+from gradeframe._record import BY_NAME as BY_NAME
+from gradeframe._record import Reader as Reader
 from gradeframe._record import resolve_record
+from gradeframe._refs import JSON_LIST_RE as JSON_LIST_RE
 from gradeframe._refs import json_list_refs, resolve_refs
+from gradeframe._refs import number_text as number_text
 from gradeframe.fold import fold
 from gradeframe.not_found import (
     DEFAULT_NOT_FOUND_PHRASES,

@@ -515,3 +515,13 @@ def report(
         carried_kinds=carried_kinds,
     )
     return report_from_counts(counts, by, cluster=cluster, score=score)
+
+
+def __getattr__(name: str) -> Any:
+    """``gradeframe.report.failures``: failures() lived here before it got its own module."""
+    if name == "failures":
+        from gradeframe.failures import failures
+
+        return failures
+    msg = f"module {__name__!r} has no attribute {name!r}"
+    raise AttributeError(msg)
