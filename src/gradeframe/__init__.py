@@ -17,6 +17,7 @@ from gradeframe.answer import (
     with_answer_contains,
 )
 from gradeframe.chart import chart, compare_chart, pass_at_k_chart
+from gradeframe.cli.reading import read_table
 from gradeframe.compare import agreement, compare
 from gradeframe.example import example, example_document, example_logs
 from gradeframe.extract import extract, extract_answer, extract_boxed, extract_number
@@ -116,6 +117,7 @@ __all__ = [
     "read_log",
     "read_openai_evals",
     "read_promptfoo",
+    "read_table",
     "report",
     "report_counts",
     "report_from_counts",

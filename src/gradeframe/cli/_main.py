@@ -14,11 +14,8 @@ from typing import Any, TextIO
 
 import polars as pl
 
-from gradeframe._inputs import struct_fields
-from gradeframe._record import BY_NAME
 from gradeframe.cli._common import (
     EXIT_ERROR,
-    FLAGS,
     OUTPUT_COLUMNS,
     CliError,
     _first_line,
@@ -36,7 +33,7 @@ from gradeframe.cli.printing import (
     print_samples,
     print_tool_agreement,
 )
-from gradeframe.cli.reading import json_lists, read_field, read_input
+from gradeframe.cli.reading import RECORD_FIELDS, read_columns, read_input
 from gradeframe.cli.scoring import score
 from gradeframe.cli.writing import (
     _Terminated,
@@ -47,23 +44,6 @@ from gradeframe.cli.writing import (
     write_html,
 )
 from gradeframe.report import report
-
-
-def _flat_columns(frame: pl.DataFrame, args: argparse.Namespace, answer: Any) -> pl.DataFrame:
-    """Read text columns named by --partial/--notes/--trace as the record fields they hold.
-
-    Without the flag, a column with the field's own name is read the same way (answer_contains
-    reads it by name: ``BY_NAME``), unless the --answer struct has that field.
-    """
-    fields = struct_fields(frame.schema[answer]) if isinstance(answer, str) else {}
-    for field in ("partial", "notes", "trace", "status", "failure_kind"):
-        name, flag = getattr(args, field), FLAGS[field]
-        if name is not None:
-            check_column(frame.schema, name, flag)
-            frame = read_field(frame, name, field, f"{flag} {name}")
-        elif field in BY_NAME and field in frame.columns and field not in fields:
-            frame = read_field(frame, field, field, f"column {field!r}")
-    return frame
 
 
 def _drop_earlier_grading(frame: pl.DataFrame, prefix: str) -> pl.DataFrame:
@@ -108,11 +88,8 @@ def _run_score(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     answer = column_or_field(frame.schema, answer_name, "--answer")
     refs = column_or_field(frame.schema, args.refs, "--refs")
     check_record(frame, answer, answer_name)
-    if isinstance(refs, str):
-        # CSV holds text only, and a JSON Lines file whose refs mix lists and strings is read
-        # with the lists as JSON text: either way, a cell that is a JSON list is a list.
-        frame = json_lists(frame, refs)
-    frame = _flat_columns(frame, args, answer)
+    record = {field: getattr(args, field) for field in RECORD_FIELDS}
+    frame = read_columns(frame, answer, refs, record)
     for name in by:
         check_column(frame.schema, name, "--by")
     options = _report_options(args, frame.schema)

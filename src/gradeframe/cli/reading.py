@@ -17,12 +17,17 @@ import polars as pl
 
 from gradeframe import answer as answer_rules
 from gradeframe import logs
+from gradeframe._inputs import struct_fields
+from gradeframe._record import BY_NAME
 from gradeframe.cli._common import (
     BOOLEAN_FIELDS,
+    FLAGS,
     JSON_FIELDS,
     CliError,
     _first_line,
     _format_of,
+    check_column,
+    column_or_field,
 )
 from gradeframe.cli.writing import unescape_formulas
 from gradeframe.example import example
@@ -330,3 +335,127 @@ def rebuild_records(frame: pl.DataFrame) -> pl.DataFrame:
         elif name not in flattened:
             columns.append(pl.col(name))
     return frame.select(columns)
+
+
+#: The record inputs the command line takes as flags (--partial, ...), read as their field.
+RECORD_FIELDS: Final = ("partial", "notes", "trace", "status", "failure_kind")
+
+
+def read_columns(
+    frame: pl.DataFrame, answer: Any, refs: Any, record: dict[str, str | None]
+) -> pl.DataFrame:
+    """Read the columns grading takes as the command line does, after the file was read.
+
+    ``refs`` (a column name) has its JSON-list cells read as lists; the record columns named in
+    ``record`` (field -> column, as --partial, --notes, ... name them), else the flat columns
+    named like a field, are read as that field (``partial`` Boolean, ``notes`` and ``trace``
+    from JSON).
+    """
+    if isinstance(refs, str):
+        # CSV holds text only, and a JSON Lines file whose refs mix lists and strings is read
+        # with the lists as JSON text: either way, a cell that is a JSON list is a list.
+        frame = json_lists(frame, refs)
+    return _flat_columns(frame, record, answer)
+
+
+def _flat_columns(frame: pl.DataFrame, record: dict[str, str | None], answer: Any) -> pl.DataFrame:
+    """Read text columns named by --partial/--notes/--trace as the record fields they hold.
+
+    Without the flag, a column with the field's own name is read the same way (answer_contains
+    reads it by name: ``BY_NAME``), unless the --answer struct has that field.
+    """
+    fields = struct_fields(frame.schema[answer]) if isinstance(answer, str) else {}
+    for field in RECORD_FIELDS:
+        name, flag = record.get(field), FLAGS[field]
+        if name is not None:
+            check_column(frame.schema, name, flag)
+            frame = read_field(frame, name, field, f"{flag} {name}")
+        elif field in BY_NAME and field in frame.columns and field not in fields:
+            frame = read_field(frame, field, field, f"column {field!r}")
+    return frame
+
+
+def read_table(
+    path: str | os.PathLike[str],
+    *,
+    answer: str | None = None,
+    refs: str | None = None,
+    separator: str | None = None,
+) -> pl.DataFrame:
+    r"""Read a file of answers as ``gradeframe score`` reads it, into the frame it grades.
+
+    By extension: CSV cells are text (nothing is guessed: "007", "NA" and "0.10" stay as
+    written), a ``refs`` cell holding a JSON list is a list of acceptable answers, and flattened
+    record columns (``output.answer``, ``output.partial``, ...) are put back into a struct;
+    Parquet, JSON Lines (``.jsonl``, ``.ndjson``) and JSON (``.json``) are read as written. An
+    evaluation log, or a folder of them, is read with :func:`gradeframe.read_log`. Every column
+    is kept as read, so ``read_table(path).grade.answer_contains(...)`` gives the command line's
+    verdicts.
+
+    Parameters
+    ----------
+    path
+        The file (or folder of logs) to read.
+    answer
+        The answer column, as ``--answer`` names it (default ``answer``, ``output`` for logs; a
+        ``col.field`` name reads a field of a struct column). Record columns named like a field
+        (``partial``, ``notes``, ``trace``, ``status``) are read as that field unless this
+        column's struct has the field.
+    refs
+        The acceptable-answers column, as ``--refs`` names it (default ``refs``): its cells
+        that hold a JSON list are lists.
+    separator
+        The CSV separator (default ","). Without it, a CSV whose header has no comma but
+        another separator raises naming the separator to pass.
+
+    Returns
+    -------
+    polars.DataFrame
+        The rows, ready to grade.
+
+    Raises
+    ------
+    ValueError
+        The file is missing, of an unknown extension or unreadable, or a named column is
+        missing; the message names the file, the column, or the row of a bad cell.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> import gradeframe as gf
+    >>> folder = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (folder / "answers.csv").write_text(
+    ...     'answer,refs\nThe code is 007,007\nNA,NA\nAbout 12400 m,"[""12400"", ""12,400""]"\n'
+    ... )
+    >>> frame = gf.read_table(folder / "answers.csv")
+    >>> frame["refs"].to_list()
+    [['007'], ['NA'], ['12400', '12,400']]
+    >>> frame.grade.answer_contains("answer", "refs")["correct"].to_list()
+    [True, True, True]
+    """
+    try:
+        return _read_table(Path(path), answer, refs, separator)
+    except CliError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def _read_table(
+    path: Path, answer: str | None, refs: str | None, separator: str | None
+) -> pl.DataFrame:
+    if path.is_dir() or logs.detect_tool(path) is not None:
+        given = read_logs(path, None, None)
+    else:
+        frame = read_frame(path, separator=separator, guess=separator is None)
+        if not frame.columns:
+            msg = f"input {str(path)!r}: holds no records"
+            raise CliError(msg)
+        given = Input(frame, repr(str(path)), [])
+    frame = given.frame
+    answer_name = answer or given.answer
+    answer_column = None
+    if answer is not None or answer_name in frame.columns:
+        answer_column = column_or_field(frame.schema, answer_name, "--answer")
+    refs_column = None
+    if refs is not None or "refs" in frame.columns:
+        refs_column = column_or_field(frame.schema, refs or "refs", "--refs")
+    return read_columns(frame, answer_column, refs_column, {})
