@@ -9,6 +9,9 @@ module (``gradeframe._summary_inputs``).
 from __future__ import annotations
 
 import ast
+import importlib
+import re
+import types
 from pathlib import Path
 
 import pytest
@@ -136,3 +139,76 @@ def test_a_module_in_a_subpackage_may_share_its_private_names() -> None:
 def test_a_split_module_stays_at_most_600_lines(path: Path) -> None:
     lines = len(path.read_text(encoding="utf-8").splitlines())
     assert lines <= MAX_LINES, f"{path.name} has {lines} lines"
+
+
+# --------------------------------------------------------------------------------------------
+# The map of the modules in docs/how-it-works.md, and the names the docs use
+# --------------------------------------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+MAP_ENTRY = re.compile(r"^- `([\w/]+\.py)`: \S", re.MULTILINE)
+
+
+def _map_of_the_modules() -> list[str]:
+    text = (ROOT / "docs" / "how-it-works.md").read_text(encoding="utf-8")
+    section = text.partition("\n## Where things are\n")[2].partition("\n## ")[0]
+    return MAP_ENTRY.findall(section)
+
+
+def test_where_things_are_names_every_module_once() -> None:
+    mapped = _map_of_the_modules()
+    modules = {path.relative_to(PACKAGE).as_posix() for path in SOURCES}
+    assert sorted(set(modules) - set(mapped)) == [], "modules missing from the map"
+    assert sorted(set(mapped) - set(modules)) == [], "the map names modules that do not exist"
+    assert len(mapped) == len(set(mapped))
+
+
+#: A dotted name in backticks (`gradeframe.compare.agreement`, maybe called), or an import of one
+#: (`from gradeframe.extract import BOXED_DEPTH`).
+DOTTED = re.compile(r"`(gradeframe(?:\.[A-Za-z_]\w*)+)(?:\([^`]*\))?`")
+IMPORTED = re.compile(r"`from (gradeframe(?:\.\w+)*) import (\w+)`")
+OPTIONAL = {"dask", "pyspark", "inspect_ai", "anyio", "altair"}
+
+
+def _names_in_the_docs() -> list[tuple[str, str]]:
+    found = []
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        text = page.read_text(encoding="utf-8")
+        found += [(page.name, m.group(1)) for m in DOTTED.finditer(text)]
+        found += [
+            (page.name, f"from {m.group(1)} import {m.group(2)}") for m in IMPORTED.finditer(text)
+        ]
+    return sorted(set(found))
+
+
+def _resolve(name: str) -> object:
+    """Resolve a name as Python does: attribute by attribute (importing submodules on demand)."""
+    if name.startswith("from "):
+        module, _, attribute = name.removeprefix("from ").partition(" import ")
+        return getattr(importlib.import_module(module), attribute)
+    head, *parts = name.split(".")
+    found: object = importlib.import_module(head)
+    for part in parts:
+        if not hasattr(found, part) and isinstance(found, types.ModuleType):
+            importlib.import_module(f"{found.__name__}.{part}")  # `import gradeframe.dask`
+        found = getattr(found, part)
+    return found
+
+
+@pytest.mark.parametrize(("page", "name"), _names_in_the_docs(), ids=lambda v: v)
+def test_a_name_the_docs_use_resolves(page: str, name: str) -> None:
+    try:
+        _resolve(name)
+    except ImportError as exc:
+        if exc.name in OPTIONAL:
+            pytest.skip(f"{name} needs {exc.name}")
+        raise
+
+
+def test_the_docs_import_from_a_module_whose_name_a_function_takes() -> None:
+    # gradeframe.compare and gradeframe.extract are the functions (they take their modules'
+    # names), so `gradeframe.compare.discordant` raises; the docs import from the module instead.
+    names = {name for _, name in _names_in_the_docs()}
+    assert "gradeframe.compare.discordant" not in names
+    assert "from gradeframe.compare import discordant" in names
+    assert "from gradeframe.extract import BOXED_DEPTH" in names

@@ -1,4 +1,4 @@
-"""Reports on graded frames: accuracy with its interval, failure counts, failure listings.
+"""Reports on graded frames: accuracy with its interval and failure counts (listings: failures.py).
 
 Everything is a Polars expression over the graded columns (``correct`` and ``failure_kind``, as
 :func:`gradeframe.answer_contains` adds them, or ``correct`` alone from a matcher). A pandas
@@ -518,7 +518,7 @@ def report(
 
 
 def __getattr__(name: str) -> Any:
-    """``gradeframe.report.failures``: failures() lived here before it got its own module."""
+    """``from gradeframe.report import failures``: it lived here before failures.py."""
     if name == "failures":
         from gradeframe.failures import failures
 
