@@ -9,7 +9,8 @@ whole-number rules with whole-word ones (see :mod:`gradeframe.fold`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final, TypeAlias
 
@@ -268,19 +269,8 @@ def answer_contains(
         whole_words=whole_words,
         **given,  # type: ignore[arg-type]
     )
-    stages = plan.base.struct.with_fields(**plan.folding)
-    stages = (
-        match_any(stages, explain=explain, whole_words=whole_words)
-        if plan.listed
-        else match_one(stages, explain=explain, json_text=plan.json_text, whole_words=whole_words)
-    )
-    for stage in plan.verdict:
-        stages = stages.struct.with_fields(**stage)
-    return (
-        stages.struct.with_fields(__result=plan.result)
-        .struct.field("__result")
-        .alias(prefix + "answer_contains")
-    )
+    match = functools.partial(match_any, explain=explain, whole_words=whole_words)
+    return _as_one_expression(plan, match).alias(prefix + "answer_contains")
 
 
 def _deferred(
@@ -348,8 +338,28 @@ class _Plan:
     listed: bool  # refs is a list of acceptable answers (else one per row)
     json_text: bool  # refs is text, one per row: a row's may be a JSON list
     explain: bool  # add matched and near_miss
+    whole_words: bool  # match words whole too
     verdict: tuple[dict[str, pl.Expr], ...]  # after matching: not_found, correct, failure_kind
     result: pl.Expr  # the output struct, from the fields
+
+
+def _as_one_expression(plan: _Plan, match_list: Callable[[pl.Expr], pl.Expr]) -> pl.Expr:
+    """Run the plan's stages as one struct expression (the expression form, a LazyFrame).
+
+    ``match_list`` matches a row against a list of acceptable answers; a row with one answer
+    (or a text one, maybe a JSON list) is matched by :func:`match_one`.
+    """
+    row = plan.base.struct.with_fields(**plan.folding)
+    row = (
+        match_list(row)
+        if plan.listed
+        else match_one(
+            row, explain=plan.explain, json_text=plan.json_text, whole_words=plan.whole_words
+        )
+    )
+    for fields in plan.verdict:
+        row = row.struct.with_fields(**fields)
+    return row.struct.with_fields(__result=plan.result).struct.field("__result")
 
 
 def _plan(
@@ -446,6 +456,7 @@ def _plan(
         listed=listed,
         json_text=json_text,
         explain=explain,
+        whole_words=whole_words,
         verdict=(
             verdict_first,
             {"correct": correct},
@@ -520,17 +531,10 @@ def with_answer_contains(
     if isinstance(staged, pl.LazyFrame):
         width = _list_width(staged, plan) if plan.listed else 0
         if width <= MAX_UNROLLED_REFS:
-            row = plan.base.struct.with_fields(**plan.folding)
-            row = (
-                match_unrolled(row, width, explain=explain, whole_words=whole_words)
-                if plan.listed
-                else match_one(
-                    row, explain=explain, json_text=plan.json_text, whole_words=whole_words
-                )
+            match = functools.partial(
+                match_unrolled, width=width, explain=explain, whole_words=whole_words
             )
-            for fields in plan.verdict:
-                row = row.struct.with_fields(**fields)
-            row = row.struct.with_fields(__result=plan.result).struct.field("__result")
+            row = _as_one_expression(plan, match)
             return (
                 staged.with_columns(row.alias(state))
                 .with_columns(pl.col(state).struct.unnest())
