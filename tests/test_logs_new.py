@@ -15,6 +15,8 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import gradeframe as gf
 from gradeframe.logs import LogFormatError, detect_tool
@@ -552,3 +554,67 @@ def test_a_new_format_log_cut_short_in_a_folder_is_named_not_dropped(tmp_path, s
     (folder / source.name).write_bytes(data[: len(data) * 2 // 3])
     with pytest.raises(LogFormatError, match=source.name):
         gf.read_log(folder)
+
+
+# ---- Every Eval Ever: the reader's rules held to a scalar reference on generated lines ----------
+
+_LINE = json.loads(EEE_QA.read_text().splitlines()[3])  # a real line: the template
+_ASSISTANT = {"turn_idx": 1, "role": "assistant", "reasoning_trace": None, "tool_calls": []}
+_attempt = st.fixed_dictionaries(
+    {
+        "scores": st.lists(st.sampled_from([0.0, 0.25, 0.5, 1.0]), min_size=1, max_size=3),
+        "stop": st.sampled_from(["stop", "max_tokens", "length", "content_filter", ""]),
+        "error": st.booleans(),
+        "replies": st.one_of(st.none(), st.lists(st.text(max_size=8), min_size=1, max_size=3)),
+        "raw": st.text(max_size=8),
+        "epoch": st.integers(1, 3),
+    }
+)
+
+
+def _eee_reference(attempt: dict) -> dict:
+    """What SPEC §6 says one attempt reads as, computed from the generated attempt."""
+    replies = attempt["replies"]
+    answer, source = (replies[-1], "messages") if replies else (attempt["raw"], "output.raw")
+    first = attempt["scores"][0]
+    return {
+        "answer": answer,
+        "source": source,
+        "tool_correct": first == 1.0,
+        "partial": attempt["stop"] in ("max_tokens", "length"),
+        "status": "error" if attempt["error"] else "ok",
+        "scores": attempt["scores"],
+    }
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(_attempt, min_size=1, max_size=6))
+def test_eee_reader_matches_the_scalar_reference_on_generated_lines(tmp_path_factory, attempts):
+    target = tmp_path_factory.mktemp("eee") / "gen_samples.jsonl"
+    out = []
+    for number, attempt in enumerate(attempts):
+        messages = None
+        if attempt["replies"]:
+            messages = [{**_ASSISTANT, "content": text} for text in attempt["replies"]]
+        for index, score in enumerate(attempt["scores"]):
+            line = json.loads(json.dumps(_LINE))
+            line["sample_id"] = f"s{number}"
+            line["evaluation_result_id"] = f"scorer{index}"
+            line["evaluation"] = {**line["evaluation"], "score": score, "is_correct": score > 0}
+            line["metadata"] = {"stop_reason": attempt["stop"], "epoch": str(attempt["epoch"])}
+            line["error"] = "boom" if attempt["error"] else None
+            line["messages"] = messages
+            line["output"] = {"raw": [attempt["raw"]], "reasoning_trace": None}
+            out.append(json.dumps(line))
+    target.write_text("\n".join(out))
+    frame = gf.read_eee(target)
+    expected = [_eee_reference(a) for a in attempts]
+    assert frame.height == len(attempts)
+    output = frame["output"].struct.unnest()
+    assert output["answer"].to_list() == [e["answer"] for e in expected]
+    assert frame["eee_answer_source"].to_list() == [e["source"] for e in expected]
+    assert frame["tool_correct"].to_list() == [e["tool_correct"] for e in expected]
+    assert output["partial"].to_list() == [e["partial"] for e in expected]
+    assert output["status"].to_list() == [e["status"] for e in expected]
+    got = [[s["score"] for s in row] for row in frame["eee_scores"].to_list()]
+    assert got == [e["scores"] for e in expected]
