@@ -639,6 +639,18 @@ def test_langsmith_parquet_cut_short_or_with_a_nested_column_is_named(tmp_path):
         gf.read_log(nested)
 
 
+def test_phoenix_csv_with_a_malformed_cell_or_an_extra_field_is_named(tmp_path):
+    source = NEW / "phoenix" / "gf-phoenix.csv"
+    header, first, *rest = source.read_text().splitlines(keepends=True)
+    bad = tmp_path / source.name
+    bad.write_text(header + first.replace(",1,", ",x,", 1) + "".join(rest))
+    with pytest.raises(LogFormatError, match=r"record 1: field 'repetition_number'"):
+        gf.read_log(bad)
+    bad.write_text(header + first.rstrip("\n") + ",extra\n" + "".join(rest))
+    with pytest.raises(LogFormatError, match=r"gf-phoenix\.csv: a row has more fields"):
+        gf.read_log(bad)
+
+
 def test_malformed_fields_read_or_raise_a_log_format_error_naming_the_file(tmp_path):
     escaped = []
     for name, target, document, write, read in _fuzz_cases(tmp_path):
