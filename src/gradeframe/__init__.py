@@ -17,18 +17,25 @@ from gradeframe.answer import (
     with_answer_contains,
 )
 from gradeframe.chart import chart, compare_chart, pass_at_k_chart
+from gradeframe.cli.reading import read_table
 from gradeframe.compare import agreement, compare
 from gradeframe.example import example, example_document, example_logs
 from gradeframe.extract import extract, extract_answer, extract_boxed, extract_number
+from gradeframe.failures import failures
 from gradeframe.fold import fold
 from gradeframe.html import html_report
 from gradeframe.kinds import KINDS
 from gradeframe.logs import (
+    read_braintrust,
+    read_deepeval,
+    read_eee,
     read_helm,
     read_inspect,
+    read_langsmith,
     read_lm_eval,
     read_log,
     read_openai_evals,
+    read_phoenix,
     read_promptfoo,
 )
 from gradeframe.matchers import (
@@ -48,7 +55,7 @@ from gradeframe.matchers import (
     within,
 )
 from gradeframe.refusal import DEFAULT_REFUSAL_PHRASES, is_refusal
-from gradeframe.report import failures, report, report_counts, report_from_counts
+from gradeframe.report import report, report_counts, report_from_counts
 from gradeframe.samples import consistency, flaky, pass_at_k
 
 # The frame functions take turns, as the `.grade` methods do (see gradeframe._threads): threads
@@ -109,12 +116,18 @@ __all__ = [
     "matches",
     "pass_at_k",
     "pass_at_k_chart",
+    "read_braintrust",
+    "read_deepeval",
+    "read_eee",
     "read_helm",
     "read_inspect",
+    "read_langsmith",
     "read_lm_eval",
     "read_log",
     "read_openai_evals",
+    "read_phoenix",
     "read_promptfoo",
+    "read_table",
     "report",
     "report_counts",
     "report_from_counts",
