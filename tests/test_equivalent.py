@@ -190,6 +190,13 @@ TOLERANCES = [
     pytest.param("1e-400", "0", {"abs_tol": 1e-300}, True, id="below_float_range_admitted"),
     pytest.param("1e400", "1.0000001e400", {"rel_tol": 1e-6}, True, id="above_float_range"),
     pytest.param("1e999999999", "0", {"rel_tol": 0.5}, False, id="huge_exponent_with_tolerance"),
+    pytest.param(
+        "0%",
+        "1%",
+        {"abs_tol": 0.3, "percent": "fraction"},
+        False,
+        id="two_percents_keep_their_gap_under_fraction",
+    ),
 ]
 
 

@@ -326,7 +326,8 @@ def _literal_verdict(
     if percent == "number":
         verdict = equal(plain)
     elif percent == "fraction":
-        verdict = equal(scaled)  # the same as plain unless one side is a percent
+        # two percents compare their numbers (scaling both would shrink a tolerance's gap)
+        verdict = pl.when(one_percent).then(equal(scaled)).otherwise(equal(plain))
     else:
         # Kleene logic: an undecided plain comparison stays undecided unless scaled says true
         verdict = equal(plain) | (one_percent & equal(scaled))
