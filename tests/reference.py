@@ -133,6 +133,16 @@ _ABOUT = regex.compile(refusal_rules.ABOUT_THE_REFUSAL.replace(r"(?-u:\b)", _ASC
 _ANSWER_IS = regex.compile(r"(?<![A-Za-z0-9_])answer(?: is| was| would be| will be|:| =)")
 
 
+def _answers(clause: str) -> bool:
+    """A later sentence answers when it says anything that is not about the refusal; a contrast
+    clause of the refusal's own sentence ("..., but it is Lyon") only when it states something."""
+    if _ABOUT.search(clause):
+        return False
+    if clause[0] in ".!?;":
+        return regex.search(r"[\p{L}\p{N}]", clause) is not None
+    return _GIVES.search(clause) is not None
+
+
 def is_refusal(folded: str | None, phrases: Sequence[str] | None = None) -> bool | None:
     """A refusal: the text opens with a phrase, and no clause after it gives an answer."""
     if folded is None:
@@ -143,9 +153,7 @@ def is_refusal(folded: str | None, phrases: Sequence[str] | None = None) -> bool
     if opening is None:
         return False
     rest = folded[opening.end() :]
-    answered = any(
-        _GIVES.search(clause) and not _ABOUT.search(clause) for clause in _CLAUSE.findall(rest)
-    )
+    answered = any(_answers(clause) for clause in _CLAUSE.findall(rest))
     if answered or _ANSWER_IS.search(rest):
         return False
     return not is_not_found(folded)  # a report about the document is no refusal
