@@ -26,6 +26,7 @@ from gradeframe._inputs import IntoExpr
 from gradeframe.html import _page as html_rules
 from gradeframe.report import By
 from gradeframe.samples import Groups, On
+from gradeframe.stats import Adjustment
 
 if TYPE_CHECKING:
     import altair as alt
@@ -104,13 +105,16 @@ class SummaryMethods(Generic[Summarized]):
     @delegates(compare_rules.compare)
     def compare(
         self,
-        by: str = "model",
+        by: str | Sequence[str] = "model",
         on: str | Sequence[str] | None = None,
         *,
         correct: str = "correct",
         baseline: Any = None,
+        adjust: Adjustment = "holm",
     ) -> Summarized:
-        return compare_rules.compare(self._frame, by, on, correct=correct, baseline=baseline)
+        return compare_rules.compare(
+            self._frame, by, on, correct=correct, baseline=baseline, adjust=adjust
+        )
 
     @delegates(compare_rules.agreement)
     def agreement(self, a: str, b: str, *, by: str | Sequence[str] | None = None) -> Summarized:
