@@ -6,6 +6,7 @@ Expr) and on pandas (DataFrame, Series); on Dask too when ``dask.dataframe`` is 
 """
 
 import sys
+from importlib import metadata as _metadata
 
 from gradeframe import _pandas, _polars  # noqa: F401  (register .grade)
 from gradeframe._limits import MAX_METADATA_LENGTH
@@ -76,6 +77,13 @@ with_includes = _one_at_a_time(with_includes)
 with_matches = _one_at_a_time(with_matches)
 with_within = _one_at_a_time(with_within)
 del _one_at_a_time
+
+try:
+    #: The installed version, from the package metadata (as ``gradeframe --version`` prints).
+    __version__: str = _metadata.version("gradeframe")
+except _metadata.PackageNotFoundError:  # run from a source tree that was never installed
+    __version__ = "0+unknown"
+del _metadata
 
 __all__ = [
     "DEFAULT_NOT_FOUND_PHRASES",

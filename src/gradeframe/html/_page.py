@@ -80,7 +80,7 @@ MATCHER_EXPECTATIONS: Final = {
     "choice": "choice",
 }
 
-#: The tool's own verdict, when a log frame carries it (SPEC §6).
+#: The tool's own verdict, when a log frame carries it (see :func:`gradeframe.read_log`).
 TOOL_VERDICT: Final = "tool_correct"
 
 
