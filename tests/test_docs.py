@@ -5,6 +5,9 @@ notebook). When the next fenced block after it is a ```text block, what the Pyth
 must equal it. A ```text block that starts with ``$ gradeframe ...`` shows a command line: the
 command runs (in process) and what it writes (stdout, then stderr) must equal the lines after the command.
 
+A ```bash block whose command starts with ``inspect `` (docs/inspect.md) runs too, as written,
+with no terminal to answer a prompt: it must finish on its own and succeed.
+
 A block whose fence reads ```python requires=pyspark (several: requires=dask,pyspark) needs those
 packages: where one is missing, the rest of the page is skipped (the blocks before it still ran).
 
@@ -19,6 +22,9 @@ import importlib.util
 import io
 import re
 import shlex
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -59,6 +65,22 @@ def shown(text: str) -> list[str]:
     """Lines to compare: trailing blanks and Polars' shape and dtype lines dropped."""
     lines = [line.rstrip() for line in text.strip("\n").splitlines()]
     return [line for line in lines if not line.startswith("shape:") and not _is_dtype_row(line)]
+
+
+def run_shell_command(body: str) -> None:
+    """Run an ``inspect ...`` shell command as written; a prompt finds no input and fails it."""
+    line = body.replace("\\\n", " ")
+    words = shlex.split(line)
+    program = shutil.which(words[0]) or str(Path(sys.executable).with_name(words[0]))
+    done = subprocess.run(
+        [program, *words[1:]],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, f"{line}\n{done.stdout}\n{done.stderr}"
 
 
 def run_command(line: str) -> str:
@@ -111,6 +133,8 @@ def test_page_runs_and_prints_what_it_shows(
                 and not following[1].startswith("$ gradeframe ")
             ):
                 assert shown(printed.getvalue()) == shown(following[1]), where
+        elif language == "bash" and body.startswith("inspect "):
+            run_shell_command(body)
         elif language == "text" and body.startswith("$ gradeframe "):
             command, _, expected = body.partition("\n")
             assert shown(run_command(command[2:])) == shown(expected), where
