@@ -89,7 +89,9 @@ def _pandas_on(on: Any, frame: Any) -> list[str]:
     return [on] if isinstance(on, str) else list(on) if isinstance(on, Sequence) else []
 
 
-def _pandas_pair_frame(frame: Any, by: Any, on: Any, correct: Any) -> tuple[pl.DataFrame, Any]:
+def _pandas_pair_frame(
+    frame: Any, by: Any, on: Any, correct: Any, answer: Any = None
+) -> tuple[pl.DataFrame, Any]:
     """Return the pandas frame's columns that compare/discordant read, as Polars, and its ``on``.
 
     ``on`` comes back with the default resolved on the pandas columns.
@@ -102,6 +104,7 @@ def _pandas_pair_frame(frame: Any, by: Any, on: Any, correct: Any) -> tuple[pl.D
         *[("by", c, None) for c in by_names],
         *[("on", c, None) for c in on_names],
         ("correct", correct, None),
+        *([] if answer is None else [("answer", answer, None)]),
     ]
     polars_frame = _frames.to_polars(frame, _frames.needed_columns(frame, arguments))
     return polars_frame, on_names or on
@@ -156,6 +159,27 @@ def _check_baseline(frame: Any, group: str, baseline: Any) -> None:
         shown = frame.get_column(group).drop_nulls().unique().sort().head(20).to_list()
         msg = f"`baseline={baseline!r}` is not a value of {group!r}; it has {shown!r}."
         raise ValueError(msg)
+
+
+def _answer_text(answer: Any, schema: Schema) -> pl.Expr:
+    """Return the answer text :func:`discordant` lists.
+
+    ``answer`` is a String column or expression, or a struct output record (its ``answer``
+    field, else its ``text``).
+    """
+    if isinstance(answer, pl.Expr):
+        return answer.cast(pl.String)
+    name = _column_name(answer, "answer")
+    check_column(schema, name, "answer")
+    dtype = schema[name]
+    if isinstance(dtype, pl.Struct):
+        fields = [f.name for f in dtype.fields if f.name in ("answer", "text")]
+        if not fields:
+            raise dtype_error("answer", name, dtype, "String, or a record with an answer field")
+        return pl.coalesce([pl.col(name).struct.field(f).cast(pl.String) for f in fields])
+    if dtype not in (pl.String, pl.Categorical, pl.Null) and not isinstance(dtype, pl.Enum):
+        raise dtype_error("answer", name, dtype, "String (the answer text)")
+    return pl.col(name).cast(pl.String)
 
 
 def _wanted(baseline: Any) -> pl.Expr:
@@ -489,6 +513,7 @@ def discordant(
     *,
     correct: str = "correct",
     baseline: Any = None,
+    answer: str | pl.Expr | None = None,
 ) -> Any:
     """List the items of each pair of :func:`compare` on which the two groups disagree.
 
@@ -498,12 +523,17 @@ def discordant(
     columns (when ``by`` is a list), ``a``, ``b``, the ``on`` columns, ``accuracy_a`` and
     ``accuracy_b`` (the item's mean on each side) and ``only`` (``"a"`` or ``"b"``: the side
     that was right). Sorted by the split columns, ``a``, ``b``, ``only`` and the ``on`` columns
-    (nulls last).
+    (nulls last). With ``answer``, ``answers_a`` and ``answers_b`` (List(String)) hold each
+    side's distinct answers to the item, in the order of the rows (nulls left out), so the two
+    can be read side by side.
 
     Parameters
     ----------
     frame, by, on, correct, baseline
         As in :func:`compare`.
+    answer
+        None, or the answer text: a String column name or expression (a struct output record
+        is read by its ``answer`` field, else ``text``).
 
     Returns
     -------
@@ -535,10 +565,10 @@ def discordant(
     if _is_pandas(frame):
         from gradeframe import _frames
 
-        polars_frame, on = _pandas_pair_frame(frame, by, on, correct)
-        result = discordant(polars_frame, by, on, correct=correct, baseline=baseline)
+        polars_frame, on = _pandas_pair_frame(frame, by, on, correct, answer)
+        result = discordant(polars_frame, by, on, correct=correct, baseline=baseline, answer=answer)
         return _frames.to_pandas_frame(result)
-    outputs = ("accuracy_a", "accuracy_b", "only")
+    outputs = ("accuracy_a", "accuracy_b", "only", "answers_a", "answers_b")
     schema, group, splits, items = _pair_columns(frame, by, on, "discordant", outputs)
     clash = sorted(set(items) & {"a", "b", *outputs})
     if clash:
@@ -546,14 +576,22 @@ def discordant(
         raise ValueError(msg)
     right = _correct_expr(_column_name(correct, "correct"), schema)
     _check_baseline(frame, group, baseline)
+    said = [] if answer is None else [_answer_text(answer, schema).alias("__gf_answers")]
     per_item = (
         frame.lazy()
         .filter(pl.col(group).is_not_null())
         .group_by(group, *splits, *items)
-        .agg(right.cast(pl.Float64).mean().alias("__gf_s"))
+        .agg(right.cast(pl.Float64).mean().alias("__gf_s"), *said)
     )
-    side_a = per_item.rename({group: "a", "__gf_s": "accuracy_a"})
-    side_b = per_item.rename({group: "b", "__gf_s": "accuracy_b"})
+    if said:
+        distinct = pl.col("__gf_answers").list.drop_nulls().list.unique(maintain_order=True)
+        per_item = per_item.with_columns(distinct)
+    side_a = per_item.rename(
+        {group: "a", "__gf_s": "accuracy_a", "__gf_answers": "answers_a"}, strict=False
+    )
+    side_b = per_item.rename(
+        {group: "b", "__gf_s": "accuracy_b", "__gf_answers": "answers_b"}, strict=False
+    )
     right_a, right_b = pl.col("accuracy_a") >= 0.5, pl.col("accuracy_b") >= 0.5
     out = (
         side_a.join(side_b, on=[*splits, *items], how="inner", nulls_equal=True)
@@ -566,6 +604,7 @@ def discordant(
             "accuracy_a",
             "accuracy_b",
             pl.when(right_a).then(pl.lit("a")).otherwise(pl.lit("b")).alias("only"),
+            *(["answers_a", "answers_b"] if said else []),
         )
         .sort(*splits, "a", "b", "only", *items, nulls_last=True)
     )
