@@ -18,14 +18,14 @@ from typing import Any, Final
 import polars as pl
 
 from gradeframe._inputs import Schema, check_column, dtype_error, frame_schema, item_columns
-from gradeframe.report import (
+from gradeframe._summary_inputs import (
     GRADE_FIRST,
-    _check_frame,
-    _column_name,
-    _correct_expr,
-    _group_columns,
-    _is_pandas,
-    _same_kind,
+    by_columns,
+    check_frame,
+    column_name,
+    correct_expr,
+    is_pandas,
+    same_kind,
 )
 from gradeframe.stats import (
     Z_95,
@@ -116,12 +116,12 @@ def _by_columns(by: Any, schema: Schema) -> tuple[str, list[str]]:
         if not by:
             msg = "`by` must be a column name or a non-empty list of column names, got []"
             raise ValueError(msg)
-        names = [_column_name(c, "by") for c in by]
+        names = [column_name(c, "by") for c in by]
         if len(set(names)) != len(names):
             msg = f"`by` names a column more than once: {names!r}"
             raise ValueError(msg)
     else:
-        names = [_column_name(by, "by")]
+        names = [column_name(by, "by")]
     for name in names:
         check_column(schema, name, "by")
     return names[0], names[1:]
@@ -135,7 +135,7 @@ def _pair_columns(
     Returns the schema, the compared column, the split columns (the rest of ``by``) and the
     item columns.
     """
-    _check_frame(frame, function)
+    check_frame(frame, function)
     schema = frame_schema(frame)
     group, splits = _by_columns(by, schema)
     items = _on_columns(item_columns(None, schema) if on is None else on, schema)
@@ -169,7 +169,7 @@ def _answer_text(answer: Any, schema: Schema) -> pl.Expr:
     """
     if isinstance(answer, pl.Expr):
         return answer.cast(pl.String)
-    name = _column_name(answer, "answer")
+    name = column_name(answer, "answer")
     check_column(schema, name, "answer")
     dtype = schema[name]
     if isinstance(dtype, pl.Struct):
@@ -298,7 +298,7 @@ def compare(
     └─────┴─────┴────────────┴────────┴─────────┴─────────────┘
     """
     adjust = check_adjust(adjust)
-    if _is_pandas(frame):
+    if is_pandas(frame):
         from gradeframe import _frames
 
         if isinstance(correct, str):
@@ -307,7 +307,7 @@ def compare(
         result = compare(polars_frame, by, on, correct=correct, baseline=baseline, adjust=adjust)
         return _frames.to_pandas_frame(result)
     schema, group, splits, items = _pair_columns(frame, by, on, "compare", COMPARE_COLUMNS)
-    right = _correct_expr(_column_name(correct, "correct"), schema)
+    right = correct_expr(column_name(correct, "correct"), schema)
     lazy = frame.lazy().filter(pl.col(group).is_not_null())
     _check_baseline(frame, group, baseline)
 
@@ -393,11 +393,11 @@ def compare(
         .with_columns(verdict.alias("verdict"))
         .sort(*splits, "a", "b", nulls_last=True)
     )
-    return _same_kind(out, frame)
+    return same_kind(out, frame)
 
 
 def _verdict(name: Any, argument: str, schema: Schema) -> pl.Expr:
-    name = _column_name(name, argument)
+    name = column_name(name, argument)
     check_column(schema, name, argument)
     dtype = schema[name]
     if dtype not in (pl.Boolean, pl.Null):
@@ -463,7 +463,7 @@ def agreement(
     │ 5   ┆ 2          ┆ 1      ┆ 0      ┆ 2          ┆ 0.8       ┆ 0.6154 ┆ 1.0     │
     └─────┴────────────┴────────┴────────┴────────────┴───────────┴────────┴─────────┘
     """
-    if _is_pandas(frame):
+    if is_pandas(frame):
         from gradeframe import _frames
 
         arguments = [("a", a, None), ("b", b, None)]
@@ -471,9 +471,9 @@ def agreement(
         arguments += [("by", name, None) for name in group_names]
         polars_frame = _frames.to_polars(frame, _frames.needed_columns(frame, arguments))
         return _frames.to_pandas_frame(agreement(polars_frame, a, b, by=by))
-    _check_frame(frame, "agreement")
+    check_frame(frame, "agreement")
     schema = frame_schema(frame)
-    group = _group_columns(by, schema)
+    group = by_columns(by, schema)
     verdict_a, verdict_b = _verdict(a, "a", schema), _verdict(b, "b", schema)
     clash = sorted(set(group) & set(AGREEMENT_COLUMNS))
     if clash:
@@ -503,7 +503,7 @@ def agreement(
         cohens_kappa(*_TABLE),
         pl.when(some).then(mcnemar_p_value("only_a", "only_b")).alias("p_value"),
     )
-    return _same_kind(out, frame)
+    return same_kind(out, frame)
 
 
 def discordant(
@@ -562,7 +562,7 @@ def discordant(
     │ old ┆ new ┆ v           ┆ b    │
     └─────┴─────┴─────────────┴──────┘
     """
-    if _is_pandas(frame):
+    if is_pandas(frame):
         from gradeframe import _frames
 
         polars_frame, on = _pandas_pair_frame(frame, by, on, correct, answer)
@@ -574,7 +574,7 @@ def discordant(
     if clash:
         msg = f"`on`: the column(s) {clash!r} share a name with discordant's columns."
         raise ValueError(msg)
-    right = _correct_expr(_column_name(correct, "correct"), schema)
+    right = correct_expr(column_name(correct, "correct"), schema)
     _check_baseline(frame, group, baseline)
     said = [] if answer is None else [_answer_text(answer, schema).alias("__gf_answers")]
     per_item = (
@@ -608,4 +608,4 @@ def discordant(
         )
         .sort(*splits, "a", "b", "only", *items, nulls_last=True)
     )
-    return _same_kind(out, frame)
+    return same_kind(out, frame)
