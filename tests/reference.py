@@ -262,6 +262,11 @@ def explain(outcome: str | None, refs: Any) -> dict[str, str | None]:
 
 
 BUDGET = ("cost_cap_reached", "call_cap_reached", "limit_refused")
+# The status vocabulary, written out (compared trimmed, in lower case); any other value is a
+# normal finish.
+ERROR_STATUSES = {"error", "failed", "failure", "exception", "timeout"}
+REFUSAL_STATUSES = {"refused", "refusal", "content_filter"}
+BUDGET_STATUSES = {"length", "max_tokens"}
 # whole words, any case; "_" is a word character here ("no_cost_cap_reached" is another word)
 _BUDGET = regex.compile(r"(?i)(?<![\w])(?:" + "|".join(BUDGET) + r")(?![\w])")
 
@@ -330,15 +335,15 @@ def answer_contains(
     reported = not_found if not_found is not None else is_not_found(outcome, phrases)
     reported = bool(reported)
 
-    error = status == "error"
+    error = status in ERROR_STATUSES
     no_text = not outcome
-    budget = bool(partial) and _budget_notes(notes)
+    budget = (bool(partial) and _budget_notes(notes)) or status in BUDGET_STATUSES
     said_no = bool(refused)  # the user's own judgement (refusal=<column>)
     if refusal is True and outcome is not None and not found:
         said_no = bool(is_refusal(outcome))
     elif isinstance(refusal, list | tuple) and outcome is not None and not found:
         said_no = bool(is_refusal(outcome, refusal))
-    refusal = _refusal_trace(trace) or status == "refused" or said_no
+    refusal = _refusal_trace(trace) or status in REFUSAL_STATUSES or said_no
 
     correct = (
         bool(usable)

@@ -10,6 +10,7 @@ from importlib import metadata as _metadata
 
 from gradeframe import _pandas, _polars  # noqa: F401  (register .grade)
 from gradeframe._limits import MAX_METADATA_LENGTH
+from gradeframe._record import StatusWarning
 from gradeframe._threads import one_at_a_time as _one_at_a_time
 from gradeframe.answer import (
     DEFAULT_NOT_FOUND_PHRASES,
@@ -92,6 +93,7 @@ __all__ = [
     "DEFAULT_REFUSAL_PHRASES",
     "KINDS",
     "MAX_METADATA_LENGTH",
+    "StatusWarning",
     "agreement",
     "answer_contains",
     "chart",

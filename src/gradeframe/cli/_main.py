@@ -7,6 +7,8 @@ import os
 import signal
 import sys
 import threading
+import warnings
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from types import FrameType
@@ -14,6 +16,7 @@ from typing import Any, TextIO
 
 import polars as pl
 
+from gradeframe._record import StatusWarning, unread_status_message
 from gradeframe.cli import graders
 from gradeframe.cli._common import (
     EXIT_ERROR,
@@ -188,16 +191,17 @@ def _run_score(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             "explain": args.explain,
             **grade_options,
         }
-    graded = score(
-        frame,
-        grade=grade,
-        chunk_rows=args.chunk_rows,
-        progress=None if args.quiet else err,
-        answer=graded_answer,
-        refs=compared,
-        prefix=args.prefix,
-        **grade_options,
-    )
+    with _statuses_said_once(err):
+        graded = score(
+            frame,
+            grade=grade,
+            chunk_rows=args.chunk_rows,
+            progress=None if args.quiet else err,
+            answer=graded_answer,
+            refs=compared,
+            prefix=args.prefix,
+            **grade_options,
+        )
     table = report(graded, by or None, prefix=args.prefix, **options)
     n_correct = int(table.get_column("n_correct").sum())
     share = f" ({n_correct / graded.height:.1%})" if graded.height else ""
@@ -223,6 +227,27 @@ def _run_score(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.html is not None and not args.quiet:
         print(f"gradeframe: wrote the HTML page to {args.html}", file=err)
     return 0
+
+
+@contextmanager
+def _statuses_said_once(err: TextIO) -> Iterator[None]:
+    """Say the status values no vocabulary reads in one line on stderr, for all the chunks.
+
+    Each chunk's grading warns about its own rows (:class:`StatusWarning`); their counts are
+    added up and said once. Other warnings pass through as they were.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    counts: Counter[str] = Counter()
+    for item in caught:
+        if isinstance(item.message, StatusWarning):
+            counts.update(dict(item.message.counts))
+        else:
+            warnings.warn_explicit(item.message, item.category, item.filename, item.lineno)
+    if counts:
+        ordered = sorted(counts.items(), key=lambda pair: (-pair[1], pair[0]))
+        print(f"gradeframe: warning: {unread_status_message(ordered)}", file=err)
 
 
 @contextmanager
