@@ -215,3 +215,29 @@ def test_the_default_hypothesis_profile_is_quick_and_ci_keeps_2000_examples() ->
     assert settings.get_profile("thorough").max_examples == 2000
     conftest = (ROOT / "tests" / "conftest.py").read_text(encoding="utf-8")
     assert 'os.environ.get("GRADEFRAME_HYPOTHESIS", "quick")' in conftest
+
+
+# Users have no SPEC: what a user reads (the README, docs/, notebooks, the docstrings and `#:`
+# comments of the package, which help() and IDEs show) says the rule itself, never "SPEC §2" or
+# "§9". A book's section ("Numerical Recipes §6.4") is a citation, not the spec.
+SPEC_CITATION = re.compile(r"\bSPEC\b|(?<!Recipes )(?<!ed\., )(?<!and )§\s*\d")
+
+
+def _user_texts() -> list[Path]:
+    package = ROOT / "src" / "gradeframe"
+    return [
+        *PAGES,
+        *sorted((ROOT / "notebooks").glob("*.ipynb")),
+        *sorted(package.rglob("*.py")),
+        *sorted((package / "html").rglob("*.html")),
+    ]
+
+
+@pytest.mark.parametrize("path", _user_texts(), ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_user_facing_text_never_cites_the_spec(path: Path) -> None:
+    cited = [
+        f"{path.name}:{number}: {line.strip()}"
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if SPEC_CITATION.search(line)
+    ]
+    assert cited == []

@@ -295,7 +295,7 @@ def _read_by_name(reader: Reader, role: str, dtype: pl.DataType) -> pl.Expr:
     except TypeError as exc:
         msg = (
             f"{exc} A column named {role!r} is read as the {role} of each row when `{role}` is "
-            f"not given (SPEC: flat record columns by name): rename it, or pass {role}=... "
+            f"not given (flat record columns are read by name): rename it, or pass {role}=... "
             "naming the column that holds it."
         )
         raise TypeError(msg) from None
