@@ -19,6 +19,7 @@ from typing import Any
 import polars as pl
 
 from gradeframe.logs._common import (
+    GRADER_FAILURE,
     PathLike,
     as_text,
     as_text_list,
@@ -32,6 +33,7 @@ from gradeframe.logs._common import (
 )
 
 TOOL = "openai_evals"
+_INVALID = "__invalid__"  # the choice of a model-graded eval whose judge's reply was unreadable
 
 EXTRAS: dict[str, pl.DataType] = {
     "openai_evals_run_id": pl.String(),
@@ -165,6 +167,9 @@ def _row(sample_id: str, events: dict[str, Any], context: dict[str, Any]) -> dic
     score = correct if match else metrics.get("score", metrics.get("choice"))
     if not match and isinstance(metrics.get("correct"), bool):
         correct = score = metrics["correct"]
+    # a model-graded eval whose judge gave no choice it offered records "__invalid__": the
+    # grader failed, not the model
+    invalid = not match and metrics.get("choice") == _INVALID
     return {
         "tool": "openai_evals",
         **context,
@@ -174,7 +179,8 @@ def _row(sample_id: str, events: dict[str, Any], context: dict[str, Any]) -> dic
         "output": output_record(answer, status="error" if error is not None else None),
         "refs": as_text_list(match.get("expected")) if match else None,
         "tool_score": as_text(score),
-        "tool_correct": correct if isinstance(correct, bool) else None,
+        "tool_correct": correct if isinstance(correct, bool) and not invalid else None,
+        "tool_failure": GRADER_FAILURE if invalid else None,
         "input_tokens": total("prompt_tokens"),
         "output_tokens": total("completion_tokens"),
         "total_tokens": total("total_tokens"),
