@@ -342,3 +342,28 @@ def test_a_valid_json_file_that_is_no_log_is_still_ignored(tmp_path):
 def test_rewritten_reasons_eval_reads_as_the_real_one(tmp_path):
     copy = write_eval(tmp_path / REASONS_EVAL.name, eval_members(REASONS_EVAL))
     assert gf.read_inspect(copy).drop("log").equals(gf.read_inspect(REASONS_EVAL).drop("log"))
+
+
+# ---- memory: a .eval is read a batch of members at a time ----------------------------------------
+
+V4_EVALS = [JUDGED_EVAL, REASONS_EVAL, next((SHARDS / "finished").glob("*.eval"))]
+
+
+@pytest.mark.parametrize("path", V4_EVALS, ids=lambda p: p.parent.name)
+def test_eval_read_in_one_member_batches_equals_the_read_in_one_batch(path, monkeypatch):
+    from gradeframe.logs import inspect as reader
+
+    whole = gf.read_inspect(path)
+    monkeypatch.setattr(reader, "BATCH_BYTES", 1)  # every member a batch of its own
+    assert gf.read_inspect(path).equals(whole)
+
+
+@pytest.mark.parametrize("path", V4_EVALS, ids=lambda p: p.parent.name)
+def test_eval_read_with_polars_equals_the_read_one_sample_at_a_time(path, monkeypatch):
+    """The columnar parse (NaN scores, the grader role's usage) and Python's json agree."""
+    from gradeframe.logs import inspect as reader
+
+    fast = gf.read_inspect(path)
+    exactly = reader._members_exactly
+    monkeypatch.setattr(reader, "_fast_parts", lambda p, m, s, model, _: exactly(p, m, s, model))
+    assert gf.read_inspect(path).equals(fast)

@@ -144,9 +144,7 @@ def read(
     """
     path = Path(path)
     if path.suffix == ".eval":
-        header, members, summaries = _read_eval(path, max_bytes)
-        scorers = _scorers(header, summaries) or _member_scorers(path, members)
-        parts = _fast_parts(path, members, scorers, _evaluated_model(header))
+        header, parts, scorers = _read_eval(path, max_bytes)
     else:
         log = load_json(path)
         if not isinstance(log, dict) or not isinstance(log.get("eval"), dict):
@@ -225,15 +223,6 @@ def _scorers(header: dict[str, Any], samples: list[Any]) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def _member_scorers(path: Path, members: _Members) -> list[str]:
-    """Return the scorers of the first sample (for a header that lists none)."""
-    for member, data in members[:1]:
-        sample = load_json(path, data, member=member)
-        scores = sample.get("scores") if isinstance(sample, dict) else None
-        return list(scores) if isinstance(scores, dict) else []
-    return []
-
-
 class _Members:
     """The sample members of a ``.eval`` log, held once: one JSON text a line, in one buffer.
 
@@ -254,6 +243,11 @@ class _Members:
         for chunk in chunks:
             self.lines.write(chunk.replace(b"\n", b" "))
         self.spans.append((name, start, self.lines.tell()))
+
+    @property
+    def size(self) -> int:
+        """The bytes held."""
+        return self.lines.tell()
 
     def _bytes(self, start: int, end: int) -> bytes:
         with self.lines.getbuffer() as view:
@@ -278,8 +272,18 @@ class _Members:
         return (self[i] for i in range(len(self)))
 
 
-def _read_eval(path: Path, max_bytes: int | None) -> tuple[dict[str, Any], _Members, list[Any]]:
-    """Return the header, the sample members (in archive order) and the sample summaries."""
+#: The sample members read and parsed at a time: about this many bytes of JSON (whole
+#: members), so that reading holds one batch beside the columns already built, however large
+#: the log.
+BATCH_BYTES = 8 * 1024**2
+
+
+def _read_eval(path: Path, max_bytes: int | None) -> tuple[dict[str, Any], pl.DataFrame, list[str]]:
+    """Return the header, the samples' parts (in archive order) and the scorers.
+
+    The samples are decompressed and parsed a batch at a time (:data:`BATCH_BYTES`): only
+    their columns are kept, never the whole log's JSON.
+    """
     with open_zip(path) as archive:
         log = ZipLog(path, archive, max_bytes)
         infos = log.infos
@@ -288,10 +292,10 @@ def _read_eval(path: Path, max_bytes: int | None) -> tuple[dict[str, Any], _Memb
         if name not in infos:
             raise log_error(path, "not an inspect .eval log (no header.json)")
         header = load_json(path, log.read(name), member=name)
-        members = _Members()
-        for member in infos:
-            if _SAMPLE_MEMBER.match(member):
-                members.add(member, log.chunks(member))
+        if not isinstance(header, dict):
+            raise log_error(path, f"{name} is not a JSON object")
+        if "eval" not in header and isinstance(header.get("eval_spec"), dict):
+            header = {**header, "eval": header["eval_spec"]}
         # compact summaries (no output): they name every scorer a sample was scored by
         summaries: list[Any] = []
         for member in [m for m in infos if m == "summaries.json"] or sorted(
@@ -299,11 +303,39 @@ def _read_eval(path: Path, max_bytes: int | None) -> tuple[dict[str, Any], _Memb
         ):
             found = load_json(path, log.read(member), member=member)
             summaries.extend(found if isinstance(found, list) else [])
-    if not isinstance(header, dict):
-        raise log_error(path, f"{name} is not a JSON object")
-    if "eval" not in header and isinstance(header.get("eval_spec"), dict):
-        header = {**header, "eval": header["eval_spec"]}
-    return header, members, summaries
+        names = [member for member in infos if _SAMPLE_MEMBER.match(member)]
+        scorers = _scorers(header, summaries)
+        if not scorers and names:  # a header that lists none: the first sample's scorers
+            first = load_json(path, log.read(names[0]), member=names[0])
+            scores = first.get("scores") if isinstance(first, dict) else None
+            scorers = list(scores) if isinstance(scores, dict) else []
+        model = _evaluated_model(header)
+        # every model a sample called (the run's usage lists them all): read as columns
+        stats = header.get("stats")
+        used = stats.get("model_usage") if isinstance(stats, dict) else None
+        used = [name for name in used if isinstance(name, str)] if isinstance(used, dict) else []
+        models = list(dict.fromkeys([*([model] if model else []), *used]))
+        frames, batch = [], _Members()
+        for member in names:
+            batch.add(member, log.chunks(member))
+            if batch.size >= BATCH_BYTES:
+                frames.append(_compact(_fast_parts(path, batch, scorers, model, models)))
+                batch = _Members()
+        if len(batch) or not frames:
+            frames.append(_compact(_fast_parts(path, batch, scorers, model, models)))
+    return header, pl.concat(frames, rechunk=False) if len(frames) > 1 else frames[0], scorers
+
+
+def _compact(parts: pl.DataFrame) -> pl.DataFrame:
+    """Return a batch's columns holding only their own text.
+
+    Polars' text columns are views into the buffers the batch's JSON was parsed into: kept as
+    they are, each batch's columns would keep that whole batch's text alive. Copying them out
+    through Arrow's plain string layout keeps only the text the columns hold.
+    """
+    compact = pl.from_arrow(parts.to_arrow(compat_level=pl.CompatLevel.oldest()))
+    assert isinstance(compact, pl.DataFrame)  # a table converts to a frame
+    return compact.cast(PARTS)
 
 
 # The columns both ways of reading produce, before they become the common columns.
@@ -420,7 +452,7 @@ def _exact_parts(
 # ---- the fast way: Polars parses every sample at once ----------------------------------------
 
 
-def _fast_schema(scorers: list[str]) -> dict[str, pl.DataType]:
+def _fast_schema(scorers: list[str], models: list[str]) -> dict[str, pl.DataType]:
     """Return the fields to read, typed where inspect's schema fixes the type.
 
     A field whose JSON type varies (``input``: a string or messages; ``target``: a string or a
@@ -446,25 +478,84 @@ def _fast_schema(scorers: list[str]) -> dict[str, pl.DataType]:
         "output": pl.Struct(
             {"completion": pl.String, "choices": pl.List(pl.Struct({"stop_reason": pl.String}))}
         ),
-        "events": pl.List(pl.Struct({"event": pl.String, "output": pl.String})),
-        "model_usage": pl.String(),
-        "role_usage": pl.String(),
+        "events": pl.List(
+            pl.Struct(
+                {
+                    "event": pl.String,
+                    "output": pl.Struct(
+                        {"choices": pl.List(pl.Struct({"stop_reason": pl.String}))}
+                    ),
+                }
+            )
+        ),
+        "model_usage": pl.Struct({name: _USAGE_STRUCT for name in models or ["-"]}),
+        "role_usage": pl.Struct({"grader": _USAGE_STRUCT}),
         "error": pl.Struct({"message": pl.String}),
         "limit": pl.Struct({"type": pl.String}),
         "total_time": pl.Float64(),
         "working_time": pl.Float64(),
         "uuid": pl.String(),
         "metadata": pl.String(),
-        "attachments": pl.String(),
     }
     if scorers:
         schema["scores"] = pl.Struct({name: score for name in scorers})
     return schema
 
 
-# The stop reason of a model call, from the call's output as JSON text (a quote inside the
-# message text is written \", so only the field itself matches).
-_STOP_REASON = r'"stop_reason"\s*:\s*"([^"\\]*)"'
+# A score's NaN value (inspect's "unscored"), written as the JSON constant NaN: read as the text
+# "NaN", as Python's json gives it (a quote inside a string is escaped, so never matches).
+_NAN = re.compile(b"NaN")
+_NAN_VALUE = re.compile(rb'((?<!\\)"value"\s*:\s*)NaN(?=\s*[,}])')
+# One model's entry of ``model_usage`` (the fields read).
+_USAGE_STRUCT = pl.Struct(
+    {
+        "input_tokens": pl.Int64,
+        "output_tokens": pl.Int64,
+        "total_tokens": pl.Int64,
+        "input_tokens_cache_read": pl.Int64,
+        "reasoning_tokens": pl.Int64,
+        "total_cost": pl.Float64,
+    }
+)
+
+
+def _usage_exprs(model: str | None, models: list[str]) -> dict[str, pl.Expr]:
+    """Return the ``usage``, ``cost`` and ``grader_model`` parts (as :func:`_usage` does)."""
+    usage = pl.col("model_usage")
+    own = usage.struct.field(model) if model in models else pl.lit(None, dtype=_USAGE_STRUCT)
+    others = sorted(name for name in models if name != model)
+    role = pl.col("role_usage").struct.field("grader")
+    present = [usage.struct.field(name).is_not_null() for name in others]
+    any_other = pl.any_horizontal(present) if present else pl.lit(value=False)
+
+    def grader(key: str) -> pl.Expr:
+        summed = (
+            pl.sum_horizontal(usage.struct.field(n).struct.field(key).fill_null(0) for n in others)
+            if others
+            else pl.lit(None, dtype=pl.Int64)
+        )
+        return (
+            pl.when(role.is_not_null())
+            .then(role.struct.field(key))
+            .when(any_other)
+            .then(summed)
+            .cast(pl.Int64)
+        )
+
+    names = pl.concat_str(
+        [pl.when(p).then(pl.lit(name)) for p, name in zip(present, others, strict=True)],
+        separator=", ",
+        ignore_nulls=True,
+    )
+    return {
+        "usage": pl.concat_list(
+            *(own.struct.field(key) for key in _USAGE[:5]),
+            grader("input_tokens"),
+            grader("output_tokens"),
+        ),
+        "cost": own.struct.field("total_cost"),
+        "grader_model": pl.when(any_other).then(names) if others else pl.lit(None, pl.String),
+    }
 
 
 def _members_exactly(
@@ -481,13 +572,18 @@ def _members_exactly(
 
 
 def _fast_parts(
-    path: Path, members: _Members, scorers: list[str], model: str | None
+    path: Path, members: _Members, scorers: list[str], model: str | None, models: list[str]
 ) -> pl.DataFrame:
     if not members:
         return pl.DataFrame(schema=PARTS)
+    data: Any = members.lines
+    with members.lines.getbuffer() as view:
+        unscored = _NAN.search(view) is not None  # a literal: a fast scan
+    if unscored:  # an unscored score's value (a JSON constant Polars does not parse)
+        data = io.BytesIO(_NAN_VALUE.sub(rb'\1"NaN"', members.lines.getvalue()))
     try:
-        members.lines.seek(0)
-        raw = pl.read_ndjson(members.lines, schema=_fast_schema(scorers))
+        data.seek(0)
+        raw = pl.read_ndjson(data, schema=_fast_schema(scorers, models))
     except (pl.exceptions.PolarsError, RecursionError):
         raw = None
     if raw is None or raw.height != len(members) or not members.all_objects():
@@ -496,11 +592,14 @@ def _fast_parts(
     output = pl.col("output")
     choices = output.struct.field("choices")
     events = pl.col("events")
+    event_output = pl.element().struct.field("output")
     model_stops = events.list.eval(
-        pl.element()
-        .filter(pl.element().struct.field("event") == "model")
-        .struct.field("output")
-        .str.extract(_STOP_REASON)
+        event_output.filter(
+            (pl.element().struct.field("event") == "model") & event_output.is_not_null()
+        )
+        .struct.field("choices")
+        .list.first()
+        .struct.field("stop_reason")
     )
     final_stop = choices.list.first().struct.field("stop_reason")
     fields = [pl.col("scores").struct.field(name) for name in scorers] if scorers else []
@@ -524,7 +623,7 @@ def _fast_parts(
         trace=pl.when(model_stops.list.len() > 0)
         .then(model_stops)
         .otherwise(choices.list.head(1).list.eval(pl.element().struct.field("stop_reason"))),
-        usage=pl.col("model_usage"),
+        **_usage_exprs(model, models),
         scores=per_scorer("value"),
         score_reason=pl.concat_list(
             pl.coalesce(
@@ -535,7 +634,6 @@ def _fast_parts(
         )
         if fields
         else pl.lit([], dtype=pl.List(pl.String)),
-        __role_usage="role_usage",
         score_answer=per_scorer("answer"),
         score_explanation=per_scorer("explanation"),
         choices="choices",
@@ -561,13 +659,12 @@ def _fast_parts(
             pl.when(text_input.not_()).then("input"),
             _python(parts["__json_input"], _json_question, pl.String()),
         ),
-        **_usage_columns(parts["usage"], parts["__role_usage"], model),
         __exact=exact,
     )
     redo = parts["__exact"].arg_true().to_list()
-    parts = parts.drop(
-        "__json_refs", "__json_input", "__attachments", "__exact", "__role_usage"
-    ).select(list(PARTS))
+    parts = parts.drop("__json_refs", "__json_input", "__attachments", "__exact").select(
+        list(PARTS)
+    )
     if not redo:
         return parts.cast(PARTS)
     again = _exact_parts(
@@ -677,27 +774,6 @@ def _usage(usage: Any, roles: Any, model: str | None) -> dict[str, Any]:
         if isinstance(cost, int | float) and not isinstance(cost, bool)
         else None,
         "grader_model": ", ".join(sorted(others)) if others else None,
-    }
-
-
-def _json_object(text: str | None) -> Any:
-    if text is None:
-        return None
-    try:
-        return json.loads(text, strict=False)
-    except (ValueError, RecursionError):
-        return None  # not an object of models: no token counts
-
-
-def _usage_columns(usage: pl.Series, roles: pl.Series, model: str | None) -> dict[str, pl.Series]:
-    """Return the ``usage``, ``cost`` and ``grader_model`` columns from the JSON texts."""
-    found = [
-        _usage(_json_object(u), _json_object(r), model)
-        for u, r in zip(usage.to_list(), roles.to_list(), strict=True)
-    ]
-    return {
-        name: pl.Series(name, [f[name] for f in found], dtype=PARTS[name])
-        for name in ("usage", "cost", "grader_model")
     }
 
 
