@@ -367,3 +367,54 @@ def test_eval_read_with_polars_equals_the_read_one_sample_at_a_time(path, monkey
     exactly = reader._members_exactly
     monkeypatch.setattr(reader, "_fast_parts", lambda p, m, s, model, _: exactly(p, m, s, model))
     assert gf.read_inspect(path).equals(fast)
+
+
+# ---- scan_log: a LazyFrame over a folder of logs -------------------------------------------------
+
+
+def test_scan_log_collects_the_rows_and_columns_read_log_reads():
+    eager = gf.read_log(LOGS)
+    lazy = gf.scan_log(LOGS)
+    assert isinstance(lazy, pl.LazyFrame)
+    collected = lazy.collect()
+    assert set(eager.columns) <= set(collected.columns)
+    assert collected.select(eager.columns).equals(eager)
+
+
+def test_scan_log_reads_each_sample_epoch_once_like_read_log():
+    with pytest.warns(gf.logs.DuplicateRunWarning):
+        eager = gf.read_log(EXTRA)
+    with pytest.warns(gf.logs.DuplicateRunWarning):
+        lazy = gf.scan_log(EXTRA).collect()
+    assert lazy.select(eager.columns).equals(eager)
+
+
+def test_scan_log_pushes_columns_and_filters_down_to_each_log():
+    query = (
+        gf.scan_log(LOGS)
+        .filter(pl.col("tool") == "inspect", pl.col("epoch") == 1)
+        .select("sample_id", "tool_correct")
+    )
+    expected = (
+        gf.read_log(LOGS)
+        .filter(pl.col("tool") == "inspect", pl.col("epoch") == 1)
+        .select("sample_id", "tool_correct")
+    )
+    assert query.collect().equals(expected)
+    first = gf.read_log(LOGS).head(5)
+    assert gf.scan_log(LOGS).head(5).collect().select(first.columns).equals(first)
+
+
+def test_scan_log_names_a_missing_path_at_once_and_a_broken_log_when_collected(tmp_path):
+    with pytest.raises(FileNotFoundError, match="no such file"):
+        gf.scan_log(tmp_path / "nothing")
+    folder = tmp_path / "logs"
+    shutil.copytree(PROMPTFOO_GRADER, folder)
+    cut = folder / "nightly.jsonl"
+    cut.write_bytes((PROMPTFOO_GRADER / "results.jsonl").read_bytes()[:40])
+    lazy = gf.scan_log(folder)  # nothing read yet
+    with pytest.raises(LogFormatError, match="line 1: not valid JSON"):
+        lazy.collect()
+    with pytest.warns(SkippedLogWarning, match="nightly.jsonl"):
+        frame = gf.scan_log(folder, errors="skip").collect()
+    assert frame.height == gf.read_log(PROMPTFOO_GRADER).height

@@ -30,6 +30,7 @@ from gradeframe.logs import (
     read_log,
     read_openai_evals,
     read_promptfoo,
+    scan_log,
 )
 from gradeframe.matchers import (
     choice,
@@ -118,6 +119,7 @@ __all__ = [
     "report",
     "report_counts",
     "report_from_counts",
+    "scan_log",
     "with_answer_contains",
     "with_choice",
     "with_equivalent",

@@ -31,6 +31,7 @@ from gradeframe.logs._common import (
     log_error,
     markers_in,
 )
+from gradeframe.logs.scan import scan_log
 from gradeframe.logs.verdicts import disagreements, tool_agreement
 
 Tool = Literal["inspect", "lm_eval", "promptfoo", "openai_evals", "helm"]
@@ -70,6 +71,7 @@ __all__ = [
     "read_log",
     "read_openai_evals",
     "read_promptfoo",
+    "scan_log",
     "tool_agreement",
 ]
 
