@@ -33,7 +33,7 @@ GRADED = EXTRA / "inspect_graded"
 SHARDS = EXTRA / "inspect_shards"
 RECOVERED = EXTRA / "inspect_recovered"
 PROMPTFOO_GRADER = EXTRA / "promptfoo_grader"
-OPENAI_MATCH = LOGS / "openai_evals" / "gf-match.jsonl"
+OPENAI_GRADED = EXTRA / "openai_evals_graded"
 FAILED_REASONS = {"grader_failed", "scoring_failed"}
 
 
@@ -281,27 +281,46 @@ def test_promptfoo_top_level_grader_error_counts_too(tmp_path):
 # ---- OpenAI evals: a model-graded __invalid__ choice ---------------------------------------------
 
 
-def test_openai_evals_model_graded_invalid_choice_is_a_grader_failure(tmp_path):
-    """Model-graded evals record a ``metrics`` event per sample (no ``match``); the events here
-    are the real log's, with its ``match`` events turned into the ``metrics`` events a
-    model-graded eval writes (no model-graded log of OpenAI evals is among the fixtures)."""
-    lines = [json.loads(line) for line in OPENAI_MATCH.read_text().splitlines() if line.strip()]
-    choices = {}
-    for index, line in enumerate(lines):
-        if line.get("type") == "match":
-            choice = "__invalid__" if index % 2 else ("Y" if line["data"]["correct"] else "N")
-            choices[line["sample_id"]] = choice
-            line["type"] = "metrics"
-            line["data"] = {"choice": choice, "score": None if choice == "__invalid__" else 1.0}
-    target = tmp_path / OPENAI_MATCH.name
-    target.write_text("\n".join(json.dumps(line) for line in lines))
-    frame = gf.read_openai_evals(target)
-    assert set(choices.values()) >= {"__invalid__"}
+def _events(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize("name", ["gf-fact.jsonl", "gf-closedqa.jsonl"])
+def test_openai_evals_model_graded_invalid_choice_is_a_grader_failure(name):
+    path = OPENAI_GRADED / name
+    events = _events(path)
+    metrics = {e["sample_id"]: e["data"] for e in events if e.get("type") == "metrics"}
+    frame = gf.read_openai_evals(path)
+    assert frame.height == len(metrics)
     for row in frame.iter_rows(named=True):
-        invalid = choices.get(row["sample_id"]) == "__invalid__"
+        data = metrics[row["sample_id"]]
+        invalid = data["choice"] == "__invalid__"
         assert row["tool_failure"] == ("grader_failure" if invalid else None)
-        if invalid:
-            assert row["tool_correct"] is None
+        score = data["score"]
+        expected = None if invalid or score not in (0, 1) else score == 1
+        assert row["tool_correct"] == expected
+        assert row["tool_score"] == (json.dumps(score) if score is not None else data["choice"])
+    assert frame["tool_failure"].eq("grader_failure").sum() == 1
+
+
+@pytest.mark.parametrize("name", ["gf-fact.jsonl", "gf-closedqa.jsonl"])
+def test_openai_evals_model_graded_answer_and_tokens_are_the_models_not_the_judges(name):
+    """The judge's call is the sample's last sampling: its text and tokens are the grader's."""
+    path = OPENAI_GRADED / name
+    samplings: dict[str, list[dict[str, Any]]] = {}
+    for event in _events(path):
+        if event.get("type") == "sampling":
+            samplings.setdefault(event["sample_id"], []).append(event["data"])
+    spec = _events(path)[0]["spec"]
+    assert spec["completion_fns"] == ["gf-answers", "gf-judge"]
+    for row in gf.read_openai_evals(path).iter_rows(named=True):
+        model, judge = samplings[row["sample_id"]]
+        assert row["output"]["answer"] == model["sampled"][0]
+        assert row["input_tokens"] == model["usage"]["prompt_tokens"]
+        assert row["grader_input_tokens"] == judge["usage"]["prompt_tokens"]
+        assert row["grader_output_tokens"] == judge["usage"]["completion_tokens"]
+        assert row["grader_model"] == judge["model"] != model["model"]
+        assert row["openai_evals_grader_text"] == judge["sampled"][0]
 
 
 # ---- every reader has the columns; unreadable files are named ------------------------------------
