@@ -437,3 +437,12 @@ def test_scan_log_names_a_missing_path_at_once_and_a_broken_log_when_collected(t
     with pytest.warns(SkippedLogWarning, match="nightly.jsonl"):
         frame = gf.scan_log(folder, errors="skip").collect()
     assert frame.height == gf.read_log(PROMPTFOO_GRADER).height
+
+
+@pytest.mark.parametrize("source", [PROMPTFOO_GRADER, LOGS / "promptfoo"], ids=["grader", "v3"])
+def test_promptfoo_json_lines_read_in_batches_equals_the_read_in_one_batch(source, monkeypatch):
+    from gradeframe.logs import promptfoo
+
+    whole = gf.read_promptfoo(source / "results.jsonl")
+    monkeypatch.setattr(promptfoo, "BATCH_ROWS", 3)
+    assert gf.read_promptfoo(source / "results.jsonl").equals(whole)

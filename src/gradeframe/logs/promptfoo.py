@@ -27,6 +27,7 @@ from gradeframe.logs._common import (
     as_text,
     as_text_list,
     build_frame,
+    concat,
     first_json_line,
     head,
     iter_json_lines,
@@ -38,6 +39,8 @@ from gradeframe.logs._common import (
 )
 
 TOOL = "promptfoo"
+#: JSON Lines results are read a line at a time and turned into columns this many at a time.
+BATCH_ROWS = 5_000
 
 EXTRAS: dict[str, pl.DataType] = {
     "promptfoo_test": pl.String(),
@@ -141,14 +144,23 @@ def read(path: PathLike, *, refs: str = "expected") -> pl.DataFrame:
         One row per test case, prompt, provider and repeat.
     """
     path = Path(path)
-    description = None
+    extras = {**EXTRAS, "_test_key": pl.String(), "_repeat_key": pl.String()}
     if path.suffix == ".jsonl":
-        results, lines = [], []
-        for number, record in iter_json_lines(path):
+        # JSON Lines output has no eval description: the file's stem names the task
+        context = {"log": os.fspath(path), "task": path.stem}
+        frames, rows, locations = [], [], []
+        for number, record in iter_json_lines(path):  # a line at a time, rows in batches
             if not isinstance(record, dict) or "testIdx" not in record:
                 raise log_error(path, "not a promptfoo result (no 'testIdx')", line=number)
-            results.append(record)
-            lines.append(number)
+            where, what = f"{os.fspath(path)}, line {number}", "the result"
+            rows.append(record_row(_row, record, context, refs, where=where, what=what))
+            locations.append((where, what))
+            if len(rows) >= BATCH_ROWS:
+                frames.append(build_frame(rows, extras, locations=locations, fields=_FIELDS))
+                rows, locations = [], []
+        if rows or not frames:
+            frames.append(build_frame(rows, extras, locations=locations, fields=_FIELDS))
+        frame = concat(frames)
     else:
         document = load_json(path)
         body = document.get("results") if isinstance(document, dict) else None
@@ -159,20 +171,16 @@ def read(path: PathLike, *, refs: str = "expected") -> pl.DataFrame:
         if not isinstance(config, dict):
             raise log_error(path, "field 'config' is not a JSON object")
         description = as_text(config.get("description"))
-        lines = []
-    # JSON Lines output has no eval description: the file's stem names the task (never null)
-    task = description if isinstance(description, str) and description else path.stem
-    context = {"log": os.fspath(path), "task": task}
-    rows, locations = [], []
-    for index, result in enumerate(results):
-        if not isinstance(result, dict):
-            raise log_error(path, f"result {index} is not a JSON object")
-        where = f"{os.fspath(path)}, line {lines[index]}" if lines else path
-        what = "the result" if lines else f"results[{index}]"
-        rows.append(record_row(_row, result, context, refs, where=where, what=what))
-        locations.append((where, what))
-    extras = {**EXTRAS, "_test_key": pl.String(), "_repeat_key": pl.String()}
-    frame = build_frame(rows, extras, locations=locations, fields=_FIELDS)
+        task = description if isinstance(description, str) and description else path.stem
+        context = {"log": os.fspath(path), "task": task}
+        rows, locations = [], []
+        for index, result in enumerate(results):
+            if not isinstance(result, dict):
+                raise log_error(path, f"result {index} is not a JSON object")
+            what = f"results[{index}]"
+            rows.append(record_row(_row, result, context, refs, where=path, what=what))
+            locations.append((path, what))
+        frame = build_frame(rows, extras, locations=locations, fields=_FIELDS)
     # Repeats carry no number: identical tests are repeats, numbered in the order promptfoo ran
     # them, and share the id of the first one.
     return frame.with_columns(
