@@ -310,10 +310,12 @@ def _read_eval(path: Path, max_bytes: int | None) -> tuple[dict[str, Any], pl.Da
             scores = first.get("scores") if isinstance(first, dict) else None
             scorers = list(scores) if isinstance(scores, dict) else []
         model = _evaluated_model(header)
-        # every model a sample called (the run's usage lists them all): read as columns
+        # every model a sample called, read as columns: the run's usage sums every sample's
+        # (a run still going has none yet: its sample summaries' usage then)
         stats = header.get("stats")
-        used = stats.get("model_usage") if isinstance(stats, dict) else None
-        used = [name for name in used if isinstance(name, str)] if isinstance(used, dict) else []
+        usages = [stats.get("model_usage") if isinstance(stats, dict) else None]
+        usages += [s.get("model_usage") for s in summaries if isinstance(s, dict)]
+        used = [name for u in usages if isinstance(u, dict) for name in u if isinstance(name, str)]
         models = list(dict.fromkeys([*([model] if model else []), *used]))
         frames, batch = [], _Members()
         for member in names:
