@@ -93,16 +93,21 @@ def scan_log(
     >>> logs = gf.example_logs()  # small real logs, shipped with gradeframe
     >>> scan = gf.scan_log(logs)
     >>> scan.group_by("tool").len().sort("tool").collect()
-    shape: (5, 2)
+    shape: (10, 2)
     ┌──────────────┬─────┐
     │ tool         ┆ len │
     │ ---          ┆ --- │
     │ str          ┆ u32 │
     ╞══════════════╪═════╡
+    │ braintrust   ┆ 14  │
+    │ deepeval     ┆ 9   │
+    │ eee          ┆ 22  │
     │ helm         ┆ 8   │
     │ inspect      ┆ 22  │
+    │ langsmith    ┆ 14  │
     │ lm_eval      ┆ 17  │
     │ openai_evals ┆ 7   │
+    │ phoenix      ┆ 14  │
     │ promptfoo    ┆ 40  │
     └──────────────┴─────┘
     """
