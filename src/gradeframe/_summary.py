@@ -50,6 +50,7 @@ class SummaryMethods(Generic[Summarized]):
         cluster: str | None = None,
         score: str | None = None,
         carried_kinds: Sequence[str] | None = None,
+        cost: Any = None,
     ) -> Summarized:
         return report_rules.report(
             self._frame,
@@ -60,6 +61,7 @@ class SummaryMethods(Generic[Summarized]):
             cluster=cluster,
             score=score,
             carried_kinds=carried_kinds,
+            cost=cost,
         )
 
     @delegates(failure_rules.failures)

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import polars as pl
 
-from gradeframe import kinds
+from gradeframe import _cost, kinds
 from gradeframe._inputs import (
     check_column,
     check_prefix,
@@ -114,6 +114,7 @@ def report_counts(
     cluster: str | None = None,
     score: str | None = None,
     carried_kinds: Sequence[str] | None = None,
+    cost: Any = None,
 ) -> Any:
     """Count what a report needs, in columns that add up across partitions.
 
@@ -124,7 +125,11 @@ def report_counts(
     - one Int64 count per failure kind, when the frame has a failure-kind column: the seven of
       :data:`gradeframe.KINDS` always, in table order, then the carried kinds, sorted;
     - with ``score``: ``score_n`` (Int64, rows with a score: null and NaN are none),
-      ``score_sum`` and ``score_sumsq`` (Float64, the sum of the scores and of their squares).
+      ``score_sum`` and ``score_sumsq`` (Float64, the sum of the scores and of their squares);
+    - with ``cost``: the token sums and known counts, the sum of the known costs and the count
+      of unknown ones (``input_tokens``, ``input_tokens_known``, ``output_tokens``,
+      ``output_tokens_known``, ``tokens_unknown``, ``cost_sum``, ``cost_unknown``, and with
+      grader tokens ``grader_cost_sum``, ``grader_cost_unknown``).
 
     So the counts of several partitions, concatenated (``how="diagonal"``, a missing kind column
     counting 0), grouped by the key columns and summed, are the counts of the whole frame, and
@@ -135,7 +140,7 @@ def report_counts(
     ----------
     frame
         A graded Polars DataFrame or LazyFrame, or a pandas DataFrame.
-    by, correct, failure_kind, prefix, cluster, score, carried_kinds
+    by, correct, failure_kind, prefix, cluster, score, carried_kinds, cost
         As in :func:`report`.
 
     Returns
@@ -175,6 +180,9 @@ def report_counts(
 
         check_prefix(prefix)
         columns = pandas_report_columns(frame, by, correct, failure_kind, prefix, cluster, score)
+        prices = _cost.check_cost(cost)
+        if prices is not None:
+            columns |= dict.fromkeys(_cost.input_columns([str(c) for c in frame.columns], prices))
         result = report_counts(
             _frames.to_polars(frame, columns),
             by,
@@ -184,6 +192,7 @@ def report_counts(
             cluster=cluster,
             score=score,
             carried_kinds=carried_kinds,
+            cost=prices,
         )
         return _frames.to_pandas_frame(result)
     check_frame(frame, "report_counts")
@@ -222,8 +231,13 @@ def report_counts(
             value.sum().alias("score_sum"),
             (value * value).sum().alias("score_sumsq"),
         ]
+    prices = _cost.check_cost(cost)
+    if prices is not None:
+        aggregations += _cost.count_aggregations(schema, prices)
     names = [*COUNT_COLUMNS, *SCORE_COUNT_COLUMNS, *STAT_COLUMNS, *CLUSTER_COLUMNS]
     names += list(SCORE_COLUMNS)
+    if prices is not None:
+        names += [*_cost.COUNT_COLUMNS, *_cost.REPORT_COLUMNS]
     clash = sorted(set(keys) & {*names, *counts})
     if clash:
         msg = (
@@ -249,7 +263,7 @@ def report_counts(
 
 
 def _kind_columns(columns: Sequence[str], keys: Sequence[str]) -> list[str]:
-    other = set(columns) - set(keys) - {*COUNT_COLUMNS, *SCORE_COUNT_COLUMNS}
+    other = set(columns) - set(keys) - {*COUNT_COLUMNS, *SCORE_COUNT_COLUMNS, *_cost.COUNT_COLUMNS}
     return [k for k in kinds.KINDS if k in other] + sorted(other - set(kinds.KINDS))
 
 
@@ -282,6 +296,9 @@ def report_from_counts(
     score
         Anything but None (the score column's name, as given to :func:`report_counts`) adds the
         score columns.
+
+    Counts made with ``cost=`` (they have a ``cost_unknown`` column) give the cost columns of
+    :func:`report` but the latency percentiles, which are not additive.
 
     Returns
     -------
@@ -326,7 +343,8 @@ def report_from_counts(
             )
             raise pl.exceptions.ColumnNotFoundError(msg)
     kind_columns = _kind_columns(list(schema), keys)
-    additive = [*needed, *kind_columns]
+    costed = [c for c in _cost.COUNT_COLUMNS if c in schema] if "cost_unknown" in schema else []
+    additive = [*needed, *kind_columns, *costed]
     sums = [pl.col(c).fill_null(0).sum().alias(c) for c in additive]
     lazy = counts.lazy()
     if keys:
@@ -335,7 +353,8 @@ def report_from_counts(
         summed = lazy.group_by(keys).agg(*sums).sort(keys, nulls_last=True)
     else:
         summed = lazy.select(*sums)
-    integer = [c for c in additive if c not in ("score_sum", "score_sumsq")]
+    integer = [c for c in additive if c not in ("score_sum", "score_sumsq", *_cost.COUNT_COLUMNS)]
+    integer += _cost.integer_counts(costed)
     summed = summed.with_columns(pl.col(integer).cast(pl.Int64))
 
     accuracy = pl.when(pl.col("n") > 0).then(pl.col("n_correct") / pl.col("n")).alias("accuracy")
@@ -374,9 +393,13 @@ def report_from_counts(
     if score is None:
         score_exprs = []
     stats = [pl.col("n"), pl.col("n_correct"), accuracy, low, high, *extra, *score_exprs]
-    out = out.select(*group, *stats, *kind_columns)
+    costs = _cost.report_columns(costed) if costed else []
+    out = out.select(*group, *stats, *kind_columns, *costs)
     if group:
         out = out.sort(group, nulls_last=True)
+    if costed:
+        out = _cost.with_pareto(out)
+        out = out.select(_cost.order(out.collect_schema().names()))
     return same_kind(out, counts)
 
 
@@ -395,6 +418,7 @@ def report(
     cluster: str | None = None,
     score: str | None = None,
     carried_kinds: Sequence[str] | None = None,
+    cost: Any = None,
 ) -> Any:
     r"""Summarise a graded frame: accuracy with its interval, and failures by kind.
 
@@ -412,7 +436,20 @@ def report(
     - when the frame has a failure-kind column: one Int64 count per failure kind, the seven of
       :data:`gradeframe.KINDS` always, in table order, then the carried kinds (any other
       non-null ``failure_kind``), sorted. A matcher's output has none: then there are no kind
-      columns.
+      columns;
+    - with ``cost``, last: ``input_tokens``, ``output_tokens`` (sums of the known counts; null
+      when none is known), ``cost`` (Float64, dollars: every row charged, retries and errored
+      attempts included; null when any row's usage is unknown), ``cost_per_correct`` (``cost /
+      n_correct``, null without a right answer), ``correct_per_1k_tokens`` (``n_correct`` per
+      thousand input + output tokens, null when any row's token counts are unknown),
+      ``seconds_p50`` and ``seconds_p95`` (when the frame has ``seconds``: linear interpolation
+      between order statistics, numpy's default; nulls and NaN left out), ``pareto`` (Boolean:
+      no other group has both a higher accuracy and a lower cost; null when the group's cost is
+      null, and such a group takes no part), ``cost_unknown`` (Int64: rows whose usage is
+      unknown: a null ``input_tokens`` or ``output_tokens``, or a ``model`` the prices lack),
+      and, when the frame has ``grader_input_tokens``/``grader_output_tokens``,
+      ``grader_cost`` (the grader's calls at the price of the model named in
+      ``grader_model``; never part of ``cost``; null when a grader's call cannot be priced).
 
     Intervals: Wilson's for the accuracy (Wilson 1927). With ``cluster`` (rows of one cluster
     are not independent: several epochs of one question, or several questions about one
@@ -451,6 +488,14 @@ def report(
         The carried kinds to give columns, when you know them. By default they are found in the
         data; on a LazyFrame that collects the distinct values of ``failure_kind`` (the rest of
         the report stays lazy). When given, other carried kinds are not counted in any column.
+    cost
+        Adds the cost columns. Prices as a mapping ``{model: {"input": $, "output": $,
+        "cache_read": $, "reasoning": $}}`` in dollars per million tokens, read against the
+        ``model`` column (a missing key is 0, but a missing ``reasoning`` price is the output
+        price: reasoning tokens are counted in ``output_tokens``; ``cache_read_tokens`` are
+        not counted in ``input_tokens``), or a frame with a ``model`` column and those columns;
+        or the name of a per-row cost column in dollars (a tool's recorded cost, such as
+        promptfoo's). gradeframe ships no prices: they change, you give them.
 
     Returns
     -------
@@ -503,7 +548,52 @@ def report(
     ╞═════╪═══════════╪══════════╪════════╪═════════╪════════════╡
     │ 12  ┆ 5         ┆ 0.417    ┆ 0.0    ┆ 0.841   ┆ 4          │
     └─────┴───────────┴──────────┴────────┴─────────┴────────────┘
+
+    What each model's right answers cost (prices in dollars per million tokens; the unknown
+    model ``c`` makes its cost null, never 0):
+
+    >>> runs = pl.DataFrame(
+    ...     {
+    ...         "model": ["a", "a", "b", "b", "c"],
+    ...         "correct": [True, False, True, True, True],
+    ...         "input_tokens": [1000, 1200, 800, 900, 500],
+    ...         "output_tokens": [200, 300, 900, 1100, 100],
+    ...     }
+    ... )
+    >>> prices = {"a": {"input": 3.0, "output": 15.0}, "b": {"input": 0.5, "output": 1.5}}
+    >>> gf.report(runs, "model", cost=prices).select(
+    ...     "model", "accuracy", "cost", "cost_per_correct", "pareto", "cost_unknown"
+    ... )
+    shape: (3, 6)
+    ┌───────┬──────────┬─────────┬──────────────────┬────────┬──────────────┐
+    │ model ┆ accuracy ┆ cost    ┆ cost_per_correct ┆ pareto ┆ cost_unknown │
+    │ ---   ┆ ---      ┆ ---     ┆ ---              ┆ ---    ┆ ---          │
+    │ str   ┆ f64      ┆ f64     ┆ f64              ┆ bool   ┆ i64          │
+    ╞═══════╪══════════╪═════════╪══════════════════╪════════╪══════════════╡
+    │ a     ┆ 0.5      ┆ 0.0141  ┆ 0.0141           ┆ false  ┆ 0            │
+    │ b     ┆ 1.0      ┆ 0.00385 ┆ 0.001925         ┆ true   ┆ 0            │
+    │ c     ┆ 1.0      ┆ null    ┆ null             ┆ null   ┆ 1            │
+    └───────┴──────────┴─────────┴──────────────────┴────────┴──────────────┘
     """
+    if is_pandas(frame) and cost is not None:
+        from gradeframe import _frames
+
+        check_prefix(prefix)
+        prices = _cost.check_cost(cost)
+        columns = pandas_report_columns(frame, by, correct, failure_kind, prefix, cluster, score)
+        columns |= dict.fromkeys(_cost.input_columns([str(c) for c in frame.columns], prices))
+        result = report(
+            _frames.to_polars(frame, columns),
+            by,
+            correct=correct,
+            failure_kind=failure_kind,
+            prefix=prefix,
+            cluster=cluster,
+            score=score,
+            carried_kinds=carried_kinds,
+            cost=prices,
+        )
+        return _frames.to_pandas_frame(result)
     counts = report_counts(
         frame,
         by,
@@ -513,8 +603,22 @@ def report(
         cluster=cluster,
         score=score,
         carried_kinds=carried_kinds,
+        cost=cost,
     )
-    return report_from_counts(counts, by, cluster=cluster, score=score)
+    out = report_from_counts(counts, by, cluster=cluster, score=score)
+    if cost is None or _cost.SECONDS not in (schema := frame_schema(frame)):
+        return out
+    # The latency percentiles are not additive: computed from the rows, joined on the groups.
+    group = by_columns(by, schema)
+    seconds = _cost.percentiles(frame.lazy(), group, schema)
+    if group:
+        joined = out.lazy().join(
+            seconds, on=group, how="left", nulls_equal=True, maintain_order="left"
+        )
+    else:
+        joined = pl.concat([out.lazy(), seconds], how="horizontal")
+    joined = joined.select(_cost.order(joined.collect_schema().names()))
+    return same_kind(joined, frame)
 
 
 def __getattr__(name: str) -> Any:

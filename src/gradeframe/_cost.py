@@ -1,0 +1,387 @@
+"""Cost, tokens and latency per group of a report: the columns ``report(..., cost=)`` adds.
+
+A report is built in two steps (see :mod:`gradeframe.report`), and so is its cost. The
+additive step, :func:`count_aggregations`, adds to :func:`gradeframe.report_counts`'s group-by
+the sums and counts of unknowns below (every one adds up across partitions); the final step,
+:func:`report_columns`, turns the summed counts into the cost columns, and :func:`with_pareto`
+marks the groups no other group beats on both accuracy and cost. The latency percentiles are
+not additive: :func:`percentiles` computes them from the rows themselves.
+
+The readers' token convention, which the prices follow (inspect's ``ModelUsage``):
+
+- ``input_tokens`` are the input tokens charged at the full rate: they do *not* include the
+  ``cache_read_tokens`` (read from the provider's prompt cache), which are charged at the
+  ``cache_read`` price, so no token is charged twice;
+- ``reasoning_tokens`` are part of ``output_tokens`` (every provider inspect reads counts them
+  there): they are charged at the ``reasoning`` price *instead of* the output price. A price
+  without a ``reasoning`` key charges them what any output token costs (they are output
+  tokens; charging them 0 would make a reasoning model look free). Every other missing key
+  is 0.
+- A null ``cache_read_tokens`` or ``reasoning_tokens`` is none (the tools leave them out when
+  there were none); a null ``input_tokens`` or ``output_tokens`` is unknown usage.
+
+The grader's tokens (``grader_input_tokens``, ``grader_output_tokens``, read apart from the
+model's) are priced at the grader model's own price (its name in ``grader_model``) into
+``grader_cost``, never into ``cost``.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+import polars as pl
+
+from gradeframe._inputs import Schema
+
+#: The keys of a model's prices: dollars per million tokens.
+PRICE_KEYS: Final = ("input", "output", "cache_read", "reasoning")
+
+#: The columns the prices are read against.
+MODEL: Final = "model"
+INPUT: Final = "input_tokens"
+OUTPUT: Final = "output_tokens"
+CACHE_READ: Final = "cache_read_tokens"
+REASONING: Final = "reasoning_tokens"
+SECONDS: Final = "seconds"
+GRADER_INPUT: Final = "grader_input_tokens"
+GRADER_OUTPUT: Final = "grader_output_tokens"
+GRADER_MODEL: Final = "grader_model"
+
+#: The additive columns :func:`count_aggregations` adds to :func:`gradeframe.report_counts`.
+COUNT_COLUMNS: Final = (
+    "input_tokens",
+    "input_tokens_known",
+    "output_tokens",
+    "output_tokens_known",
+    "tokens_unknown",
+    "cost_sum",
+    "cost_unknown",
+    "grader_cost_sum",
+    "grader_cost_unknown",
+)
+
+#: The columns ``report(cost=)`` adds, in order (the percentiles with ``seconds``, the grader's
+#: cost with grader tokens).
+REPORT_COLUMNS: Final = (
+    "input_tokens",
+    "output_tokens",
+    "cost",
+    "cost_per_correct",
+    "correct_per_1k_tokens",
+    "seconds_p50",
+    "seconds_p95",
+    "pareto",
+    "cost_unknown",
+    "grader_cost",
+)
+
+_MILLION: Final = 1_000_000.0
+
+#: Prices as checked: model -> key -> dollars per million tokens (every key present).
+Prices = dict[str, dict[str, float]]
+
+
+# --------------------------------------------------------------------------------------------
+# The prices
+# --------------------------------------------------------------------------------------------
+
+
+def _price(model: str, key: Any, value: Any) -> float:
+    if key not in PRICE_KEYS:
+        msg = (
+            f"`cost`: model {model!r} has an unknown price key {key!r}; the keys are "
+            f"{list(PRICE_KEYS)!r} (dollars per million tokens)."
+        )
+        raise ValueError(msg)
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        msg = (
+            f"`cost`: the {key!r} price of model {model!r} must be a number (dollars per "
+            f"million tokens), got {type(value).__name__}: {value!r}"
+        )
+        raise TypeError(msg)
+    number = float(value)
+    if not math.isfinite(number) or number < 0:
+        msg = (
+            f"`cost`: the {key!r} price of model {model!r} must be a finite number >= 0 "
+            f"(dollars per million tokens), got {value!r}"
+        )
+        raise ValueError(msg)
+    return number
+
+
+def _model_prices(model: Any, given: Any) -> dict[str, float]:
+    if not isinstance(model, str):
+        msg = f"`cost`: a model name must be a string, got {type(model).__name__}: {model!r}"
+        raise TypeError(msg)
+    if not isinstance(given, Mapping):
+        msg = (
+            f"`cost`: the prices of model {model!r} must be a mapping of {list(PRICE_KEYS)!r} "
+            f"to dollars per million tokens, got {type(given).__name__}: {given!r}"
+        )
+        raise TypeError(msg)
+    checked = {key: _price(model, key, value) for key, value in given.items()}
+    prices = {key: checked.get(key, 0.0) for key in PRICE_KEYS}
+    # Reasoning tokens are output tokens: without their own price they cost what output does.
+    prices["reasoning"] = checked.get("reasoning", prices["output"])
+    return prices
+
+
+def _frame_prices(frame: pl.DataFrame) -> Prices:
+    if MODEL not in frame.columns:
+        msg = (
+            f"`cost`: a frame of prices needs a {MODEL!r} column (and some of "
+            f"{list(PRICE_KEYS)!r}); its columns are {frame.columns!r}."
+        )
+        raise ValueError(msg)
+    models = frame[MODEL].to_list()
+    duplicated = sorted({str(m) for m in models if models.count(m) > 1})
+    if duplicated:
+        msg = f"`cost`: the frame of prices gives model(s) {duplicated!r} more than once."
+        raise ValueError(msg)
+    prices = {}
+    for row in frame.to_dicts():
+        model = row.pop(MODEL)
+        # A null price is a missing one (a CSV cell left empty).
+        prices[model] = _model_prices(model, {k: v for k, v in row.items() if v is not None})
+    return prices
+
+
+def check_cost(cost: Any) -> Prices | str | None:
+    """Return the prices checked (every key present), the per-row cost column, or None.
+
+    ``cost`` is a mapping ``{model: {"input": $, "output": $, "cache_read": $, "reasoning":
+    $}}`` (dollars per million tokens), a Polars or pandas frame with a ``model`` column and
+    those columns, or the name of a per-row cost column.
+    """
+    if cost is None or isinstance(cost, str):
+        return cost
+    if isinstance(cost, Mapping):
+        return {model: _model_prices(model, given) for model, given in cost.items()}
+    if type(cost).__module__.startswith("pandas"):
+        from gradeframe import _frames
+
+        cost = _frames.to_polars(cost, dict.fromkeys(str(c) for c in cost.columns))
+    if isinstance(cost, pl.LazyFrame):
+        cost = cost.collect()
+    if isinstance(cost, pl.DataFrame):
+        return _frame_prices(cost)
+    msg = (
+        "`cost` must be a mapping {model: {'input': $, 'output': $, 'cache_read': $, "
+        "'reasoning': $}} (dollars per million tokens), a frame with a 'model' column and those "
+        f"columns, or the name of a per-row cost column; got {type(cost).__name__}: {cost!r}"
+    )
+    raise TypeError(msg)
+
+
+def input_columns(names: Sequence[str], cost: Prices | str) -> list[str]:
+    """Return the frame's columns the cost columns read (``names``: the frame's columns)."""
+    wanted = [INPUT, OUTPUT, CACHE_READ, REASONING, SECONDS, GRADER_INPUT, GRADER_OUTPUT]
+    wanted += [GRADER_MODEL]
+    wanted += [cost] if isinstance(cost, str) else [MODEL]
+    present = set(names)
+    return [name for name in dict.fromkeys(wanted) if name in present]
+
+
+# --------------------------------------------------------------------------------------------
+# The additive step
+# --------------------------------------------------------------------------------------------
+
+
+def _number(schema: Schema, name: str) -> pl.Expr | None:
+    """Return the column as a number (NaN is null), None when the frame lacks it."""
+    if name not in schema:
+        return None
+    dtype = schema[name]
+    if dtype == pl.Null:
+        return pl.col(name).cast(pl.Int64)
+    if not dtype.is_numeric():
+        msg = f"`cost`: the column {name!r} must hold numbers, got {dtype}"
+        raise TypeError(msg)
+    if dtype.is_float():
+        return pl.col(name).fill_nan(None)
+    return pl.col(name)
+
+
+def _lookup(model: pl.Expr, prices: Prices, key: str) -> pl.Expr:
+    """Each row's price of ``key`` for its model (null for a model without prices)."""
+    return model.replace_strict(
+        list(prices), [p[key] for p in prices.values()], default=None, return_dtype=pl.Float64
+    )
+
+
+def _model_name(name: str) -> pl.Expr:
+    return pl.col(name).cast(pl.String)
+
+
+def count_aggregations(schema: Schema, cost: Prices | str) -> list[pl.Expr]:
+    """Return the additive aggregations of the cost columns (see :data:`COUNT_COLUMNS`)."""
+    tokens_in, tokens_out = _number(schema, INPUT), _number(schema, OUTPUT)
+    aggregations = []
+    for name, tokens in ((INPUT, tokens_in), (OUTPUT, tokens_out)):
+        if tokens is None:
+            aggregations += [
+                pl.lit(0, pl.Int64).alias(name),
+                pl.lit(0, pl.Int64).alias(f"{name}_known"),
+            ]
+        else:
+            aggregations += [
+                tokens.sum().alias(name),
+                tokens.count().cast(pl.Int64).alias(f"{name}_known"),
+            ]
+    if tokens_in is None or tokens_out is None:
+        tokens_known = pl.lit(value=False)
+        aggregations.append(pl.len().cast(pl.Int64).alias("tokens_unknown"))
+    else:
+        tokens_known = tokens_in.is_not_null() & tokens_out.is_not_null()
+        aggregations.append((~tokens_known).sum().cast(pl.Int64).alias("tokens_unknown"))
+
+    if isinstance(cost, str):
+        row = _number(schema, cost)
+        if row is None:
+            msg = (
+                f"`cost`: the frame has no per-row cost column {cost!r}; give prices instead "
+                f"(a mapping or frame), or name a column. Its columns are: {list(schema)!r}."
+            )
+            raise pl.exceptions.ColumnNotFoundError(msg)
+        row = row.cast(pl.Float64)
+        known = row.is_not_null()
+    else:
+        if MODEL not in schema:
+            msg = (
+                f"`cost`: prices are given per model, but the frame has no {MODEL!r} column. "
+                f"Its columns are: {list(schema)!r}."
+            )
+            raise pl.exceptions.ColumnNotFoundError(msg)
+        model = _model_name(MODEL)
+        price_in = _lookup(model, cost, "input")
+        row = tokens_in * price_in if tokens_in is not None else pl.lit(None, pl.Float64)
+        if tokens_out is not None:
+            row = row + tokens_out * _lookup(model, cost, "output")
+        cache_read, reasoning = _number(schema, CACHE_READ), _number(schema, REASONING)
+        if cache_read is not None:
+            row = row + cache_read.fill_null(0) * _lookup(model, cost, "cache_read")
+        if reasoning is not None and any(p["reasoning"] != p["output"] for p in cost.values()):
+            extra = {m: {"extra": p["reasoning"] - p["output"]} for m, p in cost.items()}
+            row = row + reasoning.fill_null(0) * _lookup(model, extra, "extra")  # type: ignore[arg-type]
+        row = row / _MILLION
+        known = tokens_known & price_in.is_not_null()
+    aggregations += [
+        pl.when(known).then(row).sum().cast(pl.Float64).alias("cost_sum"),
+        (~known).sum().cast(pl.Int64).alias("cost_unknown"),
+    ]
+
+    grader_in, grader_out = _number(schema, GRADER_INPUT), _number(schema, GRADER_OUTPUT)
+    if grader_in is None and grader_out is None:
+        return aggregations
+    missing = pl.lit(None, pl.Int64)
+    grader_in = missing if grader_in is None else grader_in
+    grader_out = missing if grader_out is None else grader_out
+    grader_model = _model_name(GRADER_MODEL) if GRADER_MODEL in schema else None
+    called = grader_in.is_not_null() | grader_out.is_not_null()
+    if grader_model is not None:
+        called = called | grader_model.is_not_null()
+    if isinstance(cost, str) or grader_model is None:
+        # No prices (a per-row cost column prices the model's calls only), or no grader named.
+        grader_known, grader_row = ~called, pl.lit(0.0)
+    else:
+        price_in = _lookup(grader_model, cost, "input")
+        price_out = _lookup(grader_model, cost, "output")
+        grader_row = (grader_in * price_in + grader_out * price_out) / _MILLION
+        grader_known = ~called | (grader_row.is_not_null())
+    aggregations += [
+        pl.when(called & grader_known)
+        .then(grader_row)
+        .sum()
+        .cast(pl.Float64)
+        .alias("grader_cost_sum"),
+        (~grader_known).sum().cast(pl.Int64).alias("grader_cost_unknown"),
+    ]
+    return aggregations
+
+
+def integer_counts(columns: Sequence[str]) -> list[str]:
+    """Return the count columns present that are integers (the unknowns and known counts)."""
+    return [c for c in columns if c in COUNT_COLUMNS and (c.endswith(("_known", "_unknown")))]
+
+
+# --------------------------------------------------------------------------------------------
+# The final step
+# --------------------------------------------------------------------------------------------
+
+
+def report_columns(columns: Sequence[str]) -> list[pl.Expr]:
+    """Return the cost columns from summed counts (and ``n_correct``), pareto aside."""
+    total = pl.col(INPUT) + pl.col(OUTPUT)
+    cost_known = pl.col("cost_unknown") == 0
+    exprs = [
+        pl.when(pl.col(f"{INPUT}_known") > 0).then(pl.col(INPUT)).alias(INPUT),
+        pl.when(pl.col(f"{OUTPUT}_known") > 0).then(pl.col(OUTPUT)).alias(OUTPUT),
+        pl.when(cost_known).then(pl.col("cost_sum")).alias("cost"),
+        pl.when(cost_known & (pl.col("n_correct") > 0))
+        .then(pl.col("cost_sum") / pl.col("n_correct"))
+        .alias("cost_per_correct"),
+        pl.when((pl.col("tokens_unknown") == 0) & (total > 0))
+        .then(1000.0 * pl.col("n_correct") / total)
+        .alias("correct_per_1k_tokens"),
+        pl.col("cost_unknown"),
+    ]
+    if "grader_cost_sum" in columns:
+        exprs.append(
+            pl.when(pl.col("grader_cost_unknown") == 0)
+            .then(pl.col("grader_cost_sum"))
+            .alias("grader_cost")
+        )
+    return exprs
+
+
+def with_pareto(report: pl.LazyFrame) -> pl.LazyFrame:
+    """Add ``pareto``: no other group has both a higher accuracy and a lower cost.
+
+    Groups with a null cost (or a null accuracy) take no part and get a null. Ties do not
+    beat: a group with the same cost and a higher accuracy does not dominate (its cost is not
+    lower), nor does one with the same accuracy and a lower cost.
+    """
+    taking_part = pl.col("cost").is_not_null() & pl.col("accuracy").is_not_null()
+    # The best accuracy among the groups whose cost is strictly lower than each cost.
+    best_below = (
+        report.filter(taking_part)
+        .group_by("cost")
+        .agg(pl.col("accuracy").max().alias("__best"))
+        .sort("cost")
+        .select("cost", pl.col("__best").cum_max().shift(1).alias("__best_below"))
+    )
+    order = "__report_row"
+    return (
+        report.with_row_index(order)
+        .join(best_below, on="cost", how="left", maintain_order="left")
+        .sort(order)
+        .with_columns(
+            pl.when(taking_part)
+            .then(pl.col("__best_below").is_null() | (pl.col("accuracy") >= pl.col("__best_below")))
+            .alias("pareto")
+        )
+        .drop(order, "__best_below")
+    )
+
+
+def percentiles(frame: pl.LazyFrame, keys: Sequence[str], schema: Schema) -> pl.LazyFrame:
+    """``seconds_p50`` and ``seconds_p95`` per group (linear interpolation, numpy's default)."""
+    seconds = _number(schema, SECONDS)
+    assert seconds is not None  # the caller checks the frame has the column
+    seconds = seconds.cast(pl.Float64)
+    aggregations = [
+        seconds.quantile(0.5, "linear").alias("seconds_p50"),
+        seconds.quantile(0.95, "linear").alias("seconds_p95"),
+    ]
+    if keys:
+        return frame.group_by(list(keys)).agg(*aggregations)
+    return frame.select(*aggregations)
+
+
+def order(columns: Sequence[str]) -> list[str]:
+    """Return the columns with the cost columns last, in :data:`REPORT_COLUMNS` order."""
+    first = [c for c in columns if c not in REPORT_COLUMNS]
+    return first + [c for c in REPORT_COLUMNS if c in columns]
