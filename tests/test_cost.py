@@ -509,3 +509,91 @@ def test_pandas_result_is_a_new_pandas_frame() -> None:
     result = gf.report(frame, "model", cost={"m": {"input": 1.0}})
     assert isinstance(result, pd.DataFrame)
     assert list(frame.columns) == ["model", "correct", "input_tokens", "output_tokens"]
+
+
+# --------------------------------------------------------------------------------------------
+# The command line
+# --------------------------------------------------------------------------------------------
+
+CLI_RUNS = """model,answer,refs,input_tokens,output_tokens,seconds
+large,,Paris,900,0,30.0
+large,Paris,Paris,900,420,4.1
+small,Lyon,Paris,800,150,1.2
+small,Paris,Paris,700,120,1.1
+mini,Paris,Paris,,60,0.7
+"""
+CLI_PRICES = {"large": {"input": 3.0, "output": 15.0}, "small": {"input": 0.25, "output": 1.25}}
+
+
+def _run(*argv: str) -> tuple[int, str, str]:
+    import contextlib
+    import io
+
+    from gradeframe.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(list(argv))
+    return status, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize("form", ["json", "csv"])
+def test_cli_cost_prints_reports_cost_columns(tmp_path, form) -> None:
+    runs = tmp_path / "runs.csv"
+    runs.write_text(CLI_RUNS)
+    prices = tmp_path / f"prices.{form}"
+    if form == "json":
+        prices.write_text(json.dumps(CLI_PRICES))
+    else:
+        lines = ["model,input,output,cache_read"]
+        lines += [f"{m},{p['input']},{p['output']}," for m, p in CLI_PRICES.items()]
+        prices.write_text("\n".join(lines) + "\n")
+    status, out, err = _run("score", str(runs), "--by", "model", "--cost", str(prices), "-q")
+    assert status == 0, err
+    table = [line for line in out.splitlines() if line.startswith("|")]
+    header = [c.strip() for c in table[0].strip("|").split("|")]
+    rows = {
+        cells[0]: dict(zip(header, cells, strict=True))
+        for cells in ([c.strip() for c in line.strip("|").split("|")] for line in table[2:])
+    }
+    graded = pl.read_csv(runs).with_columns(correct=pl.col("answer") == pl.col("refs"))
+    expected = gf.report(graded.fill_null(False), "model", cost=CLI_PRICES, failure_kind=None)
+    for want in expected.iter_rows(named=True):
+        got = rows[want["model"]]
+        shown = "null" if want["cost"] is None else f"{want['cost']:.6f}"
+        assert got["cost"] == shown
+        assert got["cost_unknown"] == str(want["cost_unknown"])
+        assert got["seconds_p95"] == f"{want['seconds_p95']:.3f}"
+    assert rows["mini"]["cost"] == "null"
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "words"),
+    [
+        ("p.json", '{"large": {"input": -3}}', ["--cost", "'large'", "'input'"]),
+        ("p.json", '{"large": {"input": 3,', ["--cost", "not valid JSON"]),
+        ("p.json", "[1, 2]", ["--cost", "object of models"]),
+        ("p.csv", "model,input,output\nlarge,3,abc\n", ["--cost", "'large'", "'output'", "abc"]),
+        ("p.csv", "name,input\nlarge,3\n", ["--cost", "'model' column"]),
+        ("p.csv", "model,input\nlarge,3\nlarge,4\n", ["--cost", "more than once"]),
+        ("p.txt", "{}", ["--cost", ".json or .csv"]),
+    ],
+)
+def test_cli_bad_prices_file_is_named_in_the_clis_words(tmp_path, name, content, words) -> None:
+    runs = tmp_path / "runs.csv"
+    runs.write_text(CLI_RUNS)
+    (tmp_path / name).write_text(content)
+    status, _, err = _run("score", str(runs), "--cost", str(tmp_path / name), "-q")
+    assert status == 2
+    assert err.startswith("gradeframe: error: ")
+    assert "Traceback" not in err
+    for word in words:
+        assert word in err
+
+
+def test_cli_missing_prices_file(tmp_path) -> None:
+    runs = tmp_path / "runs.csv"
+    runs.write_text(CLI_RUNS)
+    status, _, err = _run("score", str(runs), "--cost", str(tmp_path / "none.json"), "-q")
+    assert status == 2
+    assert "cannot be read" in err

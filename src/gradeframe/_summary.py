@@ -142,9 +142,10 @@ class SummaryMethods(Generic[Summarized]):
         on: str | Sequence[str] | None = None,
         title: str | None = None,
         max_failures: int = 5000,
+        cost: Any = None,
     ) -> str:
         return html_rules.html_report(
-            self._frame, path, by=by, on=on, title=title, max_failures=max_failures
+            self._frame, path, by=by, on=on, title=title, max_failures=max_failures, cost=cost
         )
 
     @delegates(sample_rules.pass_at_k)

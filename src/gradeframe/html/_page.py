@@ -30,6 +30,7 @@ from gradeframe import kinds
 from gradeframe._inputs import item_columns
 from gradeframe.compare import agreement, compare, discordant
 from gradeframe.failures import cut_text, failures
+from gradeframe.html._cost import cost_section
 from gradeframe.report import (
     CLUSTER_COLUMNS,
     STAT_COLUMNS,
@@ -104,6 +105,7 @@ def html_report(
     on: str | Sequence[str] | None = None,
     title: str | None = None,
     max_failures: int = 5000,
+    cost: Any = None,
 ) -> str:
     """Return one self-contained HTML page of a graded frame, and write it to ``path``.
 
@@ -140,6 +142,9 @@ def html_report(
     max_failures
         At most this many rows in the failure browser (and in each other list of rows); the page
         says when rows were cut.
+    cost
+        Prices (or a per-row cost column), as in :func:`gradeframe.report`: adds a cost section,
+        the cost columns of the report per group and a chart of accuracy against cost.
 
     Returns
     -------
@@ -156,7 +161,7 @@ def html_report(
     >>> 'id="failures-title"' in page, page == graded.grade.html(title="Example run")
     (True, True)
     """
-    page = build_page(frame, by=by, on=on, title=title, max_failures=max_failures)
+    page = build_page(frame, by=by, on=on, title=title, max_failures=max_failures, cost=cost)
     if path is not None:
         write_page(page, path)
     return page
@@ -210,12 +215,13 @@ def build_page(
     expected: str | bool | None = None,
     prefix: str = "",
     cluster: str | None = None,
+    cost: Any = None,
 ) -> str:
     """Return the page of :func:`html_report`, with what only a caller such as the CLI knows.
 
     Parameters
     ----------
-    frame, by, on, title, max_failures
+    frame, by, on, title, max_failures, cost
         As in :func:`html_report`.
     source
         The input's name (say the file read); default: the title, else the frame's type.
@@ -250,6 +256,7 @@ def build_page(
         expected=expected,
         prefix=prefix,
         cluster=cluster,
+        cost=cost,
     )
     return render(context)
 
@@ -314,6 +321,7 @@ def page_context(
     expected: str | bool | None,
     prefix: str,
     cluster: str | None = None,
+    cost: Any = None,
 ) -> dict[str, Any]:
     """Gather every section's data: the functions' results as display values."""
     _check_arguments(title, max_failures, source)
@@ -331,6 +339,7 @@ def page_context(
         "grader": grader,
         "summary": _summary(overall, groups),
         "report": _report_section(df, groups, prefix, cluster),
+        "cost": cost_section(df, groups, prefix, cluster, cost),
     }
     items = _items(on, schema, groups)
     # Within a group, the item columns that are not group columns name an item (a log frame
