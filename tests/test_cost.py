@@ -37,9 +37,9 @@ ROWS: dict[str, list[Any]] = {
     "cache_read_tokens": [None, 400, 0, 300, None, None, None, None],
     "reasoning_tokens": [None, 120, 100, None, None, None, None, None],
     "seconds": [0.5, 2.0, 1.5, 0.25, 0.75, None, 3.0, 1.0],
-    "grader_input_tokens": [None, 500, 400, 300, 300, None, 200, None],
+    "grader_input_tokens": [None, 500, 400, 300, 300, None, 200, 100],
     "grader_output_tokens": [None, 10, 10, 5, 5, None, 2, None],
-    "grader_model": [None, "judge", "judge", "judge", "judge", None, "nobody", None],
+    "grader_model": [None, "judge", "judge", "judge", "judge", "judge", "nobody", None],
 }
 
 
@@ -73,8 +73,8 @@ def hand_costs(rows: dict[str, list[Any]], by: str | None, prices: dict) -> dict
                 ) / 1e6
             g_in, g_out = rows["grader_input_tokens"][i], rows["grader_output_tokens"][i]
             g_model = rows["grader_model"][i]
-            if g_in is None and g_out is None and g_model is None:
-                continue
+            if g_in is None and g_out is None:
+                continue  # no grader call
             g_price = prices.get(g_model)
             if g_in is None or g_out is None or g_price is None:
                 grader_unknown += 1

@@ -1,8 +1,9 @@
 """Cost, tokens and latency per group of a report: the columns ``report(..., cost=)`` adds.
 
 A report is built in two steps (see :mod:`gradeframe.report`), and so is its cost. The
-additive step, :func:`count_aggregations`, adds to :func:`gradeframe.report_counts`'s group-by
-the sums and counts of unknowns below (every one adds up across partitions); the final step,
+additive step, :func:`grouped_counts`, adds to :func:`gradeframe.report_counts`'s group-by the
+token sums and counts of unknowns (priced per model, then every one adds up across
+partitions); the final step,
 :func:`report_columns`, turns the summed counts into the cost columns, and :func:`with_pareto`
 marks the groups no other group beats on both accuracy and cost. The latency percentiles are
 not additive: :func:`percentiles` computes them from the rows themselves.
@@ -19,6 +20,8 @@ The readers' token convention, which the prices follow (inspect's ``ModelUsage``
   is 0.
 - A null ``cache_read_tokens`` or ``reasoning_tokens`` is none (the tools leave them out when
   there were none); a null ``input_tokens`` or ``output_tokens`` is unknown usage.
+- A row with a grader's tokens (either count) had a grader call; with one count of the two,
+  or no price for its ``grader_model``, the call's cost is unknown.
 
 The grader's tokens (``grader_input_tokens``, ``grader_output_tokens``, read apart from the
 model's) are priced at the grader model's own price (its name in ``grader_model``) into
@@ -50,7 +53,7 @@ GRADER_INPUT: Final = "grader_input_tokens"
 GRADER_OUTPUT: Final = "grader_output_tokens"
 GRADER_MODEL: Final = "grader_model"
 
-#: The additive columns :func:`count_aggregations` adds to :func:`gradeframe.report_counts`.
+#: The additive columns :func:`grouped_counts` adds to :func:`gradeframe.report_counts`.
 COUNT_COLUMNS: Final = (
     "input_tokens",
     "input_tokens_known",
@@ -205,40 +208,65 @@ def _number(schema: Schema, name: str) -> pl.Expr | None:
     return pl.col(name)
 
 
-def _lookup(model: pl.Expr, prices: Prices, key: str) -> pl.Expr:
-    """Each row's price of ``key`` for its model (null for a model without prices)."""
+def _model_name(name: str) -> pl.Expr:
+    return pl.col(name).cast(pl.String)
+
+
+def _price_of(model: pl.Expr, prices: Prices, key: str) -> pl.Expr:
+    """Return the price of ``key`` for each model named (null for a model without prices)."""
     return model.replace_strict(
         list(prices), [p[key] for p in prices.values()], default=None, return_dtype=pl.Float64
     )
 
 
-def _model_name(name: str) -> pl.Expr:
-    return pl.col(name).cast(pl.String)
+def _sum(expr: pl.Expr | None, name: str) -> pl.Expr:
+    return pl.lit(0, pl.Int64).alias(name) if expr is None else expr.sum().alias(name)
 
 
-def count_aggregations(schema: Schema, cost: Prices | str) -> list[pl.Expr]:
-    """Return the additive aggregations of the cost columns (see :data:`COUNT_COLUMNS`)."""
+def grouped_counts(
+    frame: pl.LazyFrame,
+    keys: Sequence[str],
+    aggregations: Sequence[pl.Expr],
+    schema: Schema,
+    cost: Prices | str,
+) -> pl.LazyFrame:
+    """Group ``frame`` by ``keys`` with ``aggregations`` and the cost counts (COUNT_COLUMNS).
+
+    A cost is linear in the tokens, and a price depends on the model alone: so the rows are
+    summed per group *and model* (and grader model) first, in the one group-by the report
+    makes, and the sums are priced afterwards, once per model instead of once per row; then
+    summed over the models. The counts of unknowns make the cost null wherever a sum left a
+    row out (a null count, a model without a price), so the sums need not know which rows.
+    """
     tokens_in, tokens_out = _number(schema, INPUT), _number(schema, OUTPUT)
-    aggregations = []
-    for name, tokens in ((INPUT, tokens_in), (OUTPUT, tokens_out)):
-        if tokens is None:
-            aggregations += [
-                pl.lit(0, pl.Int64).alias(name),
-                pl.lit(0, pl.Int64).alias(f"{name}_known"),
-            ]
-        else:
-            aggregations += [
-                tokens.sum().alias(name),
-                tokens.count().cast(pl.Int64).alias(f"{name}_known"),
-            ]
-    if tokens_in is None or tokens_out is None:
-        tokens_known = pl.lit(value=False)
-        aggregations.append(pl.len().cast(pl.Int64).alias("tokens_unknown"))
-    else:
-        tokens_known = tokens_in.is_not_null() & tokens_out.is_not_null()
-        aggregations.append((~tokens_known).sum().cast(pl.Int64).alias("tokens_unknown"))
+    cache_read, reasoning = _number(schema, CACHE_READ), _number(schema, REASONING)
+    grader_in, grader_out = _number(schema, GRADER_INPUT), _number(schema, GRADER_OUTPUT)
+    graded = grader_in is not None or grader_out is not None
+    priced = not isinstance(cost, str)
+    if priced and MODEL not in schema:
+        msg = (
+            f"`cost`: prices are given per model, but the frame has no {MODEL!r} column. "
+            f"Its columns are: {list(schema)!r}."
+        )
+        raise pl.exceptions.ColumnNotFoundError(msg)
+    extra = [MODEL] if priced and MODEL not in keys else []
+    if priced and graded and GRADER_MODEL in schema and GRADER_MODEL not in keys:
+        extra.append(GRADER_MODEL)
 
-    if isinstance(cost, str):
+    sums = [*aggregations]
+    for name, tokens in ((INPUT, tokens_in), (OUTPUT, tokens_out)):
+        sums.append(_sum(tokens, name))
+        # (A sum of a Boolean is several times faster than count() in a group-by.)
+        known = pl.lit(0) if tokens is None else tokens.is_not_null().sum()
+        sums.append(known.cast(pl.Int64).alias(f"{name}_known"))
+    if tokens_in is None or tokens_out is None:
+        sums.append(pl.len().cast(pl.Int64).alias("tokens_unknown"))
+    else:
+        unknown = (tokens_in + tokens_out).is_null().sum()
+        sums.append(unknown.cast(pl.Int64).alias("tokens_unknown"))
+    if priced:
+        sums += [_sum(cache_read, "__cache_read"), _sum(reasoning, "__reasoning")]
+    else:
         row = _number(schema, cost)
         if row is None:
             msg = (
@@ -246,60 +274,77 @@ def count_aggregations(schema: Schema, cost: Prices | str) -> list[pl.Expr]:
                 f"(a mapping or frame), or name a column. Its columns are: {list(schema)!r}."
             )
             raise pl.exceptions.ColumnNotFoundError(msg)
-        row = row.cast(pl.Float64)
-        known = row.is_not_null()
-    else:
-        if MODEL not in schema:
-            msg = (
-                f"`cost`: prices are given per model, but the frame has no {MODEL!r} column. "
-                f"Its columns are: {list(schema)!r}."
-            )
-            raise pl.exceptions.ColumnNotFoundError(msg)
-        model = _model_name(MODEL)
-        price_in = _lookup(model, cost, "input")
-        row = tokens_in * price_in if tokens_in is not None else pl.lit(None, pl.Float64)
-        if tokens_out is not None:
-            row = row + tokens_out * _lookup(model, cost, "output")
-        cache_read, reasoning = _number(schema, CACHE_READ), _number(schema, REASONING)
-        if cache_read is not None:
-            row = row + cache_read.fill_null(0) * _lookup(model, cost, "cache_read")
-        if reasoning is not None and any(p["reasoning"] != p["output"] for p in cost.values()):
-            extra = {m: {"extra": p["reasoning"] - p["output"]} for m, p in cost.items()}
-            row = row + reasoning.fill_null(0) * _lookup(model, extra, "extra")  # type: ignore[arg-type]
-        row = row / _MILLION
-        known = tokens_known & price_in.is_not_null()
-    aggregations += [
-        pl.when(known).then(row).sum().cast(pl.Float64).alias("cost_sum"),
-        (~known).sum().cast(pl.Int64).alias("cost_unknown"),
-    ]
+        sums += [
+            row.sum().cast(pl.Float64).alias("cost_sum"),
+            row.is_null().sum().cast(pl.Int64).alias("cost_unknown"),
+        ]
+    if graded:
+        # A row with a grader's tokens had a grader call; one with one count of two is unknown.
+        missing = pl.lit(None, pl.Int64)
+        g_in = missing if grader_in is None else grader_in
+        g_out = missing if grader_out is None else grader_out
+        sums += [
+            _sum(grader_in, "__grader_in"),
+            _sum(grader_out, "__grader_out"),
+            (g_in.is_not_null() | g_out.is_not_null())
+            .sum()
+            .cast(pl.Int64)
+            .alias("__grader_called"),
+            (g_in.is_null() ^ g_out.is_null()).sum().cast(pl.Int64).alias("__grader_bad"),
+        ]
 
-    grader_in, grader_out = _number(schema, GRADER_INPUT), _number(schema, GRADER_OUTPUT)
-    if grader_in is None and grader_out is None:
-        return aggregations
-    missing = pl.lit(None, pl.Int64)
-    grader_in = missing if grader_in is None else grader_in
-    grader_out = missing if grader_out is None else grader_out
-    grader_model = _model_name(GRADER_MODEL) if GRADER_MODEL in schema else None
-    called = grader_in.is_not_null() | grader_out.is_not_null()
-    if grader_model is not None:
-        called = called | grader_model.is_not_null()
-    if isinstance(cost, str) or grader_model is None:
-        # No prices (a per-row cost column prices the model's calls only), or no grader named.
-        grader_known, grader_row = ~called, pl.lit(0.0)
-    else:
-        price_in = _lookup(grader_model, cost, "input")
-        price_out = _lookup(grader_model, cost, "output")
-        grader_row = (grader_in * price_in + grader_out * price_out) / _MILLION
-        grader_known = ~called | (grader_row.is_not_null())
-    aggregations += [
-        pl.when(called & grader_known)
-        .then(grader_row)
-        .sum()
-        .cast(pl.Float64)
-        .alias("grader_cost_sum"),
-        (~grader_known).sum().cast(pl.Int64).alias("grader_cost_unknown"),
-    ]
-    return aggregations
+    group = [*keys, *extra]
+    out = frame.group_by(group).agg(*sums) if group else frame.select(*sums)
+    priced_columns = []
+    if priced:
+        model = _model_name(MODEL)
+        price_in = _price_of(model, cost, "input")
+        reasoning_extra = {m: {"extra": p["reasoning"] - p["output"]} for m, p in cost.items()}
+        total = (
+            pl.col(INPUT) * price_in
+            + pl.col(OUTPUT) * _price_of(model, cost, "output")
+            + pl.col("__cache_read") * _price_of(model, cost, "cache_read")
+            + pl.col("__reasoning") * _price_of(model, reasoning_extra, "extra")  # type: ignore[arg-type]
+        ) / _MILLION
+        priced_columns += [
+            total.alias("cost_sum"),
+            pl.when(price_in.is_null())
+            .then(pl.col("n"))
+            .otherwise(pl.col("tokens_unknown"))
+            .alias("cost_unknown"),
+        ]
+    if graded:
+        if priced and GRADER_MODEL in schema:
+            grader_model = _model_name(GRADER_MODEL)
+            g_price_in = _price_of(grader_model, cost, "input")  # type: ignore[arg-type]
+            g_price_out = _price_of(grader_model, cost, "output")  # type: ignore[arg-type]
+            grader_sum = (
+                pl.col("__grader_in") * g_price_in + pl.col("__grader_out") * g_price_out
+            ) / _MILLION
+            unknown = (
+                pl.when(g_price_in.is_null())
+                .then(pl.col("__grader_called"))
+                .otherwise(pl.col("__grader_bad"))
+            )
+        else:
+            # No prices (a per-row cost column prices the model's calls only), or no grader
+            # named: every grader call is unknown.
+            grader_sum, unknown = pl.lit(0.0), pl.col("__grader_called")
+        priced_columns += [
+            pl.when(pl.col("__grader_called") > 0)
+            .then(grader_sum)
+            .otherwise(0.0)
+            .alias("grader_cost_sum"),
+            unknown.alias("grader_cost_unknown"),
+        ]
+    temporary = ["__cache_read", "__reasoning", "__grader_in", "__grader_out"]
+    temporary += ["__grader_called", "__grader_bad"]
+    out = out.with_columns(priced_columns).drop(*extra, *temporary, strict=False)
+    if not extra:
+        return out
+    # Summed over the models (a small frame: a row per group and model).
+    summed = pl.all().exclude(*keys).sum() if keys else pl.all().sum()
+    return out.group_by(list(keys)).agg(summed) if keys else out.select(summed)
 
 
 def integer_counts(columns: Sequence[str]) -> list[str]:

@@ -232,8 +232,6 @@ def report_counts(
             (value * value).sum().alias("score_sumsq"),
         ]
     prices = _cost.check_cost(cost)
-    if prices is not None:
-        aggregations += _cost.count_aggregations(schema, prices)
     names = [*COUNT_COLUMNS, *SCORE_COUNT_COLUMNS, *STAT_COLUMNS, *CLUSTER_COLUMNS]
     names += list(SCORE_COLUMNS)
     if prices is not None:
@@ -250,7 +248,10 @@ def report_counts(
         msg = f"`failure_kind`: carried kind(s) {clash!r} share a name with report columns."
         raise ValueError(msg)
     lazy = frame.lazy()
-    if keys:
+    if prices is not None:
+        out = _cost.grouped_counts(lazy, keys, aggregations, schema, prices)
+        out = out.sort(keys, nulls_last=True) if keys else out
+    elif keys:
         out = lazy.group_by(keys).agg(*aggregations).sort(keys, nulls_last=True)
     else:
         out = lazy.select(*aggregations)
