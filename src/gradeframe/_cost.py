@@ -426,6 +426,30 @@ def percentiles(frame: pl.LazyFrame, keys: Sequence[str], schema: Schema) -> pl.
     return frame.select(*aggregations)
 
 
+def with_percentiles(
+    report: pl.DataFrame | pl.LazyFrame, frame: Any, keys: Sequence[str], schema: Schema
+) -> pl.LazyFrame:
+    """Join ``seconds_p50``/``seconds_p95`` of ``frame`` onto ``report`` (cost columns last)."""
+    seconds = percentiles(frame.lazy(), keys, schema)
+    if keys:
+        joined = report.lazy().join(
+            seconds, on=list(keys), how="left", nulls_equal=True, maintain_order="left"
+        )
+    else:
+        joined = pl.concat([report.lazy(), seconds], how="horizontal")
+    return joined.select(order(joined.collect_schema().names()))
+
+
+def pandas_input(frame: Any, columns: dict[str, None], cost: Any) -> tuple[pl.DataFrame, Any]:
+    """Return the pandas frame's report columns and cost columns as Polars, and the prices."""
+    from gradeframe import _frames
+
+    prices = check_cost(cost)
+    if prices is not None:
+        columns = columns | dict.fromkeys(input_columns([str(c) for c in frame.columns], prices))
+    return _frames.to_polars(frame, columns), prices
+
+
 def order(columns: Sequence[str]) -> list[str]:
     """Return the columns with the cost columns last, in :data:`REPORT_COLUMNS` order."""
     first = [c for c in columns if c not in REPORT_COLUMNS]

@@ -180,11 +180,9 @@ def report_counts(
 
         check_prefix(prefix)
         columns = pandas_report_columns(frame, by, correct, failure_kind, prefix, cluster, score)
-        prices = _cost.check_cost(cost)
-        if prices is not None:
-            columns |= dict.fromkeys(_cost.input_columns([str(c) for c in frame.columns], prices))
+        polars_frame, prices = _cost.pandas_input(frame, columns, cost)
         result = report_counts(
-            _frames.to_polars(frame, columns),
+            polars_frame,
             by,
             correct=correct,
             failure_kind=failure_kind,
@@ -438,19 +436,11 @@ def report(
       :data:`gradeframe.KINDS` always, in table order, then the carried kinds (any other
       non-null ``failure_kind``), sorted. A matcher's output has none: then there are no kind
       columns;
-    - with ``cost``, last: ``input_tokens``, ``output_tokens`` (sums of the known counts; null
-      when none is known), ``cost`` (Float64, dollars: every row charged, retries and errored
-      attempts included; null when any row's usage is unknown), ``cost_per_correct`` (``cost /
-      n_correct``, null without a right answer), ``correct_per_1k_tokens`` (``n_correct`` per
-      thousand input + output tokens, null when any row's token counts are unknown),
-      ``seconds_p50`` and ``seconds_p95`` (when the frame has ``seconds``: linear interpolation
-      between order statistics, numpy's default; nulls and NaN left out), ``pareto`` (Boolean:
-      no other group has both a higher accuracy and a lower cost; null when the group's cost is
-      null, and such a group takes no part), ``cost_unknown`` (Int64: rows whose usage is
-      unknown: a null ``input_tokens`` or ``output_tokens``, or a ``model`` the prices lack),
-      and, when the frame has ``grader_input_tokens``/``grader_output_tokens``,
-      ``grader_cost`` (the grader's calls at the price of the model named in
-      ``grader_model``; never part of ``cost``; null when a grader's call cannot be priced).
+    - with ``cost``, last: ``input_tokens``, ``output_tokens`` (sums of the known counts),
+      ``cost`` (dollars, every row charged; null when any row's usage is unknown),
+      ``cost_per_correct``, ``correct_per_1k_tokens``, ``seconds_p50``/``seconds_p95`` (with
+      ``seconds``; numpy's linear percentiles), ``pareto`` (no other group both more accurate
+      and cheaper), ``cost_unknown`` and, with a grader's tokens, ``grader_cost`` (docs/reports.md).
 
     Intervals: Wilson's for the accuracy (Wilson 1927). With ``cluster`` (rows of one cluster
     are not independent: several epochs of one question, or several questions about one
@@ -490,13 +480,10 @@ def report(
         data; on a LazyFrame that collects the distinct values of ``failure_kind`` (the rest of
         the report stays lazy). When given, other carried kinds are not counted in any column.
     cost
-        Adds the cost columns. Prices as a mapping ``{model: {"input": $, "output": $,
-        "cache_read": $, "reasoning": $}}`` in dollars per million tokens, read against the
-        ``model`` column (a missing key is 0, but a missing ``reasoning`` price is the output
-        price: reasoning tokens are counted in ``output_tokens``; ``cache_read_tokens`` are
-        not counted in ``input_tokens``), or a frame with a ``model`` column and those columns;
-        or the name of a per-row cost column in dollars (a tool's recorded cost, such as
-        promptfoo's). gradeframe ships no prices: they change, you give them.
+        Prices ``{model: {"input": $, "output": $, "cache_read": $, "reasoning": $}}`` in
+        dollars per million tokens (a frame with ``model`` and those columns works too), or the
+        name of a per-row cost column in dollars. A missing key is 0; a missing ``reasoning``
+        price is the output price (reasoning tokens are output tokens). gradeframe ships none.
 
     Returns
     -------
@@ -576,25 +563,15 @@ def report(
     │ c     ┆ 1.0      ┆ null    ┆ null             ┆ null   ┆ 1            │
     └───────┴──────────┴─────────┴──────────────────┴────────┴──────────────┘
     """
-    if is_pandas(frame) and cost is not None:
+    options = {"correct": correct, "failure_kind": failure_kind, "prefix": prefix}
+    options |= {"cluster": cluster, "score": score, "carried_kinds": carried_kinds}
+    if is_pandas(frame) and cost is not None:  # one conversion for the counts and percentiles
         from gradeframe import _frames
 
         check_prefix(prefix)
-        prices = _cost.check_cost(cost)
         columns = pandas_report_columns(frame, by, correct, failure_kind, prefix, cluster, score)
-        columns |= dict.fromkeys(_cost.input_columns([str(c) for c in frame.columns], prices))
-        result = report(
-            _frames.to_polars(frame, columns),
-            by,
-            correct=correct,
-            failure_kind=failure_kind,
-            prefix=prefix,
-            cluster=cluster,
-            score=score,
-            carried_kinds=carried_kinds,
-            cost=prices,
-        )
-        return _frames.to_pandas_frame(result)
+        polars_frame, prices = _cost.pandas_input(frame, columns, cost)
+        return _frames.to_pandas_frame(report(polars_frame, by, **options, cost=prices))
     counts = report_counts(
         frame,
         by,
@@ -610,16 +587,7 @@ def report(
     if cost is None or _cost.SECONDS not in (schema := frame_schema(frame)):
         return out
     # The latency percentiles are not additive: computed from the rows, joined on the groups.
-    group = by_columns(by, schema)
-    seconds = _cost.percentiles(frame.lazy(), group, schema)
-    if group:
-        joined = out.lazy().join(
-            seconds, on=group, how="left", nulls_equal=True, maintain_order="left"
-        )
-    else:
-        joined = pl.concat([out.lazy(), seconds], how="horizontal")
-    joined = joined.select(_cost.order(joined.collect_schema().names()))
-    return same_kind(joined, frame)
+    return same_kind(_cost.with_percentiles(out, frame, by_columns(by, schema), schema), frame)
 
 
 def __getattr__(name: str) -> Any:
