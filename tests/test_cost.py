@@ -88,8 +88,10 @@ def hand_costs(rows: dict[str, list[Any]], by: str | None, prices: dict) -> dict
         seconds = [rows["seconds"][i] for i in members if rows["seconds"][i] is not None]
         if by:
             out[by].append(key)
-        out["input_tokens"].append(sum(known_in) if known_in else None)
-        out["output_tokens"].append(sum(known_out) if known_out else None)
+        # Sums of the known counts; null when no row of the group has both counts known.
+        usage_known = tokens_unknown < len(members)
+        out["input_tokens"].append(sum(known_in) if usage_known else None)
+        out["output_tokens"].append(sum(known_out) if usage_known else None)
         out["cost"].append(None if unknown else cost)
         out["cost_per_correct"].append(None if unknown or not n_correct else cost / n_correct)
         out["correct_per_1k_tokens"].append(

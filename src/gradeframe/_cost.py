@@ -56,9 +56,7 @@ GRADER_MODEL: Final = "grader_model"
 #: The additive columns :func:`grouped_counts` adds to :func:`gradeframe.report_counts`.
 COUNT_COLUMNS: Final = (
     "input_tokens",
-    "input_tokens_known",
     "output_tokens",
-    "output_tokens_known",
     "tokens_unknown",
     "cost_sum",
     "cost_unknown",
@@ -254,11 +252,8 @@ def grouped_counts(
         extra.append(GRADER_MODEL)
 
     sums = [*aggregations]
-    for name, tokens in ((INPUT, tokens_in), (OUTPUT, tokens_out)):
-        sums.append(_sum(tokens, name))
-        # (A sum of a Boolean is several times faster than count() in a group-by.)
-        known = pl.lit(0) if tokens is None else tokens.is_not_null().sum()
-        sums.append(known.cast(pl.Int64).alias(f"{name}_known"))
+    # Counting nulls costs a group-by several times what a sum does: one count serves all.
+    sums += [_sum(tokens_in, INPUT), _sum(tokens_out, OUTPUT)]
     if tokens_in is None or tokens_out is None:
         sums.append(pl.len().cast(pl.Int64).alias("tokens_unknown"))
     else:
@@ -361,9 +356,11 @@ def report_columns(columns: Sequence[str]) -> list[pl.Expr]:
     """Return the cost columns from summed counts (and ``n_correct``), pareto aside."""
     total = pl.col(INPUT) + pl.col(OUTPUT)
     cost_known = pl.col("cost_unknown") == 0
+    usage_known = pl.col("tokens_unknown") < pl.col("n")
     exprs = [
-        pl.when(pl.col(f"{INPUT}_known") > 0).then(pl.col(INPUT)).alias(INPUT),
-        pl.when(pl.col(f"{OUTPUT}_known") > 0).then(pl.col(OUTPUT)).alias(OUTPUT),
+        # Null when no row's usage is known (0 would read as "used no tokens").
+        pl.when(usage_known).then(pl.col(INPUT)).alias(INPUT),
+        pl.when(usage_known).then(pl.col(OUTPUT)).alias(OUTPUT),
         pl.when(cost_known).then(pl.col("cost_sum")).alias("cost"),
         pl.when(cost_known & (pl.col("n_correct") > 0))
         .then(pl.col("cost_sum") / pl.col("n_correct"))

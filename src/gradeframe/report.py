@@ -126,10 +126,10 @@ def report_counts(
       :data:`gradeframe.KINDS` always, in table order, then the carried kinds, sorted;
     - with ``score``: ``score_n`` (Int64, rows with a score: null and NaN are none),
       ``score_sum`` and ``score_sumsq`` (Float64, the sum of the scores and of their squares);
-    - with ``cost``: the token sums and known counts, the sum of the known costs and the count
-      of unknown ones (``input_tokens``, ``input_tokens_known``, ``output_tokens``,
-      ``output_tokens_known``, ``tokens_unknown``, ``cost_sum``, ``cost_unknown``, and with
-      grader tokens ``grader_cost_sum``, ``grader_cost_unknown``).
+    - with ``cost``: the token sums, the rows with unknown tokens, the sum of the known costs
+      and the count of unknown ones (``input_tokens``, ``output_tokens``, ``tokens_unknown``,
+      ``cost_sum``, ``cost_unknown``; with grader tokens ``grader_cost_sum``,
+      ``grader_cost_unknown``).
 
     So the counts of several partitions, concatenated (``how="diagonal"``, a missing kind column
     counting 0), grouped by the key columns and summed, are the counts of the whole frame, and
