@@ -299,3 +299,15 @@ def test_report_cost_columns_from_summed_counts(spark, tmp_path) -> None:
             assert got[column] == want[column], column
     assert any(c is None for c in got["cost"]), "one model's cost is unknown"
     assert any(c is not None for c in got["cost"]), "the others' is known"
+
+
+def test_choice_with_one_option_letter_gives_polars_rows(spark) -> None:
+    frame = pl.DataFrame(
+        {"row_id": [0, 1, 2, 3], "answer": ["A", "B", "(a)", None], "key": ["A", "A", "A", "A"]}
+    )
+    sdf = spark.createDataFrame(frame.to_arrow()).repartition(2)
+    expected = frame.grade.choice("answer", "key", letters="A")
+    columns = ["correct", "chosen"]
+    assert collected(gs.choice(sdf, "answer", "key", letters="A"), columns) == to_data(
+        expected.select(columns)
+    )
