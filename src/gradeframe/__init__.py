@@ -50,6 +50,7 @@ from gradeframe.matchers import (
 from gradeframe.refusal import DEFAULT_REFUSAL_PHRASES, is_refusal
 from gradeframe.report import failures, report, report_counts, report_from_counts
 from gradeframe.samples import consistency, flaky, pass_at_k
+from gradeframe.verdict import read_verdict
 
 # The frame functions take turns, as the `.grade` methods do (see gradeframe._threads): threads
 # grading at once could otherwise deadlock in Polars. The modules keep the plain functions, which
@@ -115,6 +116,7 @@ __all__ = [
     "read_log",
     "read_openai_evals",
     "read_promptfoo",
+    "read_verdict",
     "report",
     "report_counts",
     "report_from_counts",

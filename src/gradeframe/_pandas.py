@@ -22,6 +22,7 @@ from gradeframe import answer as answer_rules
 from gradeframe import extract as extract_rules
 from gradeframe import fold as fold_rules
 from gradeframe import matchers as matcher_rules
+from gradeframe import verdict as verdict_rules
 from gradeframe._delegate import delegates
 from gradeframe._frames import (
     Role,
@@ -36,6 +37,7 @@ from gradeframe.extract import Which
 from gradeframe.matchers import _base as matcher_base
 from gradeframe.matchers.equivalent import Fallback, Percent
 from gradeframe.matchers.matches import PatternLike
+from gradeframe.verdict import OnConflict, Scheme
 
 
 def run_on_pandas(
@@ -329,3 +331,28 @@ class PandasSeriesGrade:
     @delegates(extract_rules.extract_boxed)
     def extract_boxed(self) -> pd.Series:
         return self._run(extract_rules.extract_boxed)
+
+    @delegates(verdict_rules.read_verdict)
+    def read_verdict(
+        self,
+        *,
+        scheme: Scheme = "grade",
+        choices: Sequence[str] | None = None,
+        scale: tuple[float, float] | None = None,
+        on_conflict: OnConflict = "last",
+    ) -> pd.DataFrame:
+        """Return a pandas DataFrame of ``verdict``, ``score``, ``grader_failure`` (index kept)."""
+        expr = verdict_rules.read_verdict(
+            pl.col("__gradeframe__"),
+            scheme=scheme,
+            choices=choices,
+            scale=scale,
+            on_conflict=on_conflict,
+        )
+        name = "__gradeframe__"
+        frame = to_polars(pd.DataFrame({name: self._series.array}), {name: "text"})
+        fields = frame.select(expr.alias(name)).unnest(name)
+        return pd.DataFrame(
+            {c: to_pandas_column(fields.get_column(c)) for c in fields.columns},
+            index=self._series.index,
+        )

@@ -16,6 +16,7 @@ from gradeframe import answer as answer_rules
 from gradeframe import extract as extract_rules
 from gradeframe import fold as fold_rules
 from gradeframe import matchers as matcher_rules
+from gradeframe import verdict as verdict_rules
 from gradeframe._delegate import delegates
 from gradeframe._inputs import IntoExpr
 from gradeframe._summary import SummaryMethods
@@ -23,6 +24,7 @@ from gradeframe.answer import NotFound, Refusal
 from gradeframe.extract import Which
 from gradeframe.matchers.equivalent import Fallback, Percent
 from gradeframe.matchers.matches import PatternLike
+from gradeframe.verdict import OnConflict, Scheme
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
 
@@ -245,6 +247,19 @@ class ExprGrade:
     def extract_boxed(self) -> pl.Expr:
         return extract_rules.extract_boxed(self._expr)
 
+    @delegates(verdict_rules.read_verdict)
+    def read_verdict(
+        self,
+        *,
+        scheme: Scheme = "grade",
+        choices: Sequence[str] | None = None,
+        scale: tuple[float, float] | None = None,
+        on_conflict: OnConflict = "last",
+    ) -> pl.Expr:
+        return verdict_rules.read_verdict(
+            self._expr, scheme=scheme, choices=choices, scale=scale, on_conflict=on_conflict
+        )
+
 
 @pl.api.register_series_namespace("grade")
 class SeriesGrade:
@@ -286,3 +301,20 @@ class SeriesGrade:
     @delegates(extract_rules.extract_boxed)
     def extract_boxed(self) -> pl.Series:
         return self._run(extract_rules.extract_boxed)
+
+    @delegates(verdict_rules.read_verdict)
+    def read_verdict(
+        self,
+        *,
+        scheme: Scheme = "grade",
+        choices: Sequence[str] | None = None,
+        scale: tuple[float, float] | None = None,
+        on_conflict: OnConflict = "last",
+    ) -> pl.Series:
+        return self._run(
+            verdict_rules.read_verdict,
+            scheme=scheme,
+            choices=choices,
+            scale=scale,
+            on_conflict=on_conflict,
+        )

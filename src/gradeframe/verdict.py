@@ -1,0 +1,586 @@
+"""Verdicts: read a judge's reply or a yes/no reply as a column, and grade by it (SPEC §13).
+
+:func:`read_verdict` reads the verdict a grader model wrote at the end of its reasoning ("GRADE:
+C", "Y", "[[8]]", ``{"pass": true}``) and, when it cannot, says why (``grader_failure``).
+:func:`judge` grades rows by that verdict and keeps the grader's failures apart from the model's
+(the failure kind ``grader_failure``).
+
+How a verdict is read, as column operations in linear time:
+
+1. One pass of Polars' regex engine (which never backtracks) over each text finds the
+   *candidates*: every place where a marker and its token may stand, written loosely (any case,
+   fullwidth forms, zero-width characters, markdown emphasis, one pair of brackets or quotes).
+2. Only those short candidates are normalised (fullwidth to ASCII, zero-width characters and
+   emphasis removed) and read: the token, its verdict, or that the token is not offered.
+3. The last reading wins (``on_conflict="last"``), or two different readings are
+   ``conflicting`` (``"fail"``).
+
+The scalar reference of these rules, written with lookarounds on the whole normalised text, is
+``tests/reference_verdict.py``; hypothesis holds the column code to it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Final, Literal, TypeAlias, get_args
+
+import polars as pl
+
+from gradeframe._inputs import IntoExpr, keep_name, to_expr
+
+__all__ = ["FAILURES", "JUDGE_COLUMNS", "SCHEMES", "read_verdict"]
+
+Scheme: TypeAlias = Literal["grade", "yes_no", "scale", "json"]
+OnConflict: TypeAlias = Literal["last", "fail"]
+
+#: The schemes :func:`read_verdict` reads.
+SCHEMES: Final[tuple[str, ...]] = get_args(Scheme)
+_ON_CONFLICT: Final[tuple[str, ...]] = get_args(OnConflict)
+
+EMPTY: Final = "empty"
+NO_VERDICT: Final = "no_verdict"
+NOT_OFFERED: Final = "not_offered"
+OUT_OF_SCALE: Final = "out_of_scale"
+TRUNCATED: Final = "truncated"
+CONFLICTING: Final = "conflicting"
+#: The values of ``grader_failure``.
+FAILURES: Final = (EMPTY, NO_VERDICT, NOT_OFFERED, OUT_OF_SCALE, TRUNCATED, CONFLICTING)
+
+#: The struct :func:`read_verdict` returns.
+VERDICT_DTYPE: Final = pl.Struct(
+    {"verdict": pl.String(), "score": pl.Float64(), "grader_failure": pl.String()}
+)
+#: The columns :func:`with_judge` adds, before ``prefix``.
+JUDGE_COLUMNS: Final = ("correct", "failure_kind", "verdict", "score", "grader_failure")
+
+# --------------------------------------------------------------------------------------------
+# Normalisation: fullwidth forms, zero-width characters, emphasis and brackets
+# --------------------------------------------------------------------------------------------
+
+#: Zero-width characters, removed anywhere (a character class body).
+ZERO_WIDTH: Final = "\u200b-\u200d\u2060\ufeff"
+#: Fullwidth forms of the printable ASCII characters (U+FF01-FF5E), and the ideographic space.
+FULLWIDTH: Final[dict[str, str]] = {chr(c + 0xFEE0): chr(c) for c in range(0x21, 0x7F)} | {
+    "\u3000": " "
+}
+
+_Z: Final = f"[{ZERO_WIDTH}]*"
+#: Markdown emphasis (and zero-width characters), ignored around markers and tokens.
+_EMPHASIS: Final = f"[*_`＊＿｀{ZERO_WIDTH}]*"
+#: One opening and one closing bracket, parenthesis or quote.
+_OPEN: Final = "[\\[(\"'\u201c\u2018\u00ab［（＂＇]"
+_CLOSE: Final = "[\\])\"'\u201d\u2019\u00bb］）＂＇]"
+#: Before a marker or a token: emphasis, at most one opening bracket or quote, emphasis.
+_BEFORE: Final = f"{_EMPHASIS}{_OPEN}?{_EMPHASIS}"
+#: After a marker: emphasis, at most one closing bracket or quote, emphasis.
+_AFTER: Final = f"{_EMPHASIS}{_CLOSE}?{_EMPHASIS}"
+#: White space (any, line breaks included) and zero-width characters.
+_SPACE: Final = f"[\\s{ZERO_WIDTH}]*"
+#: White space and emphasis, mixed (between a marker and its colon, a colon and its token).
+_GAP: Final = f"[\\s*_`＊＿｀{ZERO_WIDTH}]*"
+#: From the end of a marker word to its token: the colon with emphasis, space and brackets.
+_TO_TOKEN: Final = f"{_GAP}{_CLOSE}?{_GAP}[:：]{_GAP}{_OPEN}?{_GAP}"
+#: White space within one line.
+_LINE_SPACE: Final = f"[ \\t\\r\u3000{ZERO_WIDTH}]*"
+_COLON: Final = "[:：]"
+#: The character before a marker: not a word character, emphasis or zero-width character (a
+#: marker glued to a word is no marker: "downgrade", "my_grade").
+_START: Final = f"(?:^|[^\\p{{L}}\\p{{N}}_*`＊＿｀{ZERO_WIDTH}])"
+#: A word as written: letters, digits, "_" and zero-width characters.
+_WORD: Final = f"[\\p{{L}}\\p{{N}}_＿{ZERO_WIDTH}]+"
+
+
+def _loose(word: str) -> str:
+    """Return a pattern for a word in any case, fullwidth or not, zero-width characters inside."""
+    parts = []
+    for char in word:
+        if char == " ":
+            parts.append(f"[ \\t\u3000{ZERO_WIDTH}]+")
+        else:
+            parts.append(f"[{re.escape(char)}{re.escape(chr(ord(char) + 0xFEE0))}]")
+    return _Z.join(parts)
+
+
+def _alternatives(words: Sequence[str]) -> str:
+    return "(?:" + "|".join(_loose(w) for w in words) + ")"
+
+
+def normalise(text: pl.Expr) -> pl.Expr:
+    """Read fullwidth forms as ASCII and remove zero-width characters (for short candidates)."""
+    return text.str.replace_many(FULLWIDTH).str.replace_all(f"[{ZERO_WIDTH}]", "")
+
+
+# --------------------------------------------------------------------------------------------
+# The schemes
+# --------------------------------------------------------------------------------------------
+
+#: The grade scheme's tokens (lower case, one space between words) and the letter each reads.
+GRADE_TOKENS: Final = {
+    "c": "C",
+    "correct": "C",
+    "p": "P",
+    "partial": "P",
+    "partially correct": "P",
+    "i": "I",
+    "incorrect": "I",
+}
+GRADE_SCORES: Final = {"C": 1.0, "P": 0.5, "I": 0.0}
+#: A reading that names a token the scheme has but ``choices`` leaves out ("CI", or "P" with
+#: ``choices=("C", "I")``).
+_NOT_OFFERED_READING: Final = "\x00not_offered"
+
+#: Candidates: a GRADE marker, a colon, and the word after it (or "partially correct").
+GRADE_CANDIDATE: Final = (
+    "(?i)"
+    + _START
+    + _BEFORE
+    + _loose("grade")
+    + _TO_TOKEN
+    + "(?:"
+    + _loose("partially")
+    + f"[\\s{ZERO_WIDTH}]+"
+    + _loose("correct")
+    + "\\b|"
+    + _WORD
+    + ")"
+)
+
+
+def _grade_reading(candidate: pl.Expr, choices: tuple[str, ...]) -> pl.Expr:
+    """Read one normalised candidate: a letter, the not-offered reading, or null (no token)."""
+    token = (
+        candidate.str.replace(r"^[^:]*:[\s*_`\[(\"'\u201c\u2018\u00ab]*", "")
+        .str.strip_chars_end("_")
+        .str.to_lowercase()
+        .str.replace_all(r"\s+", " ")
+    )
+    letter = token.replace_strict(GRADE_TOKENS, default=None, return_dtype=pl.String)
+    several = token.str.contains(r"^[cpi]{2,}$")  # "CI": two tokens at once
+    offered = letter.is_in(list(choices))
+    return (
+        pl.when(letter.is_not_null() & offered)
+        .then(letter)
+        .when(letter.is_not_null() | several)
+        .then(pl.lit(_NOT_OFFERED_READING))
+    )
+
+
+#: The yes/no words and the verdict each reads.
+YES_NO_WORDS: Final = {"yes": "yes", "y": "yes", "no": "no", "n": "no"}
+#: The prefixes of a verdict line ("Verdict: yes").
+YES_NO_PREFIXES: Final = (
+    "final verdict",
+    "final answer",
+    "verdict",
+    "answer",
+    "judgement",
+    "judgment",
+)
+_BULLET: Final = "(?:[-*+\u2022][ \\t]+)?"
+_YES_NO: Final = "(?:" + "|".join(_loose(w) for w in ("yes", "no", "y", "n")) + ")"
+#: What may follow a verdict word that ends it: not a letter, digit, "/" or "-" ("N/A", "No-one").
+_WORD_END: Final = f"{_Z}(?:[^\\p{{L}}\\p{{N}}/\\-{ZERO_WIDTH}]|$)"
+#: A line that is only a verdict word (a list item too; a final "." or "!" dropped) ...
+_VERDICT_LINE: Final = (
+    "^"
+    + _LINE_SPACE
+    + _BULLET
+    + _BEFORE
+    + _YES_NO
+    + _AFTER
+    + "[.!．！]?"
+    + _EMPHASIS
+    + _LINE_SPACE
+    + "$"
+)
+#: ... or a line that begins with a prefix, a colon and a verdict word.
+_PREFIX_LINE: Final = (
+    "^"
+    + _LINE_SPACE
+    + _BULLET
+    + _BEFORE
+    + _alternatives(YES_NO_PREFIXES)
+    + _AFTER
+    + _LINE_SPACE
+    + _COLON
+    + _LINE_SPACE
+    + _BEFORE
+    + _YES_NO
+    + _WORD_END
+)
+YES_NO_LINE: Final = f"(?im){_VERDICT_LINE}|{_PREFIX_LINE}"
+#: The reply's opening word, read when no line holds a verdict.
+YES_NO_OPENING: Final = "(?i)^" + _SPACE + _BEFORE + _YES_NO + _WORD_END
+
+
+def _yes_no_reading(candidate: pl.Expr) -> pl.Expr:
+    """Read one normalised candidate: the last verdict word in it."""
+    word = candidate.str.extract(
+        r"(?i)(?:^|[^\p{L}\p{N}])(yes|no|y|n)[^\p{L}\p{N}]*$"
+    ).str.to_lowercase()
+    return word.replace_strict(YES_NO_WORDS, default=None, return_dtype=pl.String)
+
+
+#: A number as a scale verdict: digits, an optional decimal part (fullwidth digits too).
+_DIGIT: Final = f"[0-9０-９][0-9０-９{ZERO_WIDTH}]*"
+_NUMBER: Final = f"{_DIGIT}(?:[.．]{_Z}{_DIGIT})?"
+SCALE_CANDIDATE: Final = (
+    "(?i)"
+    # [[x]]
+    + f"[\\[［]{_Z}[\\[［]{_SPACE}{_NUMBER}{_SPACE}[\\]］]{_Z}[\\]］]"
+    # Rating: x, Score: x
+    + "|"
+    + _START
+    + _BEFORE
+    + _alternatives(("rating", "score"))
+    + _TO_TOKEN
+    + _NUMBER
+    # x/high, x out of high
+    + f"|(?:^|[^\\p{{L}}\\p{{N}}_.．{ZERO_WIDTH}]){_Z}{_NUMBER}{_SPACE}"
+    + f"(?:[/／]|{_loose('out')}{_SPACE}{_loose('of')}){_SPACE}[0-9０-９]"
+)
+
+
+def _scale_reading(candidate: pl.Expr) -> pl.Expr:
+    """Read one normalised candidate: the number as written (a final "." never is part of it)."""
+    number = r"([0-9]+(?:\.[0-9]+)?)"
+    return pl.coalesce(
+        candidate.str.extract(r"(?i)(?:\[\[|rating|score)[^0-9]*" + number),
+        candidate.str.extract(number),
+    )
+
+
+# JSON, as the standard writes it (no normalisation: keys are read in any case).
+_JSON_SPACE: Final = "[ \\t\\n\\r]*"
+_JSON_STRING: Final = r'"(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*"'
+_JSON_NUMBER: Final = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?"
+_JSON_SCALAR: Final = f"(?:{_JSON_STRING}|{_JSON_NUMBER}|true|false|null)"
+
+
+def _json_object(value: str) -> str:
+    pair = f"{_JSON_STRING}{_JSON_SPACE}:{_JSON_SPACE}{value}"
+    return f"\\{{{_JSON_SPACE}(?:{pair}(?:{_JSON_SPACE},{_JSON_SPACE}{pair})*)?{_JSON_SPACE}\\}}"
+
+
+def _json_array(value: str) -> str:
+    return f"\\[{_JSON_SPACE}(?:{value}(?:{_JSON_SPACE},{_JSON_SPACE}{value})*)?{_JSON_SPACE}\\]"
+
+
+def _json_value(depth: int) -> str:
+    if depth == 0:
+        return _JSON_SCALAR
+    inner = _json_value(depth - 1)
+    return f"(?:{_JSON_SCALAR}|{_json_object(inner)}|{_json_array(inner)})"
+
+
+#: How deep values inside a verdict object may nest (an object nested deeper is not read).
+JSON_DEPTH: Final = 2
+#: A JSON object that parses (its values nested at most :data:`JSON_DEPTH` deep).
+JSON_OBJECT: Final = _json_object(_json_value(JSON_DEPTH))
+#: One key and its value, at the top level of an object matched by :data:`JSON_OBJECT`.
+_JSON_PAIR: Final = f"{_JSON_STRING}{_JSON_SPACE}:{_JSON_SPACE}{_json_value(JSON_DEPTH)}"
+#: A text that ends inside an object that never closes: an object's start, then anything but
+#: braces (strings, inner objects and one last inner object or string left open), to the end.
+_JSON_INNER: Final = f'(?:{_JSON_STRING}|[^{{}}"])*'
+_JSON_OPEN_STRING: Final = r'"(?:[^"\\]|\\.)*'
+JSON_TRUNCATED: Final = (
+    f'\\{{{_JSON_SPACE}(?:{_JSON_STRING}(?:{_JSON_STRING}|[^{{}}"]|\\{{{_JSON_INNER}\\}})*'
+    f"(?:\\{{{_JSON_INNER})?(?:{_JSON_OPEN_STRING})?|{_JSON_OPEN_STRING})$"
+)
+
+_PASS_WORDS: Final = {
+    "true": "pass",
+    "false": "fail",
+    '"pass"': "pass",
+    '"fail"': "fail",
+    '"yes"': "pass",
+    '"no"': "fail",
+}
+
+
+def _json_key(pairs: pl.Expr, key: str) -> pl.Expr:
+    """Return the values (as written) of the top-level ``key`` (any case) among the pairs."""
+    pattern = f'(?i)^"{key}"{_JSON_SPACE}:{_JSON_SPACE}'
+    value = pl.element().str.replace(pattern, "")
+    return pairs.list.eval(
+        pl.when(pl.element().str.contains(pattern)).then(value).otherwise(None)
+    ).list.drop_nulls()
+
+
+def _json_reading(obj: pl.Expr) -> pl.Expr:
+    """Read one object: ``{pass, score}`` (each null when absent), or null without either key."""
+    pairs = obj.str.replace(r"^\{", "").str.extract_all(_JSON_PAIR)
+    passed = pl.coalesce(
+        _json_key(pairs, key)
+        .list.last()
+        .str.to_lowercase()
+        .replace_strict(_PASS_WORDS, default=None, return_dtype=pl.String)
+        for key in ("pass", "verdict")
+    )
+    raw = _json_key(pairs, "score").list.last()
+    score = raw.str.strip_chars('"').str.strip_chars(" \t\n\r")
+    score = pl.when(score.str.contains(f"^{_JSON_NUMBER}$")).then(score.cast(pl.Float64))
+    return pl.when(passed.is_not_null() | score.is_not_null()).then(
+        pl.struct(passed=passed, score=score)
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# read_verdict
+# --------------------------------------------------------------------------------------------
+
+
+def check_verdict_arguments(
+    scheme: object,
+    choices: object,
+    scale: object,
+    on_conflict: object,
+) -> tuple[tuple[str, ...], tuple[float, float] | None]:
+    """Check read_verdict's arguments; return ``choices`` (upper case) and ``scale``."""
+    if scheme not in SCHEMES:
+        msg = f"`scheme` must be one of {', '.join(map(repr, SCHEMES))}; got {scheme!r}"
+        raise ValueError(msg)
+    if on_conflict not in _ON_CONFLICT:
+        allowed = ", ".join(map(repr, _ON_CONFLICT))
+        msg = f"`on_conflict` must be one of {allowed}; got {on_conflict!r}"
+        raise ValueError(msg)
+    offered: tuple[str, ...] = ("C", "P", "I")
+    if choices is not None:
+        if scheme != "grade":
+            msg = (
+                f"`choices` applies to scheme='grade' only; got choices={choices!r} with "
+                f"scheme={scheme!r}"
+            )
+            raise ValueError(msg)
+        if isinstance(choices, str) or not isinstance(choices, Sequence) or not choices:
+            msg = f"`choices` must be a non-empty list or tuple of 'C', 'P', 'I'; got {choices!r}"
+            raise TypeError(msg)
+        offered = tuple(str(c).upper() for c in choices)
+        bad = [c for c in choices if not isinstance(c, str) or c.upper() not in GRADE_SCORES]
+        if bad:
+            msg = f"`choices` may hold 'C', 'P' and 'I' only; got {bad[0]!r} in {choices!r}"
+            raise ValueError(msg)
+    bounds = None
+    if scheme == "scale":
+        if scale is None:
+            msg = "`scale` is required with scheme='scale': give scale=(low, high), say (1, 10)"
+            raise ValueError(msg)
+        if (
+            isinstance(scale, str)
+            or not isinstance(scale, Sequence)
+            or len(scale) != 2
+            or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in scale)
+            or not scale[0] <= scale[1]
+        ):
+            msg = f"`scale` must be (low, high), two numbers with low <= high; got {scale!r}"
+            raise ValueError(msg)
+        bounds = (float(scale[0]), float(scale[1]))
+    elif scale is not None:
+        msg = f"`scale` applies to scheme='scale' only; got scale={scale!r} with scheme={scheme!r}"
+        raise ValueError(msg)
+    return offered, bounds
+
+
+def _decide(readings: pl.Expr, on_conflict: str) -> tuple[pl.Expr, pl.Expr]:
+    """Return (the reading that decides, whether the readings conflict) of a list of readings."""
+    readings = readings.list.drop_nulls()
+    last = readings.list.last()
+    conflict = (readings.list.n_unique() > 1) if on_conflict == "fail" else pl.lit(value=False)
+    return last, conflict.fill_null(value=False)
+
+
+def _result(verdict: pl.Expr, score: pl.Expr, failure: pl.Expr) -> pl.Expr:
+    return pl.struct(
+        verdict=pl.when(failure.is_null()).then(verdict),
+        score=pl.when(failure.is_null()).then(score),
+        grader_failure=failure,
+    )
+
+
+def _is_blank(text: pl.Expr) -> pl.Expr:
+    return text.is_null() | ~text.str.contains(f"[^\\s{ZERO_WIDTH}]")
+
+
+def _read_grade(text: pl.Expr, choices: tuple[str, ...], on_conflict: str) -> pl.Expr:
+    candidates = text.str.extract_all(GRADE_CANDIDATE)
+    readings = candidates.list.eval(_grade_reading(normalise(pl.element()), choices))
+    last, conflict = _decide(readings, on_conflict)
+    failure = (
+        pl.when(_is_blank(text))
+        .then(pl.lit(EMPTY))
+        .when(conflict)
+        .then(pl.lit(CONFLICTING))
+        .when(last.is_null())
+        .then(pl.lit(NO_VERDICT))
+        .when(last == _NOT_OFFERED_READING)
+        .then(pl.lit(NOT_OFFERED))
+    )
+    return _result(last, last.replace_strict(GRADE_SCORES, default=None), failure)
+
+
+def _read_yes_no(text: pl.Expr, on_conflict: str) -> pl.Expr:
+    lines = text.str.extract_all(YES_NO_LINE)
+    readings = lines.list.eval(_yes_no_reading(normalise(pl.element())))
+    last, conflict = _decide(readings, on_conflict)
+    opening = _yes_no_reading(normalise(text.str.extract(f"({YES_NO_OPENING})")))
+    verdict = pl.coalesce(last, opening)
+    failure = (
+        pl.when(_is_blank(text))
+        .then(pl.lit(EMPTY))
+        .when(conflict)
+        .then(pl.lit(CONFLICTING))
+        .when(verdict.is_null())
+        .then(pl.lit(NO_VERDICT))
+    )
+    score = verdict.replace_strict({"yes": 1.0, "no": 0.0}, default=None)
+    return _result(verdict, score, failure)
+
+
+def _read_scale(text: pl.Expr, bounds: tuple[float, float], on_conflict: str) -> pl.Expr:
+    candidates = text.str.extract_all(SCALE_CANDIDATE)
+    readings = candidates.list.eval(_scale_reading(normalise(pl.element())))
+    last, conflict = _decide(readings.list.eval(pl.element().cast(pl.Float64)), on_conflict)
+    written = readings.list.drop_nulls().list.last()
+    low, high = bounds
+    failure = (
+        pl.when(_is_blank(text))
+        .then(pl.lit(EMPTY))
+        .when(conflict)
+        .then(pl.lit(CONFLICTING))
+        .when(last.is_null())
+        .then(pl.lit(NO_VERDICT))
+        .when((last < low) | (last > high))
+        .then(pl.lit(OUT_OF_SCALE))
+    )
+    return _result(written, last, failure)
+
+
+def _read_json(text: pl.Expr, on_conflict: str) -> pl.Expr:
+    objects = text.str.extract_all(JSON_OBJECT)
+    readings = objects.list.eval(_json_reading(pl.element())).list.drop_nulls()
+    last = readings.list.last()
+    passes = readings.list.eval(pl.element().struct.field("passed")).list.drop_nulls()
+    conflict = (
+        (passes.list.n_unique() > 1).fill_null(value=False)
+        if on_conflict == "fail"
+        else pl.lit(value=False)
+    )
+    failure = (
+        pl.when(_is_blank(text))
+        .then(pl.lit(EMPTY))
+        .when(text.str.contains(JSON_TRUNCATED))
+        .then(pl.lit(TRUNCATED))
+        .when(conflict)
+        .then(pl.lit(CONFLICTING))
+        .when(last.is_null())
+        .then(pl.lit(NO_VERDICT))
+    )
+    return _result(last.struct.field("passed"), last.struct.field("score"), failure)
+
+
+def read_verdict(
+    text: IntoExpr,
+    *,
+    scheme: Scheme = "grade",
+    choices: Sequence[str] | None = None,
+    scale: tuple[float, float] | None = None,
+    on_conflict: OnConflict = "last",
+) -> pl.Expr:
+    r"""Read the verdict a grader wrote (a judge's reply, or a yes/no reply), or say why not.
+
+    Before reading, markers and tokens are normalised: fullwidth forms read as ASCII
+    ("ＧＲＡＤＥ：Ｃ" is "GRADE:C"), zero-width characters are removed, and markdown emphasis
+    and one pair of brackets, parentheses or quotes around a marker or a token are ignored
+    (``**GRADE:** C``, ``GRADE: [C]``). Markers and tokens are whole words in any case:
+    "downgrade: C" holds no marker, and "GRADE: Correctly" no verdict. The time is linear in
+    the text's length.
+
+    Schemes:
+
+    - ``"grade"``: ``GRADE``, ``:`` (white space on either side, a line break too), then a token:
+      ``C``, ``P``, ``I``, or ``correct``, ``partially correct``, ``partial``, ``incorrect``.
+      ``verdict`` is the letter, ``score`` 1, 0.5 or 0. A token ``choices`` leaves out (and
+      "CI", two tokens at once) is ``not_offered``; a word that is no token is not read.
+    - ``"yes_no"``: the last line that is only ``yes``, ``no``, ``y`` or ``n`` (a list item too,
+      a final "." or "!" dropped), or that begins with ``verdict:``, ``final verdict:``,
+      ``answer:``, ``final answer:``, ``judgement:`` or ``judgment:`` and such a word; without
+      one, the reply's opening word ("Yes, because ..."). "N/A" is no verdict. ``verdict`` is
+      "yes" or "no", ``score`` 1 or 0.
+    - ``"scale"``: the last of ``[[x]]``, ``Rating: x``, ``Score: x``, ``x/n`` and ``x out of
+      n`` (x an integer or a decimal); ``verdict`` is x as written, ``score`` its value; outside
+      ``scale=(low, high)`` it is ``out_of_scale``.
+    - ``"json"``: the last JSON object (bare or in a fence; values nested at most two deep)
+      with a ``pass``, ``verdict`` or ``score`` key, in any case. ``pass`` (true/false,
+      "pass"/"fail"/"yes"/"no") gives ``verdict`` "pass" or "fail"; a number ``score`` (or a
+      numeric string) gives ``score``. A text that ends inside an unclosed object is
+      ``truncated``; an object that does not parse is skipped.
+
+    ``grader_failure`` is null when a verdict was read, else ``empty`` (null or blank text),
+    ``no_verdict``, ``not_offered``, ``out_of_scale``, ``truncated`` or ``conflicting`` (two
+    readings differ, under ``on_conflict="fail"``; under ``"last"`` the last one wins).
+
+    Parameters
+    ----------
+    text
+        The grader's replies: a column name or a String expression.
+    scheme
+        ``"grade"``, ``"yes_no"``, ``"scale"`` or ``"json"``.
+    choices
+        For ``"grade"``: the letters offered (default ``("C", "P", "I")``).
+    scale
+        For ``"scale"`` (required there): ``(low, high)``.
+    on_conflict
+        ``"last"`` (the last reading wins) or ``"fail"`` (differing readings are
+        ``conflicting``).
+
+    Returns
+    -------
+    pl.Expr
+        A struct expression with the fields ``verdict`` (String), ``score`` (Float64) and
+        ``grader_failure`` (String), named after ``text``.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import gradeframe as gf
+    >>> df = pl.DataFrame(
+    ...     {"judge": ["Fine. **GRADE:** C", "GRADE: [P]", "downgrade: C", "GRADE: CI", None]}
+    ... )
+    >>> df.select(gf.read_verdict("judge")).unnest("judge")
+    shape: (5, 3)
+    ┌─────────┬───────┬────────────────┐
+    │ verdict ┆ score ┆ grader_failure │
+    │ ---     ┆ ---   ┆ ---            │
+    │ str     ┆ f64   ┆ str            │
+    ╞═════════╪═══════╪════════════════╡
+    │ C       ┆ 1.0   ┆ null           │
+    │ P       ┆ 0.5   ┆ null           │
+    │ null    ┆ null  ┆ no_verdict     │
+    │ null    ┆ null  ┆ not_offered    │
+    │ null    ┆ null  ┆ empty          │
+    └─────────┴───────┴────────────────┘
+    >>> replies = pl.DataFrame({"reply": ["Yes, there is no doubt.", "Y\nNote: units omitted."]})
+    >>> replies.select(gf.read_verdict("reply", scheme="yes_no")).unnest("reply")
+    shape: (2, 3)
+    ┌─────────┬───────┬────────────────┐
+    │ verdict ┆ score ┆ grader_failure │
+    │ ---     ┆ ---   ┆ ---            │
+    │ str     ┆ f64   ┆ str            │
+    ╞═════════╪═══════╪════════════════╡
+    │ yes     ┆ 1.0   ┆ null           │
+    │ yes     ┆ 1.0   ┆ null           │
+    └─────────┴───────┴────────────────┘
+    """
+    offered, bounds = check_verdict_arguments(scheme, choices, scale, on_conflict)
+    source = to_expr(text, "text")
+    value = source.cast(pl.String)
+    if scheme == "grade":
+        result = _read_grade(value, offered, on_conflict)
+    elif scheme == "yes_no":
+        result = _read_yes_no(value, on_conflict)
+    elif scheme == "scale":
+        result = _read_scale(value, bounds, on_conflict)  # type: ignore[arg-type]
+    else:
+        result = _read_json(value, on_conflict)
+    return keep_name(result.cast(VERDICT_DTYPE), source)
