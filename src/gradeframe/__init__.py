@@ -50,7 +50,7 @@ from gradeframe.matchers import (
 from gradeframe.refusal import DEFAULT_REFUSAL_PHRASES, is_refusal
 from gradeframe.report import failures, report, report_counts, report_from_counts
 from gradeframe.samples import consistency, flaky, pass_at_k
-from gradeframe.verdict import read_verdict
+from gradeframe.verdict import judge, read_verdict, with_judge
 
 # The frame functions take turns, as the `.grade` methods do (see gradeframe._threads): threads
 # grading at once could otherwise deadlock in Polars. The modules keep the plain functions, which
@@ -76,6 +76,7 @@ with_f1 = _one_at_a_time(with_f1)
 with_includes = _one_at_a_time(with_includes)
 with_matches = _one_at_a_time(with_matches)
 with_within = _one_at_a_time(with_within)
+with_judge = _one_at_a_time(with_judge)
 del _one_at_a_time
 
 __all__ = [
@@ -107,6 +108,7 @@ __all__ = [
     "includes",
     "is_not_found",
     "is_refusal",
+    "judge",
     "matches",
     "pass_at_k",
     "pass_at_k_chart",
@@ -126,6 +128,7 @@ __all__ = [
     "with_exact_match",
     "with_f1",
     "with_includes",
+    "with_judge",
     "with_matches",
     "with_within",
     "within",

@@ -289,6 +289,39 @@ class PandasFrameGrade(SummaryMethods[pd.DataFrame]):
             prefix=prefix,
         )
 
+    @delegates(verdict_rules.with_judge, doc=verdict_rules.judge)
+    def judge(
+        self,
+        text: IntoExpr = "judge",
+        *,
+        scheme: Scheme = "grade",
+        expected: IntoExpr | None = None,
+        answer: IntoExpr | None = None,
+        pass_score: float | None = None,
+        choices: Sequence[str] | None = None,
+        scale: tuple[float, float] | None = None,
+        on_conflict: OnConflict = "last",
+        prefix: str = "",
+    ) -> pd.DataFrame:
+        arguments = [("text", text, "text"), ("expected", expected, None), ("answer", answer, None)]
+        if answer is not None:  # flat record columns read by name (answer_rules.BY_NAME)
+            present = {str(c) for c in self._frame.columns}
+            arguments += [(role, role, None) for role in answer_rules.BY_NAME if role in present]
+        return self._add_columns(
+            verdict_rules.with_judge,
+            verdict_rules.JUDGE_COLUMNS,
+            arguments,
+            text,
+            scheme=scheme,
+            expected=expected,
+            answer=answer,
+            pass_score=pass_score,
+            choices=choices,
+            scale=scale,
+            on_conflict=on_conflict,
+            prefix=prefix,
+        )
+
 
 @pd.api.extensions.register_series_accessor("grade")
 class PandasSeriesGrade:

@@ -201,6 +201,33 @@ class _FrameGrade(SummaryMethods[FrameT]):
             prefix=prefix,
         )
 
+    @delegates(verdict_rules.with_judge, doc=verdict_rules.judge)
+    def judge(
+        self,
+        text: IntoExpr = "judge",
+        *,
+        scheme: Scheme = "grade",
+        expected: IntoExpr | None = None,
+        answer: IntoExpr | None = None,
+        pass_score: float | None = None,
+        choices: Sequence[str] | None = None,
+        scale: tuple[float, float] | None = None,
+        on_conflict: OnConflict = "last",
+        prefix: str = "",
+    ) -> FrameT:
+        return verdict_rules.with_judge(
+            self._frame,
+            text,
+            scheme=scheme,
+            expected=expected,
+            answer=answer,
+            pass_score=pass_score,
+            choices=choices,
+            scale=scale,
+            on_conflict=on_conflict,
+            prefix=prefix,
+        )
+
 
 @pl.api.register_dataframe_namespace("grade")
 class DataFrameGrade(_FrameGrade[pl.DataFrame]):

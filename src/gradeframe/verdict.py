@@ -23,13 +23,28 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Final, Literal, TypeAlias, get_args
+from typing import Final, Literal, TypeAlias, TypeVar, get_args
 
 import polars as pl
 
-from gradeframe._inputs import IntoExpr, keep_name, to_expr
+from gradeframe import answer as answer_rules
+from gradeframe import kinds
+from gradeframe._inputs import (
+    IntoExpr,
+    Schema,
+    check_column,
+    check_output_names,
+    check_prefix,
+    frame_schema,
+    keep_name,
+    to_expr,
+)
 
-__all__ = ["FAILURES", "JUDGE_COLUMNS", "SCHEMES", "read_verdict"]
+FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
+#: A name no input column is expected to have, for the struct a frame function unnests.
+_RESULT: Final = "__gradeframe_judge__"
+
+__all__ = ["FAILURES", "JUDGE_COLUMNS", "SCHEMES", "judge", "read_verdict", "with_judge"]
 
 Scheme: TypeAlias = Literal["grade", "yes_no", "scale", "json"]
 OnConflict: TypeAlias = Literal["last", "fail"]
@@ -584,3 +599,239 @@ def read_verdict(
     else:
         result = _read_json(value, on_conflict)
     return keep_name(result.cast(VERDICT_DTYPE), source)
+
+
+# --------------------------------------------------------------------------------------------
+# judge
+# --------------------------------------------------------------------------------------------
+
+#: Verdicts that are one answer to a yes/no question, whatever the spelling (any case).
+_SAME_VERDICT: Final = {
+    "yes": "yes",
+    "y": "yes",
+    "true": "yes",
+    "pass": "yes",
+    "no": "no",
+    "n": "no",
+    "false": "no",
+    "fail": "no",
+}
+
+
+def _canonical(value: pl.Expr) -> pl.Expr:
+    """Return a verdict or expected value as one spelling: "yes"/"no", or a lower-case letter."""
+    word = value.cast(pl.String).str.strip_chars().str.to_lowercase()
+    return word.replace(_SAME_VERDICT)
+
+
+def _check_pass_score(pass_score: object, scheme: str, expected: object) -> None:
+    if pass_score is not None:
+        if isinstance(pass_score, bool) or not isinstance(pass_score, int | float):
+            msg = f"`pass_score` must be a number or None, got {pass_score!r}"
+            raise TypeError(msg)
+        if scheme in ("grade", "yes_no"):
+            msg = (
+                f"`pass_score` applies to scheme='scale' and 'json' only; got "
+                f"pass_score={pass_score!r} with scheme={scheme!r} (under 'grade' only C passes)"
+            )
+            raise ValueError(msg)
+        if expected is not None:
+            msg = "give `expected` or `pass_score`, not both"
+            raise ValueError(msg)
+    elif scheme == "scale" and expected is None:
+        msg = "`pass_score` is required with scheme='scale': say pass_score=4 on scale=(1, 5)"
+        raise ValueError(msg)
+
+
+def _passes(scheme: str, expected: pl.Expr | None, pass_score: float | None) -> pl.Expr:
+    """Whether the verdict read (fields ``verdict``, ``score``) passes; null when none was read."""
+    verdict, score = pl.field("verdict"), pl.field("score")
+    if expected is not None:
+        if scheme == "scale":
+            return pl.when(score.is_not_null()).then(score == expected.cast(pl.Float64))
+        return pl.when(verdict.is_not_null()).then(_canonical(verdict) == _canonical(expected))
+    if scheme == "grade":
+        return pl.when(verdict.is_not_null()).then(verdict == "C")
+    if scheme == "yes_no":
+        return pl.when(verdict.is_not_null()).then(verdict == "yes")
+    by_score = score >= pass_score if pass_score is not None else pl.lit(None, pl.Boolean)
+    if scheme == "scale":
+        return by_score
+    return pl.when(verdict.is_not_null()).then(verdict == "pass").otherwise(by_score)
+
+
+#: The parts of the model's output record that judge reads (besides its text).
+_RECORD_PARTS: Final = ("partial", "notes", "trace", "status", "failure_kind")
+
+
+def judge(
+    text: IntoExpr = "judge",
+    *,
+    scheme: Scheme = "grade",
+    expected: IntoExpr | None = None,
+    answer: IntoExpr | None = None,
+    pass_score: float | None = None,
+    choices: Sequence[str] | None = None,
+    scale: tuple[float, float] | None = None,
+    on_conflict: OnConflict = "last",
+    prefix: str = "",
+    schema: Schema | None = None,
+) -> pl.Expr:
+    r"""Grade each row by the verdict read from a grader's text, its failures apart.
+
+    The verdict is read as :func:`read_verdict` reads it. ``correct`` is true when the verdict
+    passes: ``C`` under ``"grade"`` (P is partial credit: ``score`` 0.5), ``yes`` under
+    ``"yes_no"``, ``pass`` under ``"json"``, or ``score >= pass_score`` (required for
+    ``"scale"``; for ``"json"`` when the object has no ``pass`` key). With ``expected`` (say
+    yes/no questions graded from the model's own reply) it is true when the verdict equals the
+    expected one: "yes", "y", "true" are one verdict, "no", "n", "false" another, in any case.
+
+    ``failure_kind`` is null when right, else the first that applies: with ``answer`` (the
+    model's output record, read as :func:`answer_contains` reads it), the carried kind,
+    ``error``, ``budget_stop``, ``refusal``, ``parse_failure`` (the model's own failure wins);
+    then ``grader_failure`` (no verdict was read: the grader failed, not the model); then
+    ``wrong``. A stopped or refused run whose verdict passes is right; an errored, carried-kind
+    or empty reply never is. Reports leave ``grader_failure`` rows out of the accuracy.
+
+    Parameters
+    ----------
+    text
+        The grader's replies (a column name or String expression).
+    scheme, choices, scale, on_conflict
+        As for :func:`read_verdict`.
+    expected
+        A column of expected verdicts (or None).
+    answer
+        The model's output record (a text column or a struct with ``answer``/``text``,
+        ``status``, ``partial``, ``notes``, ``trace``, ``failure_kind``), or None.
+    pass_score
+        The lowest passing ``score`` (``"scale"``, ``"json"``).
+    prefix
+        Put before each output name.
+    schema
+        The frame's schema, to check columns now (the frame functions pass it).
+
+    Returns
+    -------
+    pl.Expr
+        A struct named ``prefix + "judge"`` with ``correct`` (never null), ``failure_kind``,
+        ``verdict``, ``score`` and ``grader_failure`` (each ``prefix + name``).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import gradeframe as gf
+    >>> df = pl.DataFrame({"judge": ["Right. GRADE: C", "GRADE: [I]", "GRADE: CI", None]})
+    >>> gf.with_judge(df).drop("judge")
+    shape: (4, 5)
+    ┌─────────┬────────────────┬─────────┬───────┬────────────────┐
+    │ correct ┆ failure_kind   ┆ verdict ┆ score ┆ grader_failure │
+    │ ---     ┆ ---            ┆ ---     ┆ ---   ┆ ---            │
+    │ bool    ┆ str            ┆ str     ┆ f64   ┆ str            │
+    ╞═════════╪════════════════╪═════════╪═══════╪════════════════╡
+    │ true    ┆ null           ┆ C       ┆ 1.0   ┆ null           │
+    │ false   ┆ wrong          ┆ I       ┆ 0.0   ┆ null           │
+    │ false   ┆ grader_failure ┆ null    ┆ null  ┆ not_offered    │
+    │ false   ┆ grader_failure ┆ null    ┆ null  ┆ empty          │
+    └─────────┴────────────────┴─────────┴───────┴────────────────┘
+    """
+    check_prefix(prefix)
+    check_verdict_arguments(scheme, choices, scale, on_conflict)
+    _check_pass_score(pass_score, scheme, expected)
+    for argument, value in (("text", text), ("expected", expected)):
+        if isinstance(value, str) and schema is not None:
+            check_column(schema, value, argument)
+    read = read_verdict(text, scheme=scheme, choices=choices, scale=scale, on_conflict=on_conflict)
+    expected_expr = None if expected is None else to_expr(expected, "expected")
+    passes = _passes(scheme, expected_expr, pass_score)
+    if answer is not None:
+        # The output record as answer_contains reads it (flat columns by name, struct fields).
+        record = answer_rules._resolve_record(answer, dict.fromkeys(_RECORD_PARTS), schema)
+        model = {
+            "carried": record.carried,
+            "error": (record.status == "error").fill_null(value=False),
+            "budget_stop": record.partial & record.budget_notes,
+            "refusal": record.trace_refusal | (record.status == "refused").fill_null(value=False),
+            "parse_failure": _is_blank(record.text),
+        }
+    else:
+        model = {
+            "carried": pl.lit(None, pl.String),
+            "error": pl.lit(value=False),
+            "budget_stop": pl.lit(value=False),
+            "refusal": pl.lit(value=False),
+            "parse_failure": pl.lit(value=False),
+        }
+    stages = read.struct.with_fields(**model).struct.with_fields(passes=passes)
+    grader_failure = pl.coalesce(
+        pl.field("grader_failure"),
+        pl.when(pl.field("passes").is_null()).then(pl.lit(NO_VERDICT)),
+    )
+    stages = stages.struct.with_fields(
+        grader_failure=grader_failure,
+        correct=(
+            pl.field("passes").fill_null(value=False)
+            & pl.field("carried").is_null()
+            & ~pl.field("error")
+            & ~pl.field("parse_failure")
+        ),
+    )
+    kind = kinds.failure_chain(
+        correct=pl.field("correct"),
+        no_reference=pl.lit(value=False),
+        carried=pl.field("carried"),
+        error=pl.field("error"),
+        budget_stop=pl.field("budget_stop"),
+        refusal=pl.field("refusal"),
+        parse_failure=pl.field("parse_failure"),
+        not_in_document=pl.lit(value=False),
+        grader_failure=pl.field("grader_failure").is_not_null(),
+    )
+    result = pl.struct(
+        *(
+            (kind if name == "failure_kind" else pl.field(name)).alias(prefix + name)
+            for name in JUDGE_COLUMNS
+        )
+    )
+    return (
+        stages.struct.with_fields(result.alias("_out")).struct.field("_out").alias(prefix + "judge")
+    )
+
+
+def with_judge(
+    frame: FrameT,
+    text: IntoExpr = "judge",
+    *,
+    scheme: Scheme = "grade",
+    expected: IntoExpr | None = None,
+    answer: IntoExpr | None = None,
+    pass_score: float | None = None,
+    choices: Sequence[str] | None = None,
+    scale: tuple[float, float] | None = None,
+    on_conflict: OnConflict = "last",
+    prefix: str = "",
+) -> FrameT:
+    """Add ``correct``, ``failure_kind``, ``verdict``, ``score``, ``grader_failure``.
+
+    See :func:`judge`.
+    """
+    check_prefix(prefix)
+    schema = frame_schema(frame)
+    check_output_names(schema, [prefix + c for c in JUDGE_COLUMNS])
+    built = judge(
+        text,
+        scheme=scheme,
+        expected=expected,
+        answer=answer,
+        pass_score=pass_score,
+        choices=choices,
+        scale=scale,
+        on_conflict=on_conflict,
+        prefix=prefix,
+        schema=schema,
+    )
+    return (
+        frame.with_columns(built.alias(_RESULT))
+        .with_columns(pl.col(_RESULT).struct.unnest())
+        .drop(_RESULT)
+    )
