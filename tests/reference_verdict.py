@@ -33,23 +33,12 @@ GAP = "[\\s*_`]*"
 # A marker: not glued to a word, emphasis or underscore before it.
 NOT_GLUED = r"(?<![\p{L}\p{N}_*`])"
 
-GRADE = regex.compile(
-    "(?i)"
-    + NOT_GLUED
-    + EMPH
-    + OPEN
-    + "?"
-    + EMPH
-    + "grade"
-    + GAP
-    + CLOSE
-    + "?"
-    + GAP
-    + ":"
-    + GAP
-    + OPEN
-    + "?"
-    + GAP
+# Every occurrence of the word "grade" is a marker unless glued to a word before it (through
+# emphasis and one opening bracket); its token follows its colon.
+MARKER = regex.compile("(?i)grade")
+UNGLUED = regex.compile(NOT_GLUED + EMPH + OPEN + "?" + EMPH + r"\Z")
+TOKEN = regex.compile(
+    "(?i)" + GAP + CLOSE + "?" + GAP + ":" + GAP + OPEN + "?" + GAP
     + r"(partially\s+correct[\p{L}\p{N}_]*|[\p{L}\p{N}_]+)"
 )
 TOKENS = {"c": "C", "correct": "C", "p": "P", "partial": "P", "partially correct": "P",
@@ -76,7 +65,11 @@ def read_grade(text, choices=("C", "P", "I"), on_conflict="last"):
     if blank(text):
         return result(None, None, "empty")
     readings = []
-    for match in GRADE.finditer(normalise(text)):
+    norm = normalise(text)
+    for marker in MARKER.finditer(norm):
+        match = TOKEN.match(norm, marker.end())
+        if not UNGLUED.search(norm[: marker.start()]) or match is None:
+            continue
         token = regex.sub(r"\s+", " ", match.group(1).rstrip("_").lower())
         if token in TOKENS:
             letter = TOKENS[token]

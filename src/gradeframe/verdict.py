@@ -145,21 +145,32 @@ GRADE_SCORES: Final = {"C": 1.0, "P": 0.5, "I": 0.0}
 #: ``choices=("C", "I")``).
 _NOT_OFFERED_READING: Final = "\x00not_offered"
 
-#: Candidates: a GRADE marker, a colon, and the word after it (or "partially correct").
+#: A GRADE marker as written (any case, fullwidth, zero-width characters inside).
+GRADE_MARKER: Final = "(?i:" + _loose("grade") + ")"
+#: A piece of text that begins with a marker: the marker, a colon, and the word after it (or
+#: "partially correct" and any letters glued to it).
 GRADE_CANDIDATE: Final = (
-    "(?i)"
-    + _START
-    + _BEFORE
+    "^(?i:"
     + _loose("grade")
     + _TO_TOKEN
     + "(?:"
     + _loose("partially")
     + f"[\\s{ZERO_WIDTH}]+"
     + _loose("correct")
-    + "\\b|"
+    + "|"
     + _WORD
     + ")"
+    + _WORD.replace("+", "*")
+    + ")"
 )
+#: How many characters before a marker are looked at for the word it may be glued to.
+GLUE_WINDOW: Final = 64
+#: The end of the text before a marker when the marker is not glued to a word: a character
+#: that is no word character, emphasis or zero-width (or the start), then emphasis and at most
+#: one opening bracket.
+_UNGLUED: Final = _START + _BEFORE + "$"
+#: A character that never stands in a text: marks where each marker begins.
+_SPLIT: Final = "\x00"
 
 
 def _grade_reading(candidate: pl.Expr, choices: tuple[str, ...]) -> pl.Expr:
@@ -417,21 +428,73 @@ def _is_blank(text: pl.Expr) -> pl.Expr:
     return text.is_null() | ~text.str.contains(f"[^\\s{ZERO_WIDTH}]")
 
 
+def _grade_readings(texts: pl.Series, choices: tuple[str, ...]) -> pl.Series:
+    """Return each text's readings, in order (a list per text; one batch, column operations).
+
+    The text is cut before every marker (one pass that the regex engine's literal search makes
+    fast); each piece but the first begins with a marker, and the end of the piece before it
+    says whether the marker is glued to a word ("downgrade").
+    """
+    rows = texts.alias("text").to_frame().with_row_index("row")
+    pieces = rows.select(
+        "row",
+        piece=pl.col("text").str.replace_all(GRADE_MARKER, _SPLIT + "${0}").str.split(_SPLIT),
+    ).explode("piece")
+    piece = pl.col("piece")
+    unglued = (pl.col("row").shift(1) == pl.col("row")) & piece.shift(1).str.tail(
+        GLUE_WINDOW
+    ).str.contains(_UNGLUED)
+    candidate = pl.when(unglued).then(piece.str.extract(GRADE_CANDIDATE, 0))
+    # A token word that runs to the end of its piece goes on into the next marker ("GRADE:
+    # correctGRADE"): it is no token.
+    goes_on = (pl.col("row").shift(-1) == pl.col("row")).fill_null(value=False) & (
+        pl.col("candidate").str.len_bytes() == piece.str.len_bytes()
+    )
+    candidates = (
+        pieces.with_columns(candidate=candidate)
+        .filter(pl.col("candidate").is_not_null() & ~goes_on)
+        .select("row", "candidate")
+    )
+    readings = (
+        candidates.select("row", reading=_grade_reading(normalise(pl.col("candidate")), choices))
+        .group_by("row", maintain_order=True)
+        .agg(pl.col("reading").drop_nulls())
+    )
+    found = rows.select("row").join(readings, on="row", how="left", maintain_order="left")
+    listed = found.get_column("reading").fill_null(pl.lit([], dtype=pl.List(pl.String)))
+    return listed.alias(texts.name)
+
+
+def _staged(readings: pl.Expr, text: pl.Expr, on_conflict: str) -> pl.Expr:
+    """Stage the readings once: fields ``last``, ``conflict`` and ``blank``."""
+    stages = pl.struct(readings=readings, blank=_is_blank(text))
+    last, conflict = _decide(pl.field("readings"), on_conflict)
+    return stages.struct.with_fields(last=last, conflict=conflict)
+
+
 def _read_grade(text: pl.Expr, choices: tuple[str, ...], on_conflict: str) -> pl.Expr:
-    candidates = text.str.extract_all(GRADE_CANDIDATE)
-    readings = candidates.list.eval(_grade_reading(normalise(pl.element()), choices))
-    last, conflict = _decide(readings, on_conflict)
+    readings = text.map_batches(
+        lambda batch: _grade_readings(batch, choices),
+        return_dtype=pl.List(pl.String),
+        is_elementwise=True,
+    )
+    last = pl.field("last")
     failure = (
-        pl.when(_is_blank(text))
+        pl.when(pl.field("blank"))
         .then(pl.lit(EMPTY))
-        .when(conflict)
+        .when(pl.field("conflict"))
         .then(pl.lit(CONFLICTING))
         .when(last.is_null())
         .then(pl.lit(NO_VERDICT))
         .when(last == _NOT_OFFERED_READING)
         .then(pl.lit(NOT_OFFERED))
     )
-    return _result(last, last.replace_strict(GRADE_SCORES, default=None), failure)
+    result = _result(last, last.replace_strict(GRADE_SCORES, default=None), failure)
+    return (
+        _staged(readings, text, on_conflict)
+        .struct.with_fields(result.alias("_r"))
+        .struct.field("_r")
+    )
 
 
 def _read_yes_no(text: pl.Expr, on_conflict: str) -> pl.Expr:
