@@ -49,6 +49,7 @@ from gradeframe.matchers import (
 )
 from gradeframe.refusal import DEFAULT_REFUSAL_PHRASES, is_refusal
 from gradeframe.report import failures, report, report_counts, report_from_counts
+from gradeframe.rubric import rubric_report, with_rubric
 from gradeframe.samples import consistency, flaky, pass_at_k
 from gradeframe.verdict import judge, read_verdict, with_judge
 
@@ -77,6 +78,8 @@ with_includes = _one_at_a_time(with_includes)
 with_matches = _one_at_a_time(with_matches)
 with_within = _one_at_a_time(with_within)
 with_judge = _one_at_a_time(with_judge)
+with_rubric = _one_at_a_time(with_rubric)
+rubric_report = _one_at_a_time(rubric_report)
 del _one_at_a_time
 
 __all__ = [
@@ -122,6 +125,7 @@ __all__ = [
     "report",
     "report_counts",
     "report_from_counts",
+    "rubric_report",
     "with_answer_contains",
     "with_choice",
     "with_equivalent",
@@ -130,6 +134,7 @@ __all__ = [
     "with_includes",
     "with_judge",
     "with_matches",
+    "with_rubric",
     "with_within",
     "within",
 ]

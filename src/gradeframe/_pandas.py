@@ -22,6 +22,7 @@ from gradeframe import answer as answer_rules
 from gradeframe import extract as extract_rules
 from gradeframe import fold as fold_rules
 from gradeframe import matchers as matcher_rules
+from gradeframe import rubric as rubric_rules
 from gradeframe import verdict as verdict_rules
 from gradeframe._delegate import delegates
 from gradeframe._frames import (
@@ -319,6 +320,20 @@ class PandasFrameGrade(SummaryMethods[pd.DataFrame]):
             choices=choices,
             scale=scale,
             on_conflict=on_conflict,
+            prefix=prefix,
+        )
+
+    @delegates(rubric_rules.with_rubric)
+    def rubric(
+        self, criteria: str = "rubric", met: str = "met", *, prefix: str = ""
+    ) -> pd.DataFrame:
+        arguments = [("criteria", criteria, None), ("met", met, None)]
+        return self._add_columns(
+            rubric_rules.with_rubric,
+            rubric_rules.RUBRIC_COLUMNS,
+            arguments,
+            criteria,
+            met,
             prefix=prefix,
         )
 

@@ -16,6 +16,7 @@ from gradeframe import answer as answer_rules
 from gradeframe import extract as extract_rules
 from gradeframe import fold as fold_rules
 from gradeframe import matchers as matcher_rules
+from gradeframe import rubric as rubric_rules
 from gradeframe import verdict as verdict_rules
 from gradeframe._delegate import delegates
 from gradeframe._inputs import IntoExpr
@@ -227,6 +228,10 @@ class _FrameGrade(SummaryMethods[FrameT]):
             on_conflict=on_conflict,
             prefix=prefix,
         )
+
+    @delegates(rubric_rules.with_rubric)
+    def rubric(self, criteria: str = "rubric", met: str = "met", *, prefix: str = "") -> FrameT:
+        return rubric_rules.with_rubric(self._frame, criteria, met, prefix=prefix)
 
 
 @pl.api.register_dataframe_namespace("grade")
