@@ -441,18 +441,21 @@ def _grade_readings(texts: pl.Series, choices: tuple[str, ...]) -> pl.Series:
         piece=pl.col("text").str.replace_all(GRADE_MARKER, _SPLIT + "${0}").str.split(_SPLIT),
     ).explode("piece")
     piece = pl.col("piece")
-    unglued = (pl.col("row").shift(1) == pl.col("row")) & piece.shift(1).str.tail(
-        GLUE_WINDOW
-    ).str.contains(_UNGLUED)
-    candidate = pl.when(unglued).then(piece.str.extract(GRADE_CANDIDATE, 0))
     # A token word that runs to the end of its piece goes on into the next marker ("GRADE:
     # correctGRADE"): it is no token.
-    goes_on = (pl.col("row").shift(-1) == pl.col("row")).fill_null(value=False) & (
-        pl.col("candidate").str.len_bytes() == piece.str.len_bytes()
-    )
     candidates = (
-        pieces.with_columns(candidate=candidate)
-        .filter(pl.col("candidate").is_not_null() & ~goes_on)
+        pieces.with_columns(
+            candidate=piece.str.extract(GRADE_CANDIDATE, 0),
+            before=pl.when(pl.col("row").shift(1) == pl.col("row")).then(
+                piece.shift(1).str.tail(GLUE_WINDOW)
+            ),
+            goes_on=(pl.col("row").shift(-1) == pl.col("row")).fill_null(value=False),
+        )
+        .filter(pl.col("candidate").is_not_null())
+        .filter(
+            pl.col("before").str.contains(_UNGLUED)
+            & ~(pl.col("goes_on") & (pl.col("candidate").str.len_bytes() == piece.str.len_bytes()))
+        )
         .select("row", "candidate")
     )
     readings = (
