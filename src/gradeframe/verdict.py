@@ -27,7 +27,6 @@ from typing import Final, Literal, TypeAlias, TypeVar, get_args
 
 import polars as pl
 
-from gradeframe import answer as answer_rules
 from gradeframe import kinds
 from gradeframe._inputs import (
     IntoExpr,
@@ -39,6 +38,7 @@ from gradeframe._inputs import (
     keep_name,
     to_expr,
 )
+from gradeframe._record import resolve_record
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
 #: A name no input column is expected to have, for the struct a frame function unnests.
@@ -812,7 +812,7 @@ def judge(
     passes = _passes(scheme, expected_expr, pass_score)
     if answer is not None:
         # The output record as answer_contains reads it (flat columns by name, struct fields).
-        record = answer_rules._resolve_record(answer, dict.fromkeys(_RECORD_PARTS), schema)
+        record = resolve_record(answer, dict.fromkeys(_RECORD_PARTS), schema)
         model = {
             "carried": record.carried,
             "error": (record.status == "error").fill_null(value=False),
