@@ -38,7 +38,16 @@ NOT_GLUED = r"(?<![\p{L}\p{N}_*`])"
 MARKER = regex.compile("(?i)grade")
 UNGLUED = regex.compile(NOT_GLUED + EMPH + OPEN + "?" + EMPH + r"\Z")
 TOKEN = regex.compile(
-    "(?i)" + GAP + CLOSE + "?" + GAP + ":" + GAP + OPEN + "?" + GAP
+    "(?i)"
+    + GAP
+    + CLOSE
+    + "?"
+    + GAP
+    + ":"
+    + GAP
+    + OPEN
+    + "?"
+    + GAP
     + r"(partially\s+correct[\p{L}\p{N}_]*|[\p{L}\p{N}_]+)"
 )
 TOKENS = {"c": "C", "correct": "C", "p": "P", "partial": "P", "partially correct": "P",
