@@ -85,3 +85,23 @@ def test_agreement_leaves_out_rows_where_either_verdict_is_null(constructor):
     assert result["n"] == [2]
     assert result["n_missing"] == [3]
     assert result["agreement"] == [1.0]
+
+
+def test_chart_tells_the_graders_failures_from_the_models():
+    pytest.importorskip("altair")
+    frame = gf.with_judge(pl.DataFrame(ROWS))
+    spec = gf.chart(frame, "model").to_dict()
+    bars = spec["hconcat"][0]
+    values = bars["data"]["values"] if "data" in bars else spec["datasets"]
+    failed = {row["failure_kind"]: row["failed"] for row in values}
+    assert failed == {"wrong": "model", "grader_failure": "grader"}
+    assert "n_graded" not in failed
+
+
+def test_html_page_counts_grader_failures_apart():
+    pytest.importorskip("jinja2")
+    page = gf.html_report(gf.with_judge(pl.DataFrame(ROWS)), by="model")
+    assert "2 of 3 graded rows right" in page
+    assert '<dd id="summary-grader-failure">3 ' in page
+    assert '<dd id="summary-grader"><code>judge</code>' in page
+    assert 'data-col="n_graded"' not in page
