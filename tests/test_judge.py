@@ -184,3 +184,9 @@ def test_spark_gives_the_polars_rows():
     )
     expected = gf.with_judge(frame).select("correct", "failure_kind", "grader_failure")
     assert [tuple(r) for r in rows] == expected.rows()
+
+
+def test_expected_yes_no_that_is_neither_raises_naming_the_row():
+    frame = pl.DataFrame({"reply": ["Yes", "No"], "expected": ["yes", "maybe"]})
+    with pytest.raises(ValueError, match="row 1 is 'maybe'"):
+        gf.with_judge(frame, "reply", scheme="yes_no", expected="expected")

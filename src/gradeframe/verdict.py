@@ -709,12 +709,31 @@ def _check_pass_score(pass_score: object, scheme: str, expected: object) -> None
         raise ValueError(msg)
 
 
+def _checked_yes_no(expected: pl.Expr) -> pl.Expr:
+    """Pass expected yes/no verdicts through; raise naming the first row that holds none.
+
+    A missing or unreadable expected verdict is the eval's mistake, not the model's.
+    """
+    from gradeframe.matchers._base import check_rows
+
+    word = _canonical(expected)
+    problem = pl.when(~word.is_in(["yes", "no"]).fill_null(value=False)).then(
+        pl.lit("is ")
+        + pl.coalesce(pl.lit("'") + expected.cast(pl.String) + pl.lit("'"), pl.lit("null"))
+        + pl.lit('; a yes/no item\'s expected verdict is "yes"/"y"/"true" or "no"/"n"/"false".')
+    )
+    checked = pl.struct(value=word, problem=problem)
+    return check_rows(checked, matcher="judge", return_dtype=pl.String)
+
+
 def _passes(scheme: str, expected: pl.Expr | None, pass_score: float | None) -> pl.Expr:
     """Whether the verdict read (fields ``verdict``, ``score``) passes; null when none was read."""
     verdict, score = pl.field("verdict"), pl.field("score")
     if expected is not None:
         if scheme == "scale":
             return pl.when(score.is_not_null()).then(score == expected.cast(pl.Float64))
+        if scheme == "yes_no":
+            expected = _checked_yes_no(expected)
         return pl.when(verdict.is_not_null()).then(_canonical(verdict) == _canonical(expected))
     if scheme == "grade":
         return pl.when(verdict.is_not_null()).then(verdict == "C")
