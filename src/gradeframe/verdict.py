@@ -163,6 +163,10 @@ GRADE_CANDIDATE: Final = (
     + _WORD.replace("+", "*")
     + ")"
 )
+#: A piece of text that follows a marker: the colon, and the word after it.
+GRADE_AFTER_MARKER: Final = GRADE_CANDIDATE.replace("^(?i:" + _loose("grade"), "^(?i:", 1)
+#: The marker as it stands in normalised, lower-case text.
+_MARKER_LOWER: Final = "grade"
 #: How many characters before a marker are looked at for the word it may be glued to.
 GLUE_WINDOW: Final = 64
 #: The end of the text before a marker when the marker is not glued to a word: a character
@@ -431,27 +435,42 @@ def _is_blank(text: pl.Expr) -> pl.Expr:
 def _grade_readings(texts: pl.Series, choices: tuple[str, ...]) -> pl.Series:
     """Return each text's readings, in order (a list per text; one batch, column operations).
 
-    The text is cut before every marker (one pass that the regex engine's literal search makes
-    fast); each piece but the first begins with a marker, and the end of the piece before it
-    says whether the marker is glued to a word ("downgrade").
+    Every text is cut at each marker (in lower case at "grade", a literal search, which is
+    fast, when the text is plain ASCII). Each piece but the first follows a marker: its start
+    holds the colon and the token, and the end of the piece before says whether the marker is
+    glued to a word ("downgrade"; an empty piece before is the end of another marker: glued).
     """
+    # Plain ASCII texts are cut at "grade" in lower case (a literal search); the others (few)
+    # at every marker as written (fullwidth, zero-width characters inside), by the loose pattern.
+    wide = (texts.str.len_bytes() != texts.str.len_chars()).fill_null(value=False)
     rows = texts.alias("text").to_frame().with_row_index("row")
-    pieces = rows.select(
-        "row",
-        piece=pl.col("text").str.replace_all(GRADE_MARKER, _SPLIT + "${0}").str.split(_SPLIT),
-    ).explode("piece")
+    text = pl.col("text")
+    pieces = rows.filter(~wide).select(
+        "row", piece=text.str.to_lowercase().str.split(_MARKER_LOWER)
+    )
+    if wide.any():
+        loose = rows.filter(wide).select(
+            "row", piece=text.str.replace_all(GRADE_MARKER, _SPLIT).str.split(_SPLIT)
+        )
+        pieces = pl.concat([pieces, loose]).sort("row", maintain_order=True)
+    pieces = pieces.explode("piece")
     piece = pl.col("piece")
+    first = (pl.col("row").shift(1) != pl.col("row")).fill_null(value=True)
+    before = piece.shift(1)
+    unglued = ~first & (
+        (before.str.len_bytes() > 0) | (pl.col("row").shift(2) != pl.col("row")).fill_null(True)
+    )
     # A token word that runs to the end of its piece goes on into the next marker ("GRADE:
     # correctGRADE"): it is no token.
+    goes_on = (pl.col("row").shift(-1) == pl.col("row")).fill_null(value=False)
     candidates = (
         pieces.with_columns(
-            candidate=piece.str.extract(GRADE_CANDIDATE, 0),
-            before=pl.when(pl.col("row").shift(1) == pl.col("row")).then(
-                piece.shift(1).str.tail(GLUE_WINDOW)
-            ),
-            goes_on=(pl.col("row").shift(-1) == pl.col("row")).fill_null(value=False),
+            candidate=piece.str.extract(GRADE_AFTER_MARKER, 0),
+            before=before.str.tail(GLUE_WINDOW),
+            unglued=unglued,
+            goes_on=goes_on,
         )
-        .filter(pl.col("candidate").is_not_null())
+        .filter(pl.col("candidate").is_not_null() & pl.col("unglued"))
         .filter(
             pl.col("before").str.contains(_UNGLUED)
             & ~(pl.col("goes_on") & (pl.col("candidate").str.len_bytes() == piece.str.len_bytes()))
