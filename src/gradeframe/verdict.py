@@ -454,25 +454,23 @@ def _grade_readings(texts: pl.Series, choices: tuple[str, ...]) -> pl.Series:
         )
         pieces = pl.concat([pieces, loose]).sort("row", maintain_order=True)
     pieces = pieces.explode("piece")
-    piece = pl.col("piece")
-    first = (pl.col("row").shift(1) != pl.col("row")).fill_null(value=True)
-    before = piece.shift(1)
-    unglued = ~first & (
-        (before.str.len_bytes() > 0) | (pl.col("row").shift(2) != pl.col("row")).fill_null(True)
-    )
-    # A token word that runs to the end of its piece goes on into the next marker ("GRADE:
-    # correctGRADE"): it is no token.
-    goes_on = (pl.col("row").shift(-1) == pl.col("row")).fill_null(value=False)
+    piece, row = pl.col("piece"), pl.col("row")
+    # The piece before, and whether it is the first of its row (the text's start) or an empty
+    # one that is not (the end of another marker: glued); the checks run on candidates only.
     candidates = (
         pieces.with_columns(
             candidate=piece.str.extract(GRADE_AFTER_MARKER, 0),
-            before=before.str.tail(GLUE_WINDOW),
-            unglued=unglued,
-            goes_on=goes_on,
+            before=piece.shift(1),
+            follows=(row.shift(1) == row).fill_null(value=False),
+            before_first=(row.shift(2) != row).fill_null(value=True),
+            goes_on=(row.shift(-1) == row).fill_null(value=False),
         )
-        .filter(pl.col("candidate").is_not_null() & pl.col("unglued"))
+        .filter(pl.col("candidate").is_not_null() & pl.col("follows"))
         .filter(
-            pl.col("before").str.contains(_UNGLUED)
+            ((pl.col("before").str.len_bytes() > 0) | pl.col("before_first"))
+            & pl.col("before").str.tail(GLUE_WINDOW).str.contains(_UNGLUED)
+            # A token word that runs to the end of its piece goes on into the next marker
+            # ("GRADE: correctGRADE"): it is no token.
             & ~(pl.col("goes_on") & (pl.col("candidate").str.len_bytes() == piece.str.len_bytes()))
         )
         .select("row", "candidate")
