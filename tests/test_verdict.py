@@ -249,3 +249,18 @@ def test_column_code_agrees_with_the_reference(scheme, data):
     options = {"scheme": scheme, **data.draw(st.sampled_from(OPTIONS[scheme]))}
     got = run("function", column, **options)
     assert got == [ref.read_verdict(t, **options) for t in column]
+
+
+@given(data=st.data())
+def test_reading_a_texts_end_first_agrees_with_the_reference(data):
+    """With on_conflict="last" a long text's end is read first; a tiny window exercises it."""
+    from unittest.mock import patch
+
+    from gradeframe import verdict
+
+    column = data.draw(texts("grade"))
+    window = data.draw(st.integers(min_value=1, max_value=12))
+    options = data.draw(st.sampled_from([{}, {"choices": ("C", "I")}]))
+    with patch.object(verdict, "GRADE_WINDOW", window):
+        got = run("function", column, scheme="grade", **options)
+    assert got == [ref.read_verdict(t, scheme="grade", **options) for t in column]

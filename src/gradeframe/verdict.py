@@ -432,29 +432,42 @@ def _is_blank(text: pl.Expr) -> pl.Expr:
     return text.is_null() | ~text.str.contains(f"[^\\s{ZERO_WIDTH}]")
 
 
-def _grade_readings(texts: pl.Series, choices: tuple[str, ...]) -> pl.Series:
+def _grade_readings(
+    texts: pl.Series, choices: tuple[str, ...], cut: pl.Series | None = None
+) -> pl.Series:
     """Return each text's readings, in order (a list per text; one batch, column operations).
 
     Every text is cut at each marker (in lower case at "grade", a literal search, which is
     fast, when the text is plain ASCII). Each piece but the first follows a marker: its start
     holds the colon and the token, and the end of the piece before says whether the marker is
     glued to a word ("downgrade"; an empty piece before is the end of another marker: glued).
+    ``cut`` marks the texts that are the end of a longer text (:data:`GRADE_WINDOW`): their
+    first marker is not read (what stands before it may be cut).
     """
     # Plain ASCII texts are cut at "grade" in lower case (a literal search); the others (few)
     # at every marker as written (fullwidth, zero-width characters inside), by the loose pattern.
     wide = (texts.str.len_bytes() != texts.str.len_chars()).fill_null(value=False)
     rows = texts.alias("text").to_frame().with_row_index("row")
+    if cut is not None:
+        rows = rows.with_columns(cut=cut)
     text = pl.col("text")
+    kept = ["row", *(["cut"] if cut is not None else [])]
     pieces = rows.filter(~wide).select(
-        "row", piece=text.str.to_lowercase().str.split(_MARKER_LOWER)
+        *kept, piece=text.str.to_lowercase().str.split(_MARKER_LOWER)
     )
     if wide.any():
         loose = rows.filter(wide).select(
-            "row", piece=text.str.replace_all(GRADE_MARKER, _SPLIT).str.split(_SPLIT)
+            *kept, piece=text.str.replace_all(GRADE_MARKER, _SPLIT).str.split(_SPLIT)
         )
         pieces = pl.concat([pieces, loose]).sort("row", maintain_order=True)
     pieces = pieces.explode("piece")
     piece, row = pl.col("piece"), pl.col("row")
+    # In a cut text, the first marker (the second piece) is not read.
+    first_read = (
+        ~(pl.col("cut") & (row.shift(2) != row).fill_null(value=True))
+        if cut is not None
+        else pl.lit(value=True)
+    )
     # The piece before, and whether it is the first of its row (the text's start) or an empty
     # one that is not (the end of another marker: glued); the checks run on candidates only.
     candidates = (
@@ -465,7 +478,7 @@ def _grade_readings(texts: pl.Series, choices: tuple[str, ...]) -> pl.Series:
             before_first=(row.shift(2) != row).fill_null(value=True),
             goes_on=(row.shift(-1) == row).fill_null(value=False),
         )
-        .filter(pl.col("candidate").is_not_null() & pl.col("follows"))
+        .filter(pl.col("candidate").is_not_null() & pl.col("follows") & first_read)
         .filter(
             ((pl.col("before").str.len_bytes() > 0) | pl.col("before_first"))
             & pl.col("before").str.tail(GLUE_WINDOW).str.contains(_UNGLUED)
@@ -492,9 +505,37 @@ def _staged(readings: pl.Expr, text: pl.Expr, on_conflict: str) -> pl.Expr:
     return stages.struct.with_fields(last=last, conflict=conflict)
 
 
+#: With ``on_conflict="last"``, a longer text is read in its last this many characters first;
+#: only when they hold no reading is the whole text read (the last reading of a text is in
+#: its end whenever its end holds one).
+GRADE_WINDOW: Final = 2048
+
+
+def _last_readings(texts: pl.Series, choices: tuple[str, ...]) -> pl.Series:
+    """Return readings whose last is each text's last reading, reading the texts' ends first."""
+    cut = (texts.str.len_chars() > GRADE_WINDOW).fill_null(value=False)
+    if not cut.any():
+        return _grade_readings(texts, choices)
+    readings = _grade_readings(texts.str.tail(GRADE_WINDOW), choices, cut=cut)
+    again = cut & (readings.list.len() == 0)
+    if not again.any():
+        return readings
+    where = again.arg_true()
+    whole = pl.DataFrame({"row": where, "whole": _grade_readings(texts.gather(where), choices)})
+    frame = pl.DataFrame({"row": pl.int_range(len(texts), eager=True, dtype=pl.UInt32)})
+    merged = frame.with_columns(end=readings).join(
+        whole.with_columns(pl.col("row").cast(pl.UInt32)),
+        on="row",
+        how="left",
+        maintain_order="left",
+    )
+    return merged.select(pl.coalesce("whole", "end")).to_series().alias(texts.name)
+
+
 def _read_grade(text: pl.Expr, choices: tuple[str, ...], on_conflict: str) -> pl.Expr:
+    read = _last_readings if on_conflict == "last" else _grade_readings
     readings = text.map_batches(
-        lambda batch: _grade_readings(batch, choices),
+        lambda batch: read(batch, choices),
         return_dtype=pl.List(pl.String),
         is_elementwise=True,
     )
