@@ -508,7 +508,7 @@ def _staged(readings: pl.Expr, text: pl.Expr, on_conflict: str) -> pl.Expr:
 #: With ``on_conflict="last"``, a longer text is read in its last this many characters first;
 #: only when they hold no reading is the whole text read (the last reading of a text is in
 #: its end whenever its end holds one).
-GRADE_WINDOW: Final = 2048
+GRADE_WINDOW: Final = 512
 
 
 def _last_readings(texts: pl.Series, choices: tuple[str, ...]) -> pl.Series:
