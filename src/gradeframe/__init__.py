@@ -37,6 +37,7 @@ from gradeframe.logs import (
     read_openai_evals,
     read_phoenix,
     read_promptfoo,
+    scan_log,
 )
 from gradeframe.matchers import (
     choice,
@@ -139,6 +140,7 @@ __all__ = [
     "report_counts",
     "report_from_counts",
     "rubric_report",
+    "scan_log",
     "with_answer_contains",
     "with_choice",
     "with_equivalent",
