@@ -33,6 +33,10 @@ def test_judge_rereads_every_stored_verdict():
     assert failures["two_letters"] == "grader_failure"
     assert failures["plain_wrong"] == "wrong"
     assert failures["bold"] is None
+    # inspect's own grader failures, as the reader keeps them: the six it left unscored.
+    unscored = {k for k, (tool, _, _) in EXPECTED.items() if tool is None}
+    tool_failure = dict(zip(graded["sample_id"], graded["tool_failure"], strict=True))
+    assert {k for k, v in tool_failure.items() if v == "grader_failure"} == unscored
 
 
 def test_agreement_counts_where_inspect_left_a_readable_verdict_unscored():
