@@ -6,9 +6,11 @@ Expr) and on pandas (DataFrame, Series); on Dask too when ``dask.dataframe`` is 
 """
 
 import sys
+from importlib import metadata as _metadata
 
 from gradeframe import _pandas, _polars  # noqa: F401  (register .grade)
 from gradeframe._limits import MAX_METADATA_LENGTH
+from gradeframe._record import StatusWarning
 from gradeframe._threads import one_at_a_time as _one_at_a_time
 from gradeframe.answer import (
     DEFAULT_NOT_FOUND_PHRASES,
@@ -90,11 +92,19 @@ with_rubric = _one_at_a_time(with_rubric)
 rubric_report = _one_at_a_time(rubric_report)
 del _one_at_a_time
 
+try:
+    #: The installed version, from the package metadata (as ``gradeframe --version`` prints).
+    __version__: str = _metadata.version("gradeframe")
+except _metadata.PackageNotFoundError:  # run from a source tree that was never installed
+    __version__ = "0+unknown"
+del _metadata
+
 __all__ = [
     "DEFAULT_NOT_FOUND_PHRASES",
     "DEFAULT_REFUSAL_PHRASES",
     "KINDS",
     "MAX_METADATA_LENGTH",
+    "StatusWarning",
     "agreement",
     "answer_contains",
     "chart",
