@@ -115,7 +115,7 @@ def chart(
         pl.col("failure_kind")
         .replace_strict(kind_columns, list(range(len(kind_columns))), return_dtype=pl.Int64)
         .alias("kind_order"),
-        # The grader's failures (SPEC §13) are told apart from the model's: a lighter bar.
+        # The grader's failures (verdicts) are told apart from the model's: a lighter bar.
         pl.when(pl.col("failure_kind") == kinds.GRADER_FAILURE)
         .then(pl.lit("grader"))
         .otherwise(pl.lit("model"))

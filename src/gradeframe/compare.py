@@ -428,7 +428,7 @@ def agreement(
       (:func:`gradeframe.stats.mcnemar_p_value`): small when one verdict says "right" more
       often than the other, beyond chance;
     - ``n_missing`` (Int64): rows left out because either verdict is null (say a tool whose
-      grader failed, SPEC §13).
+      grader failed).
 
     All null (counts 0) when ``n`` is 0.
 

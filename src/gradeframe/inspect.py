@@ -476,7 +476,7 @@ def verdict(
     on_conflict: str = "last",
     pass_score: float | None = None,
 ) -> Scorer:
-    """Re-read a judge's stored verdict with :func:`gradeframe.read_verdict` (SPEC §13).
+    """Re-read a judge's stored verdict with :func:`gradeframe.read_verdict`.
 
     The text read is the explanation of the sample's stored score (``text="score"``, the
     default: the judge reply a model-graded scorer keeps, of the scorer named ``scorer`` or

@@ -15,7 +15,7 @@ order  kind                when
                            of :data:`REFUSAL_STATUSES`
 5      ``parse_failure``   no answer text
 6      ``not_in_document`` an answer was expected and the answer is a not-found report
-7      ``grader_failure``  the grader, not the model, failed: no verdict was read (§13)
+7      ``grader_failure``  the grader, not the model, failed: no verdict was read
 8      ``wrong``           anything else
 =====  ==================  ===============================================================
 
@@ -120,7 +120,7 @@ def failure_chain(
 
     Every condition must be a Boolean expression that is never null, and ``carried`` a String
     expression that is null where the row carries no kind of its own. ``grader_failure``
-    (verdicts, §13) is true where no verdict was read; scorers without a grader leave it out.
+    (verdicts) is true where no verdict was read; scorers without a grader leave it out.
     """
     chain = (
         pl.when(correct)

@@ -210,7 +210,7 @@ def report_counts(
         if kind_name in schema or not default:
             kind = kind_expr(kind_name, schema)
             carried = carried_kind_names(frame, kind, carried_kinds)
-            # The grader's failures (SPEC §13), when the frame holds them, right after wrong.
+            # The grader's failures (verdicts), when the frame holds them, right after wrong.
             grader = [k for k in carried if k == kinds.GRADER_FAILURE]
             counts = [*kinds.KINDS, *grader, *(k for k in carried if k not in grader)]
             aggregations += [
@@ -345,7 +345,7 @@ def report_from_counts(
     integer = [c for c in additive if c not in ("score_sum", "score_sumsq")]
     summed = summed.with_columns(pl.col(integer).cast(pl.Int64))
 
-    # Rows the grader failed on (SPEC §13) are counted in n and left out of the accuracy: its
+    # Rows the grader failed on (verdicts) are counted in n and left out of the accuracy: its
     # denominator is n_graded.
     graded = kinds.GRADER_FAILURE in kind_columns
     if graded:

@@ -1,4 +1,4 @@
-"""Rubrics (SPEC §13): a score from a judge's verdict on each criterion, HealthBench's way.
+"""Rubrics: a score from a judge's verdict on each criterion, HealthBench's way.
 
 :func:`with_rubric` scores each row from its declared criteria (``{criterion, points, tags}``)
 and the judge's verdicts on them (a list of Booleans in the same order, or of ``{criterion,

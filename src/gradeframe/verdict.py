@@ -1,4 +1,4 @@
-"""Verdicts: read a judge's reply or a yes/no reply as a column, and grade by it (SPEC §13).
+"""Verdicts: read a judge's reply or a yes/no reply as a column, and grade by it.
 
 :func:`read_verdict` reads the verdict a grader model wrote at the end of its reasoning ("GRADE:
 C", "Y", "[[8]]", ``{"pass": true}``) and, when it cannot, says why (``grader_failure``).

@@ -59,7 +59,7 @@ COLOURS: Final = {
     "budget_stop": "#edc948",
     "refusal": "#4e79a7",
     "not_in_document": "#76b7b2",
-    "grader_failure": "#d9d9d9",  # the grader's failure, not the model's (SPEC §13): grey
+    "grader_failure": "#d9d9d9",  # the grader's failure, not the model's : grey
 }
 CARRIED_COLOURS: Final = ("#9c755f", "#ff9da7", "#8cd17d", "#499894", "#d37295", "#79706e")
 
@@ -462,7 +462,7 @@ def infer_grader(df: pl.DataFrame, prefix: str = "") -> Grader:
             name = MATCHER_EXPECTATIONS.get(expectations[0])
         options = [f"expectation: {e}" for e in expectations]
         return Grader(name or "a matcher", options)
-    if prefix + "verdict" in schema and prefix + "grader_failure" in schema:  # SPEC §13
+    if prefix + "verdict" in schema and prefix + "grader_failure" in schema:  # judge
         return Grader("judge", [f"prefix={prefix!r}"] if prefix else [])
     return Grader("unknown (no outcome or expectation column)")
 
@@ -499,7 +499,7 @@ def _summary(overall: Mapping[str, Any], groups: list[str]) -> dict[str, Any]:
         "ci_low": proportion(overall["ci_low"]),
         "ci_high": proportion(overall["ci_high"]),
         "by": groups,
-        # Rows the grader failed on (SPEC §13), counted apart from the model's failures.
+        # Rows the grader failed on , counted apart from the model's failures.
         "grader_failure": count(overall.get(kinds.GRADER_FAILURE) or 0),
         "n_graded": count(overall.get("n_graded", overall["n"])),
     }
