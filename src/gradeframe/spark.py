@@ -52,6 +52,7 @@ __all__ = [
     "f1",
     "flaky",
     "includes",
+    "judge",
     "matches",
     "pass_at_k",
     "report",
@@ -179,6 +180,7 @@ within = _grading("within")
 choice = _grading("choice")
 f1 = _grading("f1")
 equivalent = _grading("equivalent")
+judge = _grading("judge")
 
 
 # --------------------------------------------------------------------------------------------
