@@ -38,12 +38,14 @@ from gradeframe.matchers import (
     f1,
     includes,
     matches,
+    tool_calls,
     with_choice,
     with_equivalent,
     with_exact_match,
     with_f1,
     with_includes,
     with_matches,
+    with_tool_calls,
     with_within,
     within,
 )
@@ -74,6 +76,7 @@ with_exact_match = _one_at_a_time(with_exact_match)
 with_f1 = _one_at_a_time(with_f1)
 with_includes = _one_at_a_time(with_includes)
 with_matches = _one_at_a_time(with_matches)
+with_tool_calls = _one_at_a_time(with_tool_calls)
 with_within = _one_at_a_time(with_within)
 del _one_at_a_time
 
@@ -118,6 +121,7 @@ __all__ = [
     "report",
     "report_counts",
     "report_from_counts",
+    "tool_calls",
     "with_answer_contains",
     "with_choice",
     "with_equivalent",
@@ -125,6 +129,7 @@ __all__ = [
     "with_f1",
     "with_includes",
     "with_matches",
+    "with_tool_calls",
     "with_within",
     "within",
 ]

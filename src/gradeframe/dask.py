@@ -436,6 +436,7 @@ class DaskFrameGrade:
     choice = _grading("choice")
     f1 = _grading("f1")
     equivalent = _grading("equivalent")
+    tool_calls = _grading("tool_calls")
 
     @delegates(report, lock=False)  # its partitions lock, in Dask's threads
     def report(  # noqa: D102 (the docstring is the function's, set by @delegates)

@@ -52,6 +52,7 @@ __all__ = [
     "matches",
     "pass_at_k",
     "report",
+    "tool_calls",
     "within",
 ]
 
@@ -176,6 +177,7 @@ within = _grading("within")
 choice = _grading("choice")
 f1 = _grading("f1")
 equivalent = _grading("equivalent")
+tool_calls = _grading("tool_calls")
 
 
 # --------------------------------------------------------------------------------------------
