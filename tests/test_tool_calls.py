@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections import Counter
 
 import pandas as pd
@@ -12,8 +13,17 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import gradeframe as gf
+import gradeframe.matchers.tool_calls
 from tests import reference_tool_calls as ref
 from tests.utils import assert_equal_data, to_data
+
+
+@pytest.fixture(params=[False, True], ids=["fast", "general"])
+def general(request, monkeypatch):
+    """Run a test on the fast path (one Arrow decode) and on the general path (tagged JSON)."""
+    if request.param:
+        monkeypatch.setattr(tool_calls_module, "FAST", False)
+    return request.param
 
 
 def call(name: str, **arguments) -> dict:
@@ -55,7 +65,7 @@ MODE_CASES = [
     [case[1:] for case in MODE_CASES],
     ids=[case[0] for case in MODE_CASES],
 )
-def test_modes(constructor, actual, expected, mode, correct, missing, extra) -> None:
+def test_modes(constructor, general, actual, expected, mode, correct, missing, extra) -> None:
     for written in (text, lambda calls: calls):  # JSON text, then lists of structs
         frame = constructor(
             {"tool_calls": [written(actual)], "expected_calls": [written(expected)]}
@@ -65,6 +75,9 @@ def test_modes(constructor, actual, expected, mode, correct, missing, extra) -> 
             result,
             {"correct": [correct], "expectation": [mode], "missing": [missing], "extra": [extra]},
         )
+
+
+tool_calls_module = sys.modules["gradeframe.matchers.tool_calls"]
 
 
 def f(**arguments) -> list[dict]:
@@ -121,7 +134,9 @@ ARGUMENT_CASES = [
     [case[1:] for case in ARGUMENT_CASES],
     ids=[case[0] for case in ARGUMENT_CASES],
 )
-def test_argument_rules(constructor, actual, expected, arguments, rel_tol, correct) -> None:
+def test_argument_rules(
+    constructor, general, actual, expected, arguments, rel_tol, correct
+) -> None:
     frame = constructor(
         {"tool_calls": [text(f(**actual))], "expected_calls": [text(f(**expected))]}
     )
@@ -322,8 +337,11 @@ ROWS = st.lists(st.tuples(CALLS | st.none(), CALLS | st.none()), min_size=1, max
     mode=st.sampled_from(["exact", "in_order", "any_order", "superset", "subset"]),
     arguments=st.sampled_from(["exact", "ignore", ["x"], ["x", "y"]]),
     rel_tol=st.sampled_from([0.0, 0.05]),
+    fast=st.booleans(),
 )
-def test_column_code_agrees_with_brute_force_reference(rows, mode, arguments, rel_tol) -> None:
+def test_column_code_agrees_with_brute_force_reference(
+    rows, mode, arguments, rel_tol, fast
+) -> None:
     frame = pl.DataFrame(
         {
             "tool_calls": [text(actual) for actual, _ in rows],
@@ -331,7 +349,12 @@ def test_column_code_agrees_with_brute_force_reference(rows, mode, arguments, re
         },
         schema={"tool_calls": pl.String, "expected_calls": pl.String},
     )
-    result = to_data(frame.grade.tool_calls(mode=mode, arguments=arguments, rel_tol=rel_tol))
+    tool_calls_module.FAST = fast
+    try:
+        graded = frame.grade.tool_calls(mode=mode, arguments=arguments, rel_tol=rel_tol)
+    finally:
+        tool_calls_module.FAST = True
+    result = to_data(graded)
     for i, (actual, expected) in enumerate(rows):
         correct, missing, extra = ref.grade(
             actual, expected, mode=mode, arguments=arguments, rel_tol=rel_tol

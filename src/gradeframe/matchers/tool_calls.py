@@ -25,10 +25,13 @@ batch of rows at once (never a Python loop over rows or calls):
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 from typing import Final, Literal, TypeAlias, get_args
 
 import polars as pl
+import pyarrow as pa
+from pyarrow import json as pa_json
 
 from gradeframe._inputs import IntoExpr, Schema, is_text
 from gradeframe.matchers import _base
@@ -114,34 +117,80 @@ def _tagged(text: pl.Expr) -> pl.Expr:
     return pl.when(leftover.eq("")).then(joined)
 
 
-def _decoded(texts: pl.Series) -> pl.Series:
-    """Decode JSON texts into one struct dtype inferred from all of them; invalid ones: null.
+def _arrow_decoded(texts: pl.Series) -> pl.Series:
+    """Decode JSON texts (null: null) into one dtype inferred from all of them, with Arrow.
 
-    Polars refuses a whole column when one text is invalid; the invalid texts are then found by
-    halving (a decode per half, so a few bad texts cost a few decodes per doubling of the
-    column, never one per text) and read as null.
+    The texts are read as one newline-delimited JSON buffer (a raw line break in valid JSON is
+    white space, so it becomes a space). Raises ``pyarrow.ArrowInvalid`` when a text is not
+    JSON, or when two texts hold values of different kinds at the same place ("1" and 1).
+    """
+    lines = pl.select(
+        pl.concat_str(
+            pl.lit('{"v":'),
+            pl.lit(texts).str.replace_all(r"[\r\n]", " ").fill_null("null"),
+            pl.lit("}"),
+        )
+    ).to_series()
+    if lines.len() == 0:
+        return pl.Series(texts.name, [], dtype=pl.Null)
+    buffer = lines.str.join("\n").item().encode()
+    options = pa_json.ReadOptions(block_size=max(1 << 20, len(buffer) // 8 + 1))
+    table = pa_json.read_json(io.BytesIO(buffer), read_options=options)
+    decoded = pl.from_arrow(table.column("v"))
+    return decoded.alias(texts.name)  # type: ignore[union-attr]
+
+
+def _decoded(texts: pl.Series) -> pl.Series:
+    """Decode tagged JSON texts into one struct dtype; the texts that are not JSON read as null.
+
+    Tagged values never differ in kind at one place, so only invalid JSON is refused; those
+    texts are found by halving (a decode per half, so a few bad texts cost a few decodes per
+    doubling of the column, never one per text).
     """
     try:
-        return texts.str.json_decode(infer_schema_length=None)
-    except pl.exceptions.PolarsError:
+        return _arrow_decoded(texts)
+    except pa.ArrowInvalid:
         pass
     good = ~pl.Series(_invalid(texts), dtype=pl.Boolean)
-    kept = pl.select(pl.when(good).then(texts)).to_series()
-    return kept.str.json_decode(infer_schema_length=None)
+    return _arrow_decoded(pl.select(pl.when(good).then(pl.lit(texts))).to_series())
 
 
 def _invalid(texts: pl.Series) -> list[bool]:
-    """Return, for each text, whether Polars refuses to decode it (found by halving)."""
+    """Return, for each text, whether it cannot be decoded (found by halving)."""
     if texts.len() == 0:
         return []
     try:
-        texts.str.json_decode(infer_schema_length=None)
-    except pl.exceptions.PolarsError:
+        _arrow_decoded(texts)
+    except pa.ArrowInvalid:
         if texts.len() == 1:
             return [True]
         half = texts.len() // 2
         return _invalid(texts.slice(0, half)) + _invalid(texts.slice(half))
     return [False] * texts.len()
+
+
+def _zero_signs(expr: pl.Expr, dtype: pl.DataType) -> pl.Expr:
+    """Write -0.0 as 0.0 in every float of a (nested) value, so that equal numbers encode alike."""
+    if dtype.is_float():
+        return pl.when(expr == 0).then(pl.lit(0.0, dtype)).otherwise(expr)
+    if isinstance(dtype, pl.Struct) and any(_has_float(f.dtype) for f in dtype.fields):
+        inner = pl.struct(
+            [_zero_signs(expr.struct.field(f.name), f.dtype).alias(f.name) for f in dtype.fields]
+        )
+        return pl.when(expr.is_not_null()).then(inner)
+    if isinstance(dtype, pl.List) and _has_float(dtype.inner):
+        return expr.list.eval(_zero_signs(pl.element(), dtype.inner))
+    return expr
+
+
+def _has_float(dtype: pl.DataType) -> bool:
+    if dtype.is_float():
+        return True
+    if isinstance(dtype, pl.Struct):
+        return any(_has_float(f.dtype) for f in dtype.fields)
+    if isinstance(dtype, pl.List):
+        return _has_float(dtype.inner)
+    return False
 
 
 # ---------------------------------------------------------------------------------------------
@@ -180,18 +229,18 @@ def _kind(source: Input) -> str:
     raise TypeError(msg)
 
 
-def _as_calls(expr: pl.Expr, dtype: pl.DataType, kind: str) -> pl.Expr:
-    """Bring a side to List(Struct{name: String, arguments: String, tagged: Boolean}) or String.
-
-    Struct arguments are written as JSON text (not tagged yet); JSON text stays text and is read
-    in the batch (:func:`_text_calls`), where the dtype of its values can be inferred.
-    """
+def _as_calls(expr: pl.Expr, kind: str) -> pl.Expr:
+    """Return a side as the batch reads it: text as String, no calls as a null String."""
     if kind == _NONE:
         return pl.lit(None, pl.String)
     if kind == _TEXT:
         return expr.cast(pl.String)
-    inner = dtype.inner  # type: ignore[attr-defined]
-    fields = {f.name: f.dtype for f in inner.fields}
+    return expr
+
+
+def _written(dtype: pl.DataType) -> pl.Expr:
+    """Return the calls of a List(Struct) side as (name, arguments as JSON text, tagged)."""
+    fields = _fields(dtype.inner)  # type: ignore[attr-defined]
     e = pl.element()
     arguments = fields.get("arguments", pl.Null())
     if isinstance(arguments, pl.Struct):
@@ -202,16 +251,15 @@ def _as_calls(expr: pl.Expr, dtype: pl.DataType, kind: str) -> pl.Expr:
     else:
         text = e.struct.field("arguments").cast(pl.String)
     call = pl.struct(
-        name=e.struct.field("name").cast(pl.String),
-        arguments=text,
-        tagged=pl.lit(value=False),
+        name=e.struct.field("name").cast(pl.String), arguments=text, tagged=pl.lit(value=False)
     )
-    return expr.list.eval(call)
+    return pl.col("calls").list.eval(call)
 
 
 def _list_calls(frame: pl.DataFrame, column: str, side: int) -> pl.DataFrame:
     """Return the calls of a List(Struct) side as a long table (row, side, pos, name...)."""
     listed = frame.select("row", calls=pl.col(column)).filter(pl.col("calls").list.len() > 0)
+    listed = listed.with_columns(_written(frame.schema[column]))
     return listed.explode("calls").select(
         "row",
         side=pl.lit(side, pl.Int8),
@@ -221,6 +269,19 @@ def _list_calls(frame: pl.DataFrame, column: str, side: int) -> pl.DataFrame:
         tagged=pl.col("calls").struct.field("tagged"),
         bad=pl.lit(value=False),
     )
+
+
+_EMPTY_CALLS: Final = pl.DataFrame(
+    schema={
+        "row": pl.UInt32,
+        "side": pl.Int8,
+        "pos": pl.Int64,
+        "name": pl.String,
+        "arguments": pl.String,
+        "tagged": pl.Boolean,
+        "bad": pl.Boolean,
+    }
+)
 
 
 def _text_calls(frame: pl.DataFrame, column: str, side: int) -> tuple[pl.DataFrame, pl.Series]:
@@ -369,6 +430,213 @@ def _keyed(
     ).drop("tagged", "canonical")
 
 
+#: The seed of the 64-bit hash a call's key (its name and canonical compared arguments) is
+#: reduced to before matching. Two calls of one row whose keys differ match only if their
+#: hashes collide: about one chance in 2**64 / (calls in the row)**2, for a row of 40 calls
+#: 1 in 10**16.
+_SEED: Final = 35
+
+#: Whether :func:`_fast_calls` is tried first (the tests switch it off to hold the general path
+#: to the same answers).
+FAST: bool = True
+
+
+def _fast_calls(
+    frame: pl.DataFrame, kinds: dict[int, str], compared: tuple[str, ...] | None
+) -> pl.DataFrame | None:
+    """Return the keyed calls of both sides read in one Arrow decode, or None where it cannot.
+
+    Both sides, every row, become one newline-delimited JSON buffer, so that Arrow infers one
+    dtype for all the calls: keys in any order land in the same struct fields and a number
+    read as an integer on one side and a float on the other becomes a float. The canonical
+    arguments are then that struct written back as JSON. Arrow refuses a buffer holding
+    values of different kinds at one place ("1" and 1, true and 1), invalid JSON, or a row
+    that is not a list: None then, and the general path (tagged values) reads the batch.
+    """
+    typed = _typed_calls(frame, kinds)
+    if typed is not None:
+        return _fast_keys(typed, compared)
+    lines = []
+    for side, kind in kinds.items():
+        column = pl.col("expected" if side == _E else "actual")
+        if kind == _TEXT:
+            blank = column.is_null() | column.str.strip_chars().eq("")
+            line = pl.when(~blank).then(column)
+        elif kind == _LIST:
+            line = pl.struct(v=column).struct.json_encode().str.slice(5).str.head(-1)
+        else:
+            continue
+        lines.append(frame.select("row", side=pl.lit(side, pl.Int8), line=line))
+    if not lines:
+        return _EMPTY_CALLS.with_columns(key=pl.lit(None, pl.String)).drop("arguments", "tagged")
+    table = pl.concat(lines)
+    try:
+        decoded = _arrow_decoded(table.get_column("line"))
+    except pa.ArrowInvalid:
+        return None
+    dtype = decoded.dtype
+    if dtype == pl.Null or (isinstance(dtype, pl.List) and dtype.inner == pl.Null):
+        return _EMPTY_CALLS.with_columns(key=pl.lit(None, pl.String)).drop("arguments", "tagged")
+    if not isinstance(dtype, pl.List) or not isinstance(dtype.inner, pl.Struct):
+        return None
+    fields = _fields(dtype.inner)
+    if fields.get("name") != pl.String:
+        return None
+    listed = table.select("row", "side", calls=decoded).filter(pl.col("calls").list.len() > 0)
+    calls = listed.explode("calls").with_columns(
+        pos=pl.int_range(pl.len(), dtype=pl.Int64).over("row", "side"),
+        name=pl.col("calls").struct.field("name"),
+    )
+    return _fast_keys(calls, compared, fields.get("arguments", pl.Null()))
+
+
+class _Conflict(Exception):
+    """Two dtypes hold values of different kinds at one place."""
+
+
+def _merged(a: pl.DataType, b: pl.DataType) -> pl.DataType:
+    """Return the dtype both sides' values are read in (numbers as Float64 where they mix)."""
+    if a == pl.Null:
+        return b
+    if b == pl.Null or a == b:
+        return a
+    if is_text(a) and is_text(b):
+        return pl.String()
+    if a.is_numeric() and b.is_numeric() and not a.is_decimal() and not b.is_decimal():
+        return pl.Float64()
+    if isinstance(a, pl.List) and isinstance(b, pl.List):
+        return pl.List(_merged(a.inner, b.inner))
+    if isinstance(a, pl.Struct) and isinstance(b, pl.Struct):
+        fa, fb = _fields(a), _fields(b)
+        names = list(fa) + [k for k in fb if k not in fa]
+        return pl.Struct({k: _merged(fa.get(k, pl.Null()), fb.get(k, pl.Null())) for k in names})
+    raise _Conflict
+
+
+def _conformed(expr: pl.Expr, dtype: pl.DataType, target: pl.DataType) -> pl.Expr:
+    """Return a value read in the merged dtype (absent struct fields as null)."""
+    if dtype == target:
+        return expr
+    if isinstance(target, pl.Struct):
+        if dtype == pl.Null:
+            return pl.lit(None, target)
+        have = _fields(dtype)
+        inner = pl.struct(
+            [
+                (
+                    _conformed(expr.struct.field(f.name), have[f.name], f.dtype)
+                    if f.name in have
+                    else pl.lit(None, f.dtype)
+                ).alias(f.name)
+                for f in target.fields
+            ]
+        )
+        return pl.when(expr.is_not_null()).then(inner)
+    if isinstance(target, pl.List):
+        if dtype == pl.Null:
+            return pl.lit(None, target)
+        return expr.list.eval(_conformed(pl.element(), dtype.inner, target.inner))  # type: ignore[attr-defined]
+    return expr.cast(target)
+
+
+def _typed_calls(frame: pl.DataFrame, kinds: dict[int, str]) -> pl.DataFrame | None:
+    """Return the calls of List(Struct) sides with struct arguments, in one dtype (no JSON).
+
+    None when a side is JSON text, its arguments are text, or the sides' arguments hold values
+    of different kinds at one place (then they are read as JSON, see :func:`_fast_calls`).
+    """
+    if any(kind == _TEXT for kind in kinds.values()):
+        return None
+    parts = {}
+    for side, kind in kinds.items():
+        if kind != _LIST:
+            continue
+        column = "expected" if side == _E else "actual"
+        arguments = _fields(frame.schema[column].inner).get("arguments", pl.Null())  # type: ignore[attr-defined]
+        if not (isinstance(arguments, pl.Struct) or arguments == pl.Null):
+            return None
+        listed = frame.select("row", calls=pl.col(column)).filter(pl.col("calls").list.len() > 0)
+        parts[side] = listed.explode("calls").select(
+            "row",
+            side=pl.lit(side, pl.Int8),
+            pos=pl.int_range(pl.len(), dtype=pl.Int64).over("row"),
+            name=pl.col("calls").struct.field("name").cast(pl.String),
+            arguments=pl.col("calls").struct.field("arguments")
+            if arguments != pl.Null
+            else pl.lit(None, pl.Struct({})),
+        )
+    if not parts:
+        return None
+    try:
+        target: pl.DataType = pl.Struct({})
+        for part in parts.values():
+            target = _merged(target, part.schema["arguments"])
+    except _Conflict:
+        return None
+    return pl.concat(
+        [
+            part.with_columns(_conformed(pl.col("arguments"), part.schema["arguments"], target))
+            for part in parts.values()
+        ]
+    )
+
+
+def _fast_keys(
+    calls: pl.DataFrame,
+    compared: tuple[str, ...] | None,
+    arguments_dtype: pl.DataType | None = None,
+) -> pl.DataFrame | None:
+    """Key the calls (row, side, pos, name, calls or arguments) of :func:`_fast_calls`."""
+    if compared == ():
+        return calls.select("row", "side", "pos", "name", key="name", bad=pl.col("name").is_null())
+    if arguments_dtype is None:  # typed calls: arguments are a struct already
+        pass
+    elif arguments_dtype == pl.String:  # arguments written as JSON text (as OpenAI writes them)
+        texts = calls.get_column("calls").struct.field("arguments")
+        try:
+            arguments = _arrow_decoded(texts)
+        except pa.ArrowInvalid:
+            return None
+        calls = calls.with_columns(arguments=arguments)
+    elif isinstance(arguments_dtype, pl.Struct):
+        calls = calls.with_columns(arguments=pl.col("calls").struct.field("arguments"))
+    elif arguments_dtype == pl.Null:
+        calls = calls.with_columns(arguments=pl.lit(None, pl.Struct({})))
+    else:
+        return None
+    arguments_dtype = calls.schema["arguments"]
+    if arguments_dtype == pl.Null:
+        arguments_dtype = pl.Struct({})
+        calls = calls.with_columns(arguments=pl.lit(None, arguments_dtype))
+    if not isinstance(arguments_dtype, pl.Struct):
+        return None
+    keys = _fields(arguments_dtype)
+    value = _zero_signs(pl.col("arguments"), arguments_dtype)
+    if compared is not None:
+        value = pl.struct(
+            [
+                (value.struct.field(k) if k in keys else pl.lit(None, pl.Null)).alias(f"k{i}")
+                for i, k in enumerate(compared)
+            ]
+        )
+    else:  # a null object (no arguments) is the empty object: every key null
+        value = (
+            pl.when(pl.col("arguments").is_not_null())
+            .then(value)
+            .otherwise(
+                pl.struct([pl.lit(None, d).alias(k) for k, d in keys.items()]) if keys else value
+            )
+        )
+    return calls.select(
+        "row",
+        "side",
+        "pos",
+        "name",
+        key=pl.struct(pl.col("name"), value.alias("arguments")).hash(_SEED),
+        bad=pl.col("name").is_null(),
+    )
+
+
 def _edges(calls: pl.DataFrame, rel_tol: float) -> pl.DataFrame:
     """Return the pairs (row, e, a) of an expected and an actual call that match."""
     expected = calls.filter(pl.col("side") == _E).select("row", "key", e="pos", en="numbers")
@@ -390,16 +658,27 @@ def _counted(calls: pl.DataFrame) -> pl.DataFrame:
     """Return a maximum matching when matching is equality of keys: count per key.
 
     The first ``min(count on each side)`` calls of each key, in their side's order, are matched.
+    The calls are sorted by (row, key, side, pos), so each (row, key) is a run of expected then
+    actual calls, and a call's rank in its side is its distance from the start of its run.
     """
-    ranked = calls.with_columns(rank=pl.int_range(pl.len()).over("row", "side", "key"))
-    others = (
-        calls.group_by("row", "side", "key")
-        .agg(other=pl.len())
-        .with_columns(side=(1 - pl.col("side")).cast(pl.Int8))
+    row, key, side = pl.col("row"), pl.col("key"), pl.col("side")
+    index = pl.int_range(pl.len(), dtype=pl.Int64)
+    same_key = (row == row.shift()) & (key == key.shift())
+    ranked = (
+        calls.select("row", "side", "pos", "key")
+        .sort("row", "key", "side", "pos")
+        .with_columns(
+            group=(~same_key.fill_null(value=False)).cum_sum(),
+            start=pl.when(~(same_key & (side == side.shift())).fill_null(value=False))
+            .then(index)
+            .forward_fill(),
+            expected=(side == _E).cast(pl.Int64),
+        )
     )
-    return ranked.join(
-        others, on=["row", "side", "key"], how="left", nulls_equal=True, maintain_order="left"
-    ).select("row", "side", "pos", matched=pl.col("rank") < pl.col("other").fill_null(0))
+    counts = pl.col("expected").sum().over("group")
+    size = pl.len().over("group")
+    other = pl.when(side == _E).then(size - counts).otherwise(counts)
+    return ranked.select("row", "side", "pos", matched=(index - pl.col("start")) < other)
 
 
 def _augmented(edges: pl.DataFrame) -> pl.DataFrame:
@@ -561,6 +840,28 @@ def _masks(calls: pl.DataFrame, edges: pl.DataFrame | None) -> pl.DataFrame:
 # ---------------------------------------------------------------------------------------------
 
 
+def _general_calls(
+    frame: pl.DataFrame, sides: dict[int, str], compared: tuple[str, ...] | None, *, tolerant: bool
+) -> tuple[pl.DataFrame, dict[int, pl.Series]]:
+    """Return the keyed calls of both sides read as tagged JSON, and each side's bad rows."""
+    parts, unreadable = [], {}
+    for side, kind in sides.items():
+        column = "expected" if side == _E else "actual"
+        if kind == _LIST:
+            parts.append(_list_calls(frame, column, side))
+            unreadable[side] = pl.Series([False] * frame.height)
+        elif kind == _TEXT:
+            side_calls, bad_rows = _text_calls(frame, column, side)
+            parts.append(side_calls)
+            unreadable[side] = bad_rows
+        else:
+            unreadable[side] = pl.Series([False] * frame.height)
+    schema = _EMPTY_CALLS.schema
+    calls = pl.concat([p.cast(schema) for p in parts]) if parts else _EMPTY_CALLS  # type: ignore[arg-type]
+    calls = calls.with_columns(bad=pl.col("bad") | pl.col("name").is_null())
+    return _keyed(calls, compared, tolerant=tolerant), unreadable
+
+
 def _grade_batch(
     batch: pl.Series,
     *,
@@ -571,31 +872,16 @@ def _grade_batch(
 ) -> pl.Series:
     """Grade a batch of rows: ``batch`` is a struct of the sides ``actual`` and ``expected``."""
     frame = batch.struct.unnest().with_row_index("row")
-    parts, unreadable = [], {}
-    for column, side, kind in (("expected", _E, kinds[1]), ("actual", _A, kinds[0])):
-        if kind == _LIST:
-            parts.append(_list_calls(frame, column, side))
-            unreadable[side] = pl.Series([False] * frame.height)
-        elif kind == _TEXT:
-            calls, bad_rows = _text_calls(frame, column, side)
-            parts.append(calls)
-            unreadable[side] = bad_rows
-        else:
-            unreadable[side] = pl.Series([False] * frame.height)
-    schema = {
-        "row": pl.UInt32,
-        "side": pl.Int8,
-        "pos": pl.Int64,
-        "name": pl.String,
-        "arguments": pl.String,
-        "tagged": pl.Boolean,
-        "bad": pl.Boolean,
-    }
-    calls = pl.concat([p.cast(schema) for p in parts]) if parts else pl.DataFrame(schema=schema)  # type: ignore[arg-type]
-    calls = calls.with_columns(bad=pl.col("bad") | pl.col("name").is_null())
     tolerant = rel_tol > 0 and compared != ()
-    calls = _keyed(calls, compared, tolerant=tolerant)
-
+    sides = {_E: kinds[1], _A: kinds[0]}
+    no_rows = pl.Series([False] * frame.height)
+    fast = _fast_calls(frame, sides, compared) if FAST and not tolerant else None
+    if fast is not None:
+        calls, unreadable = fast, {_E: no_rows, _A: no_rows}
+    else:
+        calls, unreadable = _general_calls(frame, sides, compared, tolerant=tolerant)
+    if calls.schema["key"] != pl.UInt64:
+        calls = calls.with_columns(pl.col("key").hash(_SEED))
     # A bad expected value raises naming the row; a bad actual value fails its row.
     bad_expected = (
         calls.filter((pl.col("side") == _E) & pl.col("bad")).get_column("row").to_list()[:1]
@@ -847,8 +1133,8 @@ def _rule(
     actual, expected = inputs["actual"], inputs["expected"]
     kinds = (_kind(actual), _kind(expected))
     sides = pl.struct(
-        actual=_as_calls(actual.expr, actual.dtype, kinds[0]),
-        expected=_as_calls(expected.expr, expected.dtype, kinds[1]),
+        actual=_as_calls(actual.expr, kinds[0]),
+        expected=_as_calls(expected.expr, kinds[1]),
     )
     return sides.map_batches(
         lambda batch: _grade_batch(
