@@ -44,7 +44,12 @@ TOOLS = [
     "book_flight",
 ]
 #: The pairs of modes compared: gradeframe's and agentevals' names for the same question.
-PAIRS = [("exact", "strict"), ("any_order", "unordered"), ("superset", "superset"), ("subset", "subset")]
+PAIRS = [
+    ("exact", "strict"),
+    ("any_order", "unordered"),
+    ("superset", "superset"),
+    ("subset", "subset"),
+]
 
 
 def _arguments(tool: int, rng: random.Random) -> dict[str, Any]:
@@ -62,7 +67,10 @@ def _arguments(tool: int, rng: random.Random) -> dict[str, Any]:
 
 
 def _number_written_another_way(arguments: dict[str, Any]) -> dict[str, Any]:
-    return {k: float(v) if isinstance(v, int) and not isinstance(v, bool) else v for k, v in arguments.items()}
+    return {
+        k: float(v) if isinstance(v, int) and not isinstance(v, bool) else v
+        for k, v in arguments.items()
+    }
 
 
 def make_rows(rows: int, seed: int = 35) -> list[tuple[list[dict], list[dict]]]:
@@ -86,14 +94,20 @@ def make_rows(rows: int, seed: int = 35) -> list[tuple[list[dict], list[dict]]]:
             del actual[rng.randrange(len(actual))]
         elif change < 0.8 and len(actual) < 20:
             tool = rng.randrange(len(TOOLS))
-            actual.insert(rng.randrange(len(actual) + 1), {"name": TOOLS[tool], "arguments": _arguments(tool, rng)})
+            actual.insert(
+                rng.randrange(len(actual) + 1),
+                {"name": TOOLS[tool], "arguments": _arguments(tool, rng)},
+            )
         elif change < 0.9:
             i = rng.randrange(len(actual))
             tool = TOOLS.index(actual[i]["name"])
             actual[i] = {"name": actual[i]["name"], "arguments": _arguments(tool, rng)}
         else:
             i = rng.randrange(len(actual))
-            actual[i] = {"name": actual[i]["name"], "arguments": _number_written_another_way(actual[i]["arguments"])}
+            actual[i] = {
+                "name": actual[i]["name"],
+                "arguments": _number_written_another_way(actual[i]["arguments"]),
+            }
         out.append((actual, expected))
     return out
 
@@ -152,7 +166,9 @@ def section(rows: int, sample: int, agentevals_python: str) -> str:
         )
         for c in text.columns
     )
-    calls = text.select(pl.col("tool_calls").str.json_decode(infer_schema_length=None).list.len()).to_series()
+    calls = text.select(
+        pl.col("tool_calls").str.json_decode(infer_schema_length=None).list.len()
+    ).to_series()
 
     def best(run, repeats: int = 3) -> tuple[float, Any]:
         times, result = [], None
@@ -162,7 +178,11 @@ def section(rows: int, sample: int, agentevals_python: str) -> str:
             times.append(time.perf_counter() - start)
         return min(times), result
 
-    floor, _ = best(lambda: text.select(pl.col(c).str.json_decode(infer_schema_length=None) for c in text.columns))
+    floor, _ = best(
+        lambda: text.select(
+            pl.col(c).str.json_decode(infer_schema_length=None) for c in text.columns
+        )
+    )
     ours: dict[str, dict[str, Any]] = {}
     for mode in ["exact", "in_order", "any_order", "superset", "subset"]:
         seconds, result = best(lambda mode=mode: text.grade.tool_calls(mode=mode))
@@ -233,7 +253,11 @@ def section(rows: int, sample: int, agentevals_python: str) -> str:
         speed = projected / ours[mode]["seconds"]
         worst = speed if worst is None else min(worst, speed)
         mine = [ours[mode]["correct"][i] for i in picks]
-        differ = [i for i, (x, y) in zip(picks, zip(mine, t["scores"], strict=True), strict=True) if bool(x) != bool(y)]
+        differ = [
+            i
+            for i, (x, y) in zip(picks, zip(mine, t["scores"], strict=True), strict=True)
+            if bool(x) != bool(y)
+        ]
         lines.append(
             f"| {mode} / {their_mode} | {ours[mode]['seconds']:.3f} s | "
             f"{ours[mode]['struct_seconds']:.3f} s | {projected:,.1f} s | "
@@ -245,7 +269,9 @@ def section(rows: int, sample: int, agentevals_python: str) -> str:
         f"| in_order / (none) | {ours['in_order']['seconds']:.3f} s | "
         f"{ours['in_order']['struct_seconds']:.3f} s | - | - | - | - |"
     )
-    lines.append(f"| bare Polars: json_decode of both columns | {floor:.3f} s | - | - | - | - | - |")
+    lines.append(
+        f"| bare Polars: json_decode of both columns | {floor:.3f} s | - | - | - | - | - |"
+    )
     lines += [
         "",
         f"Target: at least 50× faster than agentevals row by row: slowest mode {worst:,.0f}× "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from collections import Counter
+from pathlib import Path
 
 import pandas as pd
 import polars as pl
@@ -441,3 +442,42 @@ def test_spark_gives_polars_rows() -> None:
         assert got == expected
     finally:
         spark.stop()
+
+
+# ---------------------------------------------------------------------------------------------
+# The inspect reader's tool_calls column, on a real agent log
+# ---------------------------------------------------------------------------------------------
+
+INSPECT_TOOLS = Path(__file__).parent / "fixtures" / "logs_extra" / "inspect_tools"
+
+
+@pytest.mark.parametrize("suffix", [".eval", ".json"])
+def test_read_inspect_tool_calls_grade_against_expected_calls_in_metadata(suffix) -> None:
+    (log,) = INSPECT_TOOLS.glob(f"*{suffix}")
+    frame = gf.read_inspect(log).with_columns(
+        expected_calls=pl.col("inspect_metadata").str.json_path_match("$.expected_calls")
+    )
+    graded = frame.grade.tool_calls("tool_calls", "expected_calls").sort("sample_id")
+    assert_equal_data(
+        graded,
+        {
+            "sample_id": ["no_tools", "sum", "weather", "wrong_city"],
+            "correct": [False, True, True, False],
+            "missing": [["weather"], [], [], ["weather"]],
+            "extra": [[], [], [], ["search", "weather"]],
+        },
+    )
+
+
+def test_read_inspect_tool_calls_are_the_same_from_eval_and_json() -> None:
+    """The .eval is read by Polars all at once, the .json by Python's json: same calls."""
+    by_suffix = {}
+    for suffix in (".eval", ".json"):
+        (log,) = INSPECT_TOOLS.glob(f"*{suffix}")
+        frame = gf.read_inspect(log).sort("sample_id")
+        by_suffix[suffix] = [
+            [(c["name"], json.loads(c["arguments"])) for c in calls]
+            for calls in frame.get_column("tool_calls").to_list()
+        ]
+    assert by_suffix[".eval"] == by_suffix[".json"]
+    assert by_suffix[".eval"][1] == [("add", {"x": 2, "y": 3}), ("add", {"x": 5, "y": 4})]

@@ -55,6 +55,7 @@ EXTRAS: dict[str, pl.DataType] = {
     "inspect_working_time": pl.Float64(),
     "inspect_uuid": pl.String(),
     "inspect_eval_id": pl.String(),  # the run's id: the same in its .eval and its .json
+    "tool_calls": pl.List(pl.Struct({"name": pl.String, "arguments": pl.String})),
 }
 
 # A stop reason that cut the answer short (not a run budget: a generation setting).
@@ -132,6 +133,7 @@ def read(
         header, members, summaries = _read_eval(path, max_bytes)
         scorers = _scorers(header, summaries) or _member_scorers(path, members)
         parts = _fast_parts(path, members, scorers, _evaluated_model(header))
+        calls = _member_tool_calls(path, members)
     else:
         log = load_json(path)
         if not isinstance(log, dict) or not isinstance(log.get("eval"), dict):
@@ -145,6 +147,7 @@ def read(
         header = log
         scorers = _scorers(header, samples)
         parts = _exact_parts(path, samples, scorers, _evaluated_model(header))
+        calls = _tool_calls(samples)
     if scorer is not None:
         wanted = [scorer] if isinstance(scorer, str) else list(scorer)
         present = [name for name in wanted if name in scorers]
@@ -165,7 +168,9 @@ def read(
     eval_id = pl.lit(as_text(evaluation.get("eval_id")), dtype=pl.String)
     chosen = scorer if scorer is not None else (scorers[0] if scorers else None)
     index = scorers.index(chosen) if chosen is not None else None
-    frame = _frame(parts, context, chosen, index, scorers).with_columns(inspect_eval_id=eval_id)
+    frame = _frame(parts, context, chosen, index, scorers).with_columns(
+        inspect_eval_id=eval_id, tool_calls=calls
+    )
     return conform(frame, EXTRAS)
 
 
@@ -196,7 +201,7 @@ def read_samples(
     where = Path(log) if log else Path("<inspect samples>")
     parts = _exact_parts(where, records, scorers, model)
     frame = _frame(parts, context, chosen, 0 if scorers else None, scorers)
-    return conform(frame, EXTRAS)
+    return conform(frame.with_columns(tool_calls=_tool_calls(records)), EXTRAS)
 
 
 def _scorers(header: dict[str, Any], samples: list[Any]) -> list[str]:
@@ -545,6 +550,77 @@ def _fast_parts(
     kept = parts.with_columns(index).filter(~pl.col("__row").is_in(redo))
     redone = again.with_columns(__row=pl.Series(redo, dtype=pl.UInt32))
     return pl.concat([kept.cast({**PARTS, "__row": pl.UInt32}), redone]).sort("__row").drop("__row")
+
+
+# ---- tool calls (SPEC §14) ---------------------------------------------------------------------
+
+#: The ``tool_calls`` column: the calls of a sample's assistant messages, in order, each its
+#: tool's name and its arguments as JSON text (the shape ``df.grade.tool_calls`` reads).
+TOOL_CALLS: pl.DataType = pl.List(pl.Struct({"name": pl.String, "arguments": pl.String}))
+_MESSAGES = pl.List(
+    pl.Struct(
+        {
+            "role": pl.String,
+            "tool_calls": pl.List(pl.Struct({"function": pl.String, "arguments": pl.String})),
+        }
+    )
+)
+
+
+def _tool_calls(samples: Sequence[Any]) -> pl.Series:
+    """Return each sample's tool calls (its assistant messages' ``tool_calls``, in order)."""
+    rows = []
+    for sample in samples:
+        messages = sample.get("messages") if isinstance(sample, dict) else None
+        calls = []
+        for message in messages if isinstance(messages, list) else []:
+            if not isinstance(message, dict) or message.get("role") != "assistant":
+                continue
+            for call in message.get("tool_calls") or []:
+                if isinstance(call, dict):
+                    arguments = call.get("arguments")
+                    calls.append(
+                        {
+                            "name": as_text(call.get("function")),
+                            "arguments": None
+                            if arguments is None
+                            else json.dumps(arguments, ensure_ascii=False),
+                        }
+                    )
+        rows.append(calls)
+    return pl.Series("tool_calls", rows, dtype=TOOL_CALLS)
+
+
+def _member_tool_calls(path: Path, members: _Members) -> pl.Series:
+    """Return the tool calls of a ``.eval``'s sample members, read by Polars all at once.
+
+    Polars writes each call's arguments object as JSON text; where that text has a backslash
+    (which it may not write exactly, see :func:`_fast_schema`) or a member does not read,
+    every member is read again with Python's json.
+    """
+    if not members:
+        return pl.Series("tool_calls", [], dtype=TOOL_CALLS)
+    try:
+        members.lines.seek(0)
+        raw = pl.read_ndjson(members.lines, schema={"messages": _MESSAGES})
+    except (pl.exceptions.PolarsError, RecursionError):
+        raw = None
+    if raw is not None and raw.height == len(members) and members.all_objects():
+        e = pl.element()
+        calls = raw.select(
+            pl.col("messages")
+            .list.eval(e.filter(e.struct.field("role") == "assistant").struct.field("tool_calls"))
+            .list.eval(e.explode().drop_nulls())
+            .list.eval(
+                pl.struct(name=e.struct.field("function"), arguments=e.struct.field("arguments"))
+            )
+            .fill_null([])
+            .alias("tool_calls")
+        ).to_series()
+        arguments = calls.explode().struct.field("arguments")
+        if not arguments.str.contains("\\", literal=True).any():
+            return calls.cast(TOOL_CALLS)
+    return _tool_calls([load_json(path, data, member=member) for member, data in members])
 
 
 # ---- helpers on small values ------------------------------------------------------------------
