@@ -32,7 +32,8 @@ import pyarrow as pa
 
 from gradeframe import samples as sample_rules
 from gradeframe._inputs import IntoExpr
-from gradeframe.report import _pandas_columns, report_counts, report_from_counts
+from gradeframe._summary_inputs import pandas_report_columns
+from gradeframe.report import report_counts, report_from_counts
 from gradeframe.samples import Groups, On
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -241,7 +242,7 @@ def report(
     # Arguments and columns are checked on an empty frame, before any data is read.
     empty_input = _empty(_arrow_schema(sdf))
     empty = report_counts(empty_input, **options)
-    read = _pandas_columns(empty_input, by, correct, failure_kind, prefix, cluster, score)
+    read = pandas_report_columns(empty_input, by, correct, failure_kind, prefix, cluster, score)
     count = functools.partial(_count_batches, options=options, rows=ROWS_PER_CALL)
     schema = StructType([StructField("counts", BinaryType())])
     blobs = sdf.select(*list(read)).mapInArrow(count, schema).collect()
