@@ -25,6 +25,8 @@ from inspect_ai.tool import tool
 
 @tool
 def add():
+    """Return the tool that adds two numbers."""
+
     async def execute(x: float, y: float) -> str:
         """Add two numbers.
 
@@ -39,6 +41,8 @@ def add():
 
 @tool
 def weather():
+    """Return the tool that forecasts the weather."""
+
     async def execute(city: str, days: int) -> str:
         """Forecast the weather.
 
@@ -53,6 +57,8 @@ def weather():
 
 @tool
 def search():
+    """Return the tool that searches the web."""
+
     async def execute(query: str) -> str:
         """Search the web.
 
