@@ -3,15 +3,19 @@
 The rule runs on whole columns, in four steps, each a frame operation over every call of a
 batch of rows at once (never a Python loop over rows or calls):
 
-1. **Calls.** Each side (a list of ``{name, arguments}`` structs, or JSON text holding one)
-   becomes a long table of calls: row, side, position, name, and the arguments as *tagged* JSON
-   text (see :func:`_tagged`).
-2. **Keys.** The tagged arguments of both sides are decoded together into one struct dtype (so
-   keys in any order land in the same fields, and an absent key reads as null) and written back
-   as text: the *canonical* arguments, equal exactly when the arguments are equal as JSON values.
-   Tagging wraps every value in a one-field object naming its kind (``{"n": "1.0"}`` for a
-   number, ``{"s": "1"}`` for a string, ``{"b": true}``...), so that decoding never merges two
-   kinds ("1" is not 1, true is not 1) and every number is written by value.
+1. **Calls.** Both sides (lists of ``{name, arguments}`` structs, or JSON text holding them)
+   become one long table of calls: row, side, position, name and arguments, all calls of the
+   batch in one struct dtype, so that keys in any order land in the same fields, an absent key
+   reads as null and numbers written 3 and 3.0 are one float. Struct columns are brought to one
+   dtype directly (:func:`_typed_calls`); JSON text is read by one Arrow decode of every row
+   of both sides (:func:`_fast_calls`).
+2. **Keys.** A call's key is a 64-bit hash of its name and its compared arguments. Where the
+   Arrow decode refuses the batch (values of different kinds at one place, "1" and 1 or true
+   and 1; invalid JSON; a row that is not a list), or with ``rel_tol``, the general path reads
+   it instead: every value is first *tagged* by kind (``{"n": "1.0"}`` for a number, ``{"s":
+   "1"}`` for a string, ``{"b": true}``..., see :func:`_tagged`), which no decode can merge,
+   and the key is the name and the canonical tagged text (with ``rel_tol``: its *shape*, the
+   numbers left out and compared pairwise within the tolerance).
 3. **Matching.** A call matches another when the names and the compared arguments match. Without
    ``rel_tol`` that is equality of keys (name + canonical arguments), an equivalence, and a
    maximum matching in any order is counting per key. With ``rel_tol`` it is not transitive, and
