@@ -481,3 +481,45 @@ def test_read_inspect_tool_calls_are_the_same_from_eval_and_json() -> None:
         ]
     assert by_suffix[".eval"] == by_suffix[".json"]
     assert by_suffix[".eval"][1] == [("add", {"x": 2, "y": 3}), ("add", {"x": 5, "y": 4})]
+
+
+TYPED_ARGS = st.fixed_dictionaries(
+    {},
+    optional={
+        "x": st.sampled_from([1, 2, 1.0, 2.5, 100, 104]),
+        "y": st.sampled_from(["a", "b", "A"]),
+        "z": st.lists(st.sampled_from([1, 2]), max_size=2),
+    },
+)
+TYPED_CALLS = st.lists(
+    st.builds(
+        lambda n, args: {"name": n, "arguments": args}, st.sampled_from(["a", "b"]), TYPED_ARGS
+    ),
+    max_size=4,
+)
+
+
+@given(
+    rows=st.lists(st.tuples(TYPED_CALLS, TYPED_CALLS), min_size=1, max_size=6),
+    mode=st.sampled_from(["exact", "in_order", "any_order", "superset", "subset"]),
+    arguments=st.sampled_from(["exact", "ignore", ["x"], ["y", "z"]]),
+)
+def test_struct_columns_agree_with_brute_force_reference(rows, mode, arguments) -> None:
+    """Lists of structs, as Polars types them (the typed path: no JSON at all)."""
+    actual = [[{"name": c["name"], "arguments": dict(c["arguments"])} for c in a] for a, _ in rows]
+    expected = [
+        [{"name": c["name"], "arguments": dict(c["arguments"])} for c in e] for _, e in rows
+    ]
+    frame = pl.DataFrame({"tool_calls": actual, "expected_calls": expected}, strict=False)
+    if (
+        not isinstance(frame.schema["tool_calls"], pl.List)
+        or frame.schema["tool_calls"].inner == pl.Null
+    ):
+        return  # every list empty: nothing typed to hold
+    if not isinstance(frame.schema["expected_calls"].inner, pl.Struct):
+        return
+    result = to_data(frame.grade.tool_calls(mode=mode, arguments=arguments))
+    for i, (a, e) in enumerate(rows):
+        correct, missing, extra = ref.grade(a, e, mode=mode, arguments=arguments)
+        got = (result["correct"][i], len(result["missing"][i]), len(result["extra"][i]))
+        assert got == (correct, missing, extra)

@@ -530,8 +530,8 @@ def _conformed(expr: pl.Expr, dtype: pl.DataType, target: pl.DataType) -> pl.Exp
                 (
                     _conformed(expr.struct.field(f.name), have[f.name], f.dtype)
                     if f.name in have
-                    else pl.lit(None, f.dtype)
-                ).alias(f.name)
+                    else pl.when(expr.is_null() & expr.is_not_null()).then(pl.lit(None, f.dtype))
+                ).alias(f.name)  # (a null of the row's length: a bare literal has length 1)
                 for f in target.fields
             ]
         )
@@ -579,7 +579,9 @@ def _typed_calls(frame: pl.DataFrame, kinds: dict[int, str]) -> pl.DataFrame | N
         return None
     return pl.concat(
         [
-            part.with_columns(_conformed(pl.col("arguments"), part.schema["arguments"], target))
+            part.with_columns(
+                _conformed(pl.col("arguments"), part.schema["arguments"], target).alias("arguments")
+            )
             for part in parts.values()
         ]
     )
