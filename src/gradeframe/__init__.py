@@ -6,9 +6,11 @@ Expr) and on pandas (DataFrame, Series); on Dask too when ``dask.dataframe`` is 
 """
 
 import sys
+from importlib import metadata as _metadata
 
 from gradeframe import _pandas, _polars  # noqa: F401  (register .grade)
 from gradeframe._limits import MAX_METADATA_LENGTH
+from gradeframe._record import StatusWarning
 from gradeframe._threads import one_at_a_time as _one_at_a_time
 from gradeframe.answer import (
     DEFAULT_NOT_FOUND_PHRASES,
@@ -37,6 +39,7 @@ from gradeframe.logs import (
     read_openai_evals,
     read_phoenix,
     read_promptfoo,
+    scan_log,
 )
 from gradeframe.matchers import (
     choice,
@@ -87,11 +90,19 @@ with_tool_calls = _one_at_a_time(with_tool_calls)
 with_within = _one_at_a_time(with_within)
 del _one_at_a_time
 
+try:
+    #: The installed version, from the package metadata (as ``gradeframe --version`` prints).
+    __version__: str = _metadata.version("gradeframe")
+except _metadata.PackageNotFoundError:  # run from a source tree that was never installed
+    __version__ = "0+unknown"
+del _metadata
+
 __all__ = [
     "DEFAULT_NOT_FOUND_PHRASES",
     "DEFAULT_REFUSAL_PHRASES",
     "KINDS",
     "MAX_METADATA_LENGTH",
+    "StatusWarning",
     "agreement",
     "answer_contains",
     "chart",
@@ -134,6 +145,7 @@ __all__ = [
     "report",
     "report_counts",
     "report_from_counts",
+    "scan_log",
     "tool_calls",
     "with_answer_contains",
     "with_choice",
