@@ -523,3 +523,57 @@ def test_struct_columns_agree_with_brute_force_reference(rows, mode, arguments) 
         correct, missing, extra = ref.grade(a, e, mode=mode, arguments=arguments)
         got = (result["correct"][i], len(result["missing"][i]), len(result["extra"][i]))
         assert got == (correct, missing, extra)
+
+
+@pytest.mark.parametrize("mode", ["exact", "in_order", "any_order", "superset", "subset"])
+@pytest.mark.parametrize("rel_tol", [0.0, 0.1])
+def test_an_empty_frame_gives_the_columns(mode, rel_tol) -> None:
+    """Dask, Spark and the command line grade an empty frame first, for its schema."""
+    typed = pl.List(pl.Struct({"name": pl.String, "arguments": pl.Struct({"x": pl.Int64})}))
+    for schema in (
+        {"tool_calls": pl.String, "expected_calls": pl.String},
+        {"tool_calls": typed, "expected_calls": typed},
+        {"tool_calls": typed, "expected_calls": pl.String},
+    ):
+        result = pl.DataFrame(schema=schema).grade.tool_calls(mode=mode, rel_tol=rel_tol)
+        assert result.columns[-4:] == ["correct", "expectation", "missing", "extra"]
+        assert result.height == 0
+
+
+# ---------------------------------------------------------------------------------------------
+# The command line: gradeframe score --grader tool_calls
+# ---------------------------------------------------------------------------------------------
+
+
+def test_command_line_grader_gives_the_library_verdicts(tmp_path) -> None:
+    import contextlib
+    import io
+
+    from gradeframe.cli import main
+
+    runs = tmp_path / "runs.csv"
+    pl.DataFrame(
+        {
+            "run": ["swapped", "wrong city", "no calls"],
+            "tool_calls": [
+                text([call("search", q="paris"), call("weather", city="Paris", days=3)]),
+                text([call("weather", city="Lyon", days=3)]),
+                None,
+            ],
+            "expected_calls": [
+                text([call("weather", days=3.0, city="Paris"), call("search", q="paris")]),
+                text([call("weather", city="Paris", days=3)]),
+                text([call("search", q="x")]),
+            ],
+        }
+    ).write_csv(runs)
+    out = tmp_path / "graded.parquet"
+    args = ["score", str(runs), "--answer", "tool_calls", "--grader", "tool_calls"]
+    args += ["--expected", "expected_calls", "--option", "mode=any_order", "-o", str(out), "-q"]
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        assert main(args) == 0
+    got = pl.read_parquet(out)
+    want = gf.read_table(runs).grade.tool_calls(mode="any_order")
+    for column in ("correct", "expectation", "missing", "extra"):
+        assert got[column].to_list() == want[column].to_list()
+    assert got["correct"].to_list() == [True, False, False]

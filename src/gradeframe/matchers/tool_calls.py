@@ -855,13 +855,13 @@ def _general_calls(
         column = "expected" if side == _E else "actual"
         if kind == _LIST:
             parts.append(_list_calls(frame, column, side))
-            unreadable[side] = pl.Series([False] * frame.height)
+            unreadable[side] = pl.Series([False] * frame.height, dtype=pl.Boolean)
         elif kind == _TEXT:
             side_calls, bad_rows = _text_calls(frame, column, side)
             parts.append(side_calls)
             unreadable[side] = bad_rows
         else:
-            unreadable[side] = pl.Series([False] * frame.height)
+            unreadable[side] = pl.Series([False] * frame.height, dtype=pl.Boolean)
     schema = _EMPTY_CALLS.schema
     calls = pl.concat([p.cast(schema) for p in parts]) if parts else _EMPTY_CALLS  # type: ignore[arg-type]
     calls = calls.with_columns(bad=pl.col("bad") | pl.col("name").is_null())
@@ -880,7 +880,7 @@ def _grade_batch(
     frame = batch.struct.unnest().with_row_index("row")
     tolerant = rel_tol > 0 and compared != ()
     sides = {_E: kinds[1], _A: kinds[0]}
-    no_rows = pl.Series([False] * frame.height)
+    no_rows = pl.Series([False] * frame.height, dtype=pl.Boolean)
     fast = _fast_calls(frame, sides, compared) if FAST and not tolerant else None
     if fast is not None:
         calls, unreadable = fast, {_E: no_rows, _A: no_rows}
