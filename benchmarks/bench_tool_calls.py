@@ -1,4 +1,4 @@
-"""The ``tool_calls`` benchmark (``python benchmarks/bench.py --tool-calls``), SPEC §14 / issue 35.
+"""The ``tool_calls`` benchmark (``python benchmarks/bench.py --tool-calls``), issue 35.
 
 200,000 agent runs of up to 20 tool calls each (tools from a pool of 12, arguments of one to
 three keys: text, integers, floats, Booleans, a list, a nested object), the expected calls

@@ -1,4 +1,4 @@
-"""A tiny inspect_ai agent task whose mock model calls tools from a script (SPEC §14 fixture).
+"""A tiny inspect_ai agent task whose mock model calls tools from a script (the tool_calls fixture).
 
 Each sample's metadata holds the calls it is expected to make (``expected_calls``, JSON text);
 the mock model makes the sample's scripted calls one at a time (each tool runs, and its result

@@ -691,7 +691,7 @@ def _fast_parts(
     return pl.concat([kept.cast({**PARTS, "__row": pl.UInt32}), redone]).sort("__row").drop("__row")
 
 
-# ---- tool calls (SPEC §14) ---------------------------------------------------------------------
+# ---- tool calls -------------------------------------------------------------------------------
 
 #: The ``tool_calls`` column: the calls of a sample's assistant messages, in order, each its
 #: tool's name and its arguments as JSON text (the shape ``df.grade.tool_calls`` reads).

@@ -1,4 +1,4 @@
-"""tool_calls: did an agent call the expected tools, with the expected arguments, in order (§14).
+"""tool_calls: did an agent call the expected tools, with the expected arguments, in order.
 
 The rule runs on whole columns, in four steps, each a frame operation over every call of a
 batch of rows at once (never a Python loop over rows or calls):
