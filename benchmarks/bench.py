@@ -14,6 +14,7 @@ Usage::
     python benchmarks/bench.py --samples       # pass_at_k, consistency on 1M samples (RESULTS.md)
     python benchmarks/bench.py --equivalent    # equivalent: literal path, fallback, peers (printed)
     python benchmarks/bench.py --threads       # 8 threads grading at once vs one (RESULTS.md)
+    python benchmarks/bench.py --tool-calls    # tool_calls vs agentevals row by row (RESULTS.md)
     python benchmarks/bench.py --options --base /tmp/gf_base/src
                                                # whole_words= and refusal= on 1M rows, and the
                                                # default path against another checkout's src
@@ -1653,6 +1654,17 @@ def main_samples(args: argparse.Namespace) -> None:
     _write_section(lines, "## Repeated samples")
 
 
+def main_tool_calls(args: argparse.Namespace) -> None:
+    """Write the tool-calls section (see ``bench_tool_calls.py``)."""
+    sys.path.insert(0, str(HERE))
+    import bench_tool_calls
+
+    rows = args.rows or 200_000
+    python = os.environ.get("AGENTEVALS_PYTHON", "/work/venvs/toolcalls/bin/python")
+    lines = bench_tool_calls.section(rows, sample=2_000, agentevals_python=python)
+    _write_section(lines.splitlines(), "## Tool calls")
+
+
 def main_equivalent(args: argparse.Namespace) -> None:
     """Print the equivalent section (see ``bench_equivalent.py``)."""
     sys.path.insert(0, str(HERE))
@@ -2254,6 +2266,11 @@ def main() -> None:
     parser.add_argument(
         "--judge", action="store_true", help="read_verdict on judge texts against str.extract"
     )
+    parser.add_argument(
+        "--tool-calls",
+        action="store_true",
+        help="tool_calls against agentevals' trajectory match, row by row (written)",
+    )
     parser.add_argument("--base", help="with --options: another checkout's src, timed too")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -2263,6 +2280,8 @@ def main() -> None:
         main_judge(args)
     elif args.threads:
         main_threads(args)
+    elif args.tool_calls:
+        main_tool_calls(args)
     elif args.inspect_score:
         main_inspect_score(args)
     elif args.html:

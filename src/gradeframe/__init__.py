@@ -48,12 +48,14 @@ from gradeframe.matchers import (
     f1,
     includes,
     matches,
+    tool_calls,
     with_choice,
     with_equivalent,
     with_exact_match,
     with_f1,
     with_includes,
     with_matches,
+    with_tool_calls,
     with_within,
     within,
 )
@@ -86,6 +88,7 @@ with_exact_match = _one_at_a_time(with_exact_match)
 with_f1 = _one_at_a_time(with_f1)
 with_includes = _one_at_a_time(with_includes)
 with_matches = _one_at_a_time(with_matches)
+with_tool_calls = _one_at_a_time(with_tool_calls)
 with_within = _one_at_a_time(with_within)
 with_judge = _one_at_a_time(with_judge)
 with_rubric = _one_at_a_time(with_rubric)
@@ -151,6 +154,7 @@ __all__ = [
     "report_from_counts",
     "rubric_report",
     "scan_log",
+    "tool_calls",
     "with_answer_contains",
     "with_choice",
     "with_equivalent",
@@ -160,6 +164,7 @@ __all__ = [
     "with_judge",
     "with_matches",
     "with_rubric",
+    "with_tool_calls",
     "with_within",
     "within",
 ]

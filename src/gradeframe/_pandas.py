@@ -39,6 +39,7 @@ from gradeframe.extract import Which
 from gradeframe.matchers import _base as matcher_base
 from gradeframe.matchers.equivalent import Fallback, Percent
 from gradeframe.matchers.matches import PatternLike
+from gradeframe.matchers.tool_calls import Arguments, Mode
 from gradeframe.verdict import OnConflict, Scheme
 
 
@@ -333,6 +334,29 @@ class PandasFrameGrade(SummaryMethods[pd.DataFrame]):
             arguments,
             criteria,
             met,
+            prefix=prefix,
+        )
+
+    @delegates(matcher_rules.with_tool_calls, doc=matcher_rules.tool_calls)
+    def tool_calls(
+        self,
+        actual: IntoExpr = "tool_calls",
+        expected: IntoExpr = "expected_calls",
+        *,
+        mode: Mode = "in_order",
+        arguments: Arguments = "exact",
+        rel_tol: float = 0.0,
+        label: str | None = None,
+        prefix: str = "",
+    ) -> pd.DataFrame:
+        return self._matcher(
+            matcher_rules.with_tool_calls,
+            actual,
+            expected,
+            mode=mode,
+            arguments=arguments,
+            rel_tol=rel_tol,
+            label=label,
             prefix=prefix,
         )
 

@@ -25,6 +25,7 @@ from gradeframe.answer import NotFound, Refusal
 from gradeframe.extract import Which
 from gradeframe.matchers.equivalent import Fallback, Percent
 from gradeframe.matchers.matches import PatternLike
+from gradeframe.matchers.tool_calls import Arguments, Mode
 from gradeframe.verdict import OnConflict, Scheme
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
@@ -232,6 +233,29 @@ class _FrameGrade(SummaryMethods[FrameT]):
     @delegates(rubric_rules.with_rubric)
     def rubric(self, criteria: str = "rubric", met: str = "met", *, prefix: str = "") -> FrameT:
         return rubric_rules.with_rubric(self._frame, criteria, met, prefix=prefix)
+
+    @delegates(matcher_rules.with_tool_calls, doc=matcher_rules.tool_calls)
+    def tool_calls(
+        self,
+        actual: IntoExpr = "tool_calls",
+        expected: IntoExpr = "expected_calls",
+        *,
+        mode: Mode = "in_order",
+        arguments: Arguments = "exact",
+        rel_tol: float = 0.0,
+        label: str | None = None,
+        prefix: str = "",
+    ) -> FrameT:
+        return matcher_rules.with_tool_calls(
+            self._frame,
+            actual,
+            expected,
+            mode=mode,
+            arguments=arguments,
+            rel_tol=rel_tol,
+            label=label,
+            prefix=prefix,
+        )
 
 
 @pl.api.register_dataframe_namespace("grade")

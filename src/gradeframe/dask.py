@@ -457,6 +457,7 @@ class DaskFrameGrade:
     f1 = _grading("f1")
     equivalent = _grading("equivalent")
     judge = _grading("judge")
+    tool_calls = _grading("tool_calls")
 
     @delegates(report, lock=False)  # its partitions lock, in Dask's threads
     def report(  # noqa: D102 (the docstring is the function's, set by @delegates)

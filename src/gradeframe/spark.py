@@ -56,6 +56,7 @@ __all__ = [
     "matches",
     "pass_at_k",
     "report",
+    "tool_calls",
     "within",
 ]
 
@@ -181,6 +182,7 @@ choice = _grading("choice")
 f1 = _grading("f1")
 equivalent = _grading("equivalent")
 judge = _grading("judge")
+tool_calls = _grading("tool_calls")
 
 
 # --------------------------------------------------------------------------------------------
