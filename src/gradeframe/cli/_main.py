@@ -65,6 +65,10 @@ _OTHER_OUTPUTS = (
 )
 
 
+#: The columns ``--grader judge`` adds: an earlier judging is replaced when all are there.
+_JUDGE_OUTPUTS = ("correct", "failure_kind", "verdict", "score", "grader_failure")
+
+
 def _drop_earlier_grading(frame: pl.DataFrame, prefix: str) -> pl.DataFrame:
     """Replace the output columns of an earlier grading (they all end up re-added).
 
@@ -73,6 +77,9 @@ def _drop_earlier_grading(frame: pl.DataFrame, prefix: str) -> pl.DataFrame:
     """
     ours = [prefix + name for name in OUTPUT_COLUMNS]
     matcher = [prefix + "correct", prefix + "expectation"]
+    judged = [prefix + name for name in _JUDGE_OUTPUTS]
+    if all(name in frame.columns for name in judged):
+        return frame.drop(judged)
     if not (
         all(name in frame.columns for name in ours)
         or all(name in frame.columns for name in matcher)
@@ -101,29 +108,117 @@ def _grader_and_options(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
         "--explain": args.explain,
         **{f"--{role.replace('_', '-')}": getattr(args, role) for role in RECORD_FIELDS},
     }
+    if args.grader == graders.JUDGE:
+        only_answer_contains["--extract"] = args.extract
     for flag, value in only_answer_contains.items():
         if value:
             msg = f"{flag} applies to --grader answer_contains only, not to --grader {args.grader}"
+            if flag == "--extract":
+                msg = (
+                    "--extract takes the answer out of a reply; --grader judge reads the "
+                    "verdict from the judge's reply (--option text=COL) by its --option scheme"
+                )
             raise CliError(msg)
     return grade, options
+
+
+#: The columns a matcher's own function reads by default (actual, expected), taken before the
+#: input's answer and expected columns when --answer / --expected are not given.
+_GRADER_COLUMNS = {"tool_calls": ("tool_calls", "expected_calls")}
+
+
+def _answer_name(args: argparse.Namespace, schema: pl.Schema, default: str) -> str:
+    """Return the answer column: --answer, else the grader's own default column, else the input's.
+
+    ``--grader tool_calls`` on a file with a ``tool_calls`` column grades that column (an
+    evaluation log's reader adds it next to the output record).
+    """
+    if args.answer:
+        return args.answer
+    own = _GRADER_COLUMNS.get(args.grader)
+    if own is not None and own[0] in schema:
+        return own[0]
+    return default
 
 
 def _compared_name(args: argparse.Namespace, schema: pl.Schema) -> str:
     """Return the column the answer is compared with: --refs, or a matcher's --expected.
 
-    A matcher without --expected compares with the input's ``expected`` column, else with the
-    --refs column (``refs`` by default).
+    A matcher without --expected compares with its own default column when the input has it
+    (``expected_calls`` for tool_calls), else the input's ``expected`` column, else the --refs
+    column (``refs`` by default). ``--grader judge`` compares with nothing unless told
+    (:func:`_judge_columns`).
     """
     if args.grader == graders.DEFAULT_GRADER or args.expected is not None:
         return args.expected or args.refs
-    for name in ("expected", args.refs):
+    own = [_GRADER_COLUMNS[args.grader][1]] if args.grader in _GRADER_COLUMNS else []
+    candidates = [*own, "expected", args.refs]
+    for name in candidates:
         if name in schema:
             return name
+    named = " or ".join(repr(name) for name in candidates)
     msg = (
         f"--grader {args.grader} compares the answer with a column: the input has no "
-        f"'expected' or {args.refs!r} column; name it with --expected COL"
+        f"{named} column; name it with --expected COL"
     )
     raise CliError(msg)
+
+
+def _judge_columns(
+    args: argparse.Namespace, schema: pl.Schema, options: dict[str, Any], default_answer: str
+) -> tuple[str | pl.Expr | None, str | None]:
+    """Return judge's model output record and expected verdicts, checking ``--option text``.
+
+    The record is ``--answer`` (or ``--option answer=COL``) when given, else the input's answer
+    column when it has one, else none (the judge's text alone decides). Expected verdicts
+    (yes/no items) are read only when named, by ``--expected COL`` or ``--option
+    expected=COL``: a ``refs`` or ``expected`` column holds acceptable answers, not verdicts,
+    and is never taken for them.
+    """
+    text = options.get("text", graders.JUDGE_TEXT)
+    if not isinstance(text, str) or text not in schema:
+        named = "--option text=" + str(text) if "text" in options else None
+        where = (
+            f"{named}: the input has no column {text!r}"
+            if named
+            else (
+                f"--grader judge reads the grader's replies from a column: the input has no "
+                f"{graders.JUDGE_TEXT!r} column"
+            )
+        )
+        msg = f"{where}; name the column of judge replies with --option text=COL"
+        raise CliError(msg)
+    expected = options.pop("expected", None)
+    if expected is not None and args.expected is not None and expected != args.expected:
+        msg = (
+            f"--expected {args.expected} and --option expected={expected} name two columns; "
+            "give one"
+        )
+        raise CliError(msg)
+    flag = "--expected" if args.expected is not None else "--option expected="
+    expected = args.expected if args.expected is not None else expected
+    if expected is not None:
+        if not isinstance(expected, str):
+            msg = f"--option expected={expected}: name a column of expected verdicts"
+            raise CliError(msg)
+        try:
+            check_column(schema, expected, "__flag__")
+        except CliError as exc:
+            said = str(exc).replace("__flag__ ", "--expected " if flag == "--expected" else flag)
+            raise CliError(said) from None
+    record = options.pop("answer", None)
+    if record is not None and args.answer is not None and record != args.answer:
+        msg = f"--answer {args.answer} and --option answer={record} name two columns; give one"
+        raise CliError(msg)
+    if args.answer is not None or record is not None:
+        name = args.answer if args.answer is not None else str(record)
+        flag = "--answer" if args.answer is not None else "--option answer="
+        try:
+            return column_or_field(schema, name, "__flag__"), expected
+        except CliError as exc:
+            said = str(exc).replace("__flag__ ", "--answer " if flag == "--answer" else flag)
+            raise CliError(said) from None
+    return (default_answer if default_answer in schema else None), expected
 
 
 def _compared_flag(args: argparse.Namespace) -> str:
@@ -165,11 +260,18 @@ def _run_score(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         )
     grade, grade_options = _grader_and_options(args)
     answer_name = args.answer or given.answer
-    answer = column_or_field(frame.schema, answer_name, "--answer")
-    refs = column_or_field(frame.schema, _compared_name(args, frame.schema), _compared_flag(args))
-    check_record(frame, answer, answer_name)
+    if args.grader == graders.JUDGE:
+        answer_name = args.answer or str(grade_options.get("answer", given.answer))
+        answer, refs = _judge_columns(args, frame.schema, grade_options, given.answer)
+    else:
+        answer_name = _answer_name(args, frame.schema, given.answer)
+        answer = column_or_field(frame.schema, answer_name, "--answer")
+        compared = _compared_name(args, frame.schema)
+        refs = column_or_field(frame.schema, compared, _compared_flag(args))
+    if answer is not None:
+        check_record(frame, answer, answer_name)
     record = {field: getattr(args, field) for field in RECORD_FIELDS}
-    frame = read_columns(frame, answer, refs, record)
+    frame = read_columns(frame, answer, None if args.grader == graders.JUDGE else refs, record)
     for name in by:
         check_column(frame.schema, name, "--by")
     options = _report_options(args, frame.schema)
@@ -211,19 +313,31 @@ def _run_score(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     table = report(usage, by or None, prefix=args.prefix, **options)
     n_correct = int(table.get_column("n_correct").sum())
     share = f" ({n_correct / graded.height:.1%})" if graded.height else ""
+    not_graded = int(table.get_column("grader_failure").sum()) if "n_graded" in table else 0
+    if not_graded:
+        # as the accuracy: a grader's failure is not the model's, and is left out of the share
+        n_graded = graded.height - not_graded
+        share = f" of {n_graded:,} graded ({n_correct / n_graded:.1%})" if n_graded else ""
+        share += f", {_noun(not_graded, 'grader failure')}"
     grouped = f", by {', '.join(by)}" if by else ""
     answers = _noun(graded.height, "answer")
     if args.output is not None:
         # first: a closed pipe on stdout must not lose it
         write_frame(graded, args.output, escape=args.escape_formulas, err=err)
+    # What the failure list and the page show: the answer and what it was compared with; for
+    # judge, the judge's reply (it holds the reason) and the expected verdicts when given.
+    shown_answer: str | pl.Expr = answer if answer is not None else ""
+    shown_refs: str | pl.Expr | bool = refs if refs is not None else False
+    if args.grader == graders.JUDGE:
+        shown_answer = grade_options.get("text", graders.JUDGE_TEXT)
     if args.html is not None:  # before printing too
         write_html(
             usage,
             args,
             by=by,
             source=given.source,
-            answer=answer,
-            refs=refs,
+            answer=shown_answer,
+            refs=shown_refs,
             cost=options.get("cost"),
         )
     print(f"{answers} from {given.source}: {n_correct:,} right{share}{grouped}", file=out)
@@ -234,7 +348,16 @@ def _run_score(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         print_samples(graded, args, by, answer, out)
     print_tool_agreement(graded, args, out, given.folder)
     if args.failures:
-        print_failures(graded, args, out, by=by, answer=answer, refs=refs, folder=given.folder)
+        print_failures(
+            graded,
+            args,
+            out,
+            by=by,
+            answer=shown_answer,
+            refs=shown_refs,
+            folder=given.folder,
+            context=[answer] if args.grader == graders.JUDGE and isinstance(answer, str) else [],
+        )
     if args.output is not None and not args.quiet:
         rows = _noun(graded.height, "graded row")
         print(f"gradeframe: wrote {rows} to {args.output}", file=err)
