@@ -301,7 +301,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CliError as exc:
         print(f"gradeframe: error: {exc}", file=err)
     except (pl.exceptions.PolarsError, KeyError, TypeError, ValueError) as exc:
-        print(f"gradeframe: error: {in_cli_words(_first_line(exc))}", file=err)
+        message = in_cli_words(_first_line(exc))
+        print(f"gradeframe: error: {graders.options_in_cli_words(args.grader, message)}", file=err)
     except KeyboardInterrupt:
         print("gradeframe: interrupted", file=err)
         return 130
