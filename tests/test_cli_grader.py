@@ -354,3 +354,34 @@ def test_a_grader_is_one_line_in_the_registry(runs, tmp_path, monkeypatch) -> No
     args = ["--grader", "shouted", "--expected", "gold", "--option", "quiet=true"]
     _, _, err = run("score", str(runs), "--answer", "reply", *args)
     assert "shouted has no option 'quiet'; its options are loud" in err
+
+
+def test_a_matcher_on_an_output_record_compares_its_answer_not_the_record(tmp_path) -> None:
+    # a log's `output` is a record; compared whole it equals no expected value, and every row
+    # would silently be wrong
+    path = tmp_path / "records.parquet"
+    frame = pl.DataFrame(
+        {
+            "output": [
+                {"answer": "Paris", "text": None, "status": "ok"},
+                {"answer": None, "text": "Lyon", "status": "ok"},
+                {"answer": "It is \\boxed{12}", "text": None, "status": "ok"},
+            ],
+            "gold": ["paris", "Lyon", "12"],
+        }
+    )
+    frame.write_parquet(path)
+    graded = graded_by_cli_default(
+        path, tmp_path, "--answer", "output", "--grader", "exact_match", "--expected", "gold"
+    )
+    text = pl.coalesce(
+        pl.col("output").struct.field("answer"), pl.col("output").struct.field("text")
+    )
+    want = frame.with_columns(text.alias("reply")).grade.exact_match("reply", "gold")
+    assert graded["correct"].to_list() == want["correct"].to_list() == [True, True, False]
+    assert graded["output"].to_list() == frame["output"].to_list()  # the record is kept
+    extracted = graded_by_cli_default(
+        path, tmp_path, "--answer", "output", "--grader", "exact_match", "--expected", "gold",
+        "--extract", "boxed",
+    )  # fmt: skip
+    assert extracted["correct"].to_list() == [False, False, True]

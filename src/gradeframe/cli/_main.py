@@ -176,6 +176,10 @@ def _run_score(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         text = graders.extracted_text(frame.schema, answer, args.extract)
         frame = frame.with_columns(text.alias(extracted))
         graded_answer = graders.with_extracted(frame.schema, answer, extracted)
+        if args.grader != graders.DEFAULT_GRADER:
+            graded_answer = extracted  # a matcher compares the extracted text itself
+    elif args.grader != graders.DEFAULT_GRADER:
+        graded_answer = graders.record_text(frame.schema, answer)
     if args.grader in graders.EXPECTED_READERS:
         compared = graders.EXPECTED_READERS[args.grader](frame, refs, _compared_flag(args))
     if args.grader == graders.DEFAULT_GRADER:

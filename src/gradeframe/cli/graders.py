@@ -218,6 +218,21 @@ def extracted_text(schema: pl.Schema, answer: str | pl.Expr, how: str) -> pl.Exp
     return _extract_text(pl.coalesce(sources), how)
 
 
+def record_text(schema: pl.Schema, answer: str | pl.Expr) -> str | pl.Expr:
+    """Return what a matcher compares: the answer, or an output record's answer text.
+
+    A matcher compares values, and a record (a log's ``output``) equals no expected value, so
+    every row would silently be wrong: its ``answer`` field is compared, else its ``text``.
+    """
+    fields = struct_fields(_answer_dtype(schema, answer))
+    if not fields or not {"answer", "text"} & set(fields):
+        return answer
+    expr = pl.col(answer) if isinstance(answer, str) else answer
+    name = answer if isinstance(answer, str) else expr.meta.output_name()
+    sources = [expr.struct.field(f).cast(pl.String) for f in ("answer", "text") if f in fields]
+    return pl.coalesce(sources).alias(name)
+
+
 def with_extracted(schema: pl.Schema, answer: str | pl.Expr, extracted: str) -> str | pl.Expr:
     """Return the answer to grade: the extracted column, or the output record holding it.
 
