@@ -213,19 +213,31 @@ def test_grader_errors_are_in_the_command_lines_words(runs, args, message) -> No
             ["--grader", "matches", "--option", "pattern=("],
             "--option pattern: '(' is not a valid regular expression",
         ),
+        (
+            ["--grader", "within", "--expected", "listed", "--option", "delta=1"],
+            "--expected: column 'listed' has dtype List(String); expected numbers",
+        ),
     ],
-    ids=["within_without_delta", "fold_with_strip_false", "threshold_above_1", "bad_pattern"],
+    ids=[
+        "within_without_delta",
+        "fold_with_strip_false",
+        "threshold_above_1",
+        "bad_pattern",
+        "within_against_a_list",
+    ],
 )
 def test_a_graders_own_error_names_options_as_the_command_line_spells_them(
     tmp_path, args, message
 ) -> None:
-    path = tmp_path / "numbers.csv"
-    pl.DataFrame({**ROWS, "number": ["12", "1", "45.2", "2", "7", "3"]}).write_csv(path)
+    path = tmp_path / "numbers.parquet"
+    numbers = {"number": ["12", "1", "45.2", "2", "7", "3"], "listed": [["1"]] * 6}
+    pl.DataFrame({**ROWS, **numbers}).write_parquet(path)
     status, _, err = run("score", str(path), "--answer", "reply", *args)
     assert status == 2
     assert message in err
     assert "`delta`" not in err
     assert "`fold=True`" not in err
+    assert "`expected`" not in err
 
 
 def test_digits_given_to_a_text_option_stay_text(tmp_path) -> None:

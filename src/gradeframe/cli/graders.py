@@ -162,9 +162,13 @@ def options_in_cli_words(name: str, message: str) -> str:
     '`within` needs exactly one of --option delta and --option percent.'
     >>> options_in_cli_words("exact_match", "`fold=True` cannot be combined with strip=False.")
     '--option fold=true cannot be combined with --option strip=false.'
+    >>> options_in_cli_words("within", "`expected`: column 'refs' has dtype List(String)")
+    "--expected: column 'refs' has dtype List(String)"
     """
     if name not in GRADERS:
         return message
+    if name != DEFAULT_GRADER:  # a matcher's compared columns are --answer and --expected
+        message = message.replace("`actual`", "--answer").replace("`expected`", "--expected")
     for key in sorted(grader_options(name), key=len, reverse=True):
         message = re.sub(
             rf"`{key}=(True|False)`|(?<![\w`-]){key}=(True|False)\b",
