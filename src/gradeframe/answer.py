@@ -37,6 +37,7 @@ from gradeframe._containment import LONG_PATTERN as LONG_PATTERN
 from gradeframe._containment import contains_literal as contains_literal
 from gradeframe._containment import find_literal as find_literal
 from gradeframe._containment import occurs_but_rejected as occurs_but_rejected
+from gradeframe._deferred import broadcast, deferred
 from gradeframe._inputs import (
     IntoExpr,
     Schema,
@@ -53,6 +54,7 @@ from gradeframe._record import resolve_record
 from gradeframe._refs import JSON_LIST_RE as JSON_LIST_RE
 from gradeframe._refs import json_list_refs, resolve_refs
 from gradeframe._refs import number_text as number_text
+from gradeframe._threads import one_at_a_time
 from gradeframe.fold import fold
 from gradeframe.not_found import (
     DEFAULT_NOT_FOUND_PHRASES,
@@ -260,6 +262,9 @@ def answer_contains(
         return _deferred(
             answer, refs, prefix=prefix, explain=explain, whole_words=whole_words, **given
         )
+    # Scalars (pl.lit) are repeated to the frame's height, as in the matchers.
+    answer, refs = (broadcast(v) if isinstance(v, pl.Expr) else v for v in (answer, refs))
+    given = {k: broadcast(v) if isinstance(v, pl.Expr) else v for k, v in given.items()}
     plan = _plan(
         answer,
         refs,
@@ -284,38 +289,28 @@ def _deferred(
 ) -> pl.Expr:
     """Grade when the data arrives, knowing its dtypes (the expression form without a schema).
 
-    One call over whole columns, not rows: the inputs become a frame and the frame method runs
-    on it, so struct output records and numeric acceptable answers are read as on a frame.
+    The mechanism the matchers use (:func:`gradeframe._deferred.deferred`): the inputs become a
+    frame, and the expression :func:`answer_contains` builds from its schema runs on it, so
+    struct output records and numeric acceptable answers are read as on a frame.
     """
     check_prefix(prefix)
     arguments = {"answer": answer, "refs": refs, **flat}
     for option in ("not_found", "refusal"):
         if not isinstance(flat.get(option), str | pl.Expr):
             arguments.pop(option, None)  # phrases, True or None: not a column
-    columns: dict[str, pl.Expr] = {}
+    inputs: dict[str, pl.Expr] = {}
     names: dict[str, str] = {}
     for argument, value in arguments.items():
         if value is None:
             continue
-        expr = to_expr(value, argument)
         name = value if isinstance(value, str) else f"__gradeframe_{argument}__"
-        columns[name] = expr.alias(name)
+        inputs[name] = to_expr(value, argument)
         names[argument] = name
-    order = list(columns)
+    options = {**flat, **names, "prefix": prefix, "explain": explain, "whole_words": whole_words}
 
-    def run(series: Sequence[pl.Series]) -> pl.Series:
-        # Named by position: in group_by().agg() and over() Polars hands the batches over
-        # without their names (as column_0, column_1, ...).
-        frame = pl.DataFrame([s.alias(name) for s, name in zip(series, order, strict=True)])
-        graded = with_answer_contains(
-            frame,
-            **{**flat, **names, "prefix": prefix, "explain": explain, "whole_words": whole_words},  # type: ignore[arg-type]
-        )
-        return graded.select(
-            pl.struct(prefix + name for name in output_columns(explain=explain)).alias(
-                prefix + "answer_contains"
-            )
-        ).to_series()
+    def grade(frame: pl.DataFrame) -> pl.Series:
+        built = answer_contains(**options, schema=frame.schema)  # type: ignore[arg-type]
+        return frame.select(built).to_series()
 
     dtype = pl.Struct(
         {
@@ -323,9 +318,7 @@ def _deferred(
             for name in output_columns(explain=explain)
         }
     )
-    return pl.map_batches(
-        [columns[n] for n in order], run, return_dtype=dtype, is_elementwise=True
-    ).alias(prefix + "answer_contains")
+    return deferred(inputs, grade, return_dtype=dtype, name=prefix + "answer_contains")
 
 
 @dataclass(frozen=True)
@@ -471,6 +464,7 @@ def _plan(
     )
 
 
+@one_at_a_time
 def with_answer_contains(
     frame: Frame,
     answer: IntoExpr = "answer",

@@ -17,6 +17,7 @@ from gradeframe import compare as compare_rules
 from gradeframe import report as report_rules
 from gradeframe import samples as sample_rules
 from gradeframe._summary_inputs import is_pandas
+from gradeframe._threads import one_at_a_time
 from gradeframe.report import By
 from gradeframe.samples import Groups, On
 
@@ -46,6 +47,7 @@ def _collected(table: Any) -> pl.DataFrame:
     return table
 
 
+@one_at_a_time
 def chart(
     frame: Any,
     by: By = None,
@@ -145,6 +147,7 @@ def chart(
     return out
 
 
+@one_at_a_time
 def compare_chart(
     frame: Any,
     by: str = "model",
@@ -246,6 +249,7 @@ def _default_ks(frame: Any, by: Groups, on: On, correct: str) -> list[int]:
     return sorted({*ks, fewest})
 
 
+@one_at_a_time
 def pass_at_k_chart(
     frame: Any,
     k: int | Sequence[int] | None = None,

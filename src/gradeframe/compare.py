@@ -27,6 +27,7 @@ from gradeframe._summary_inputs import (
     is_pandas,
     same_kind,
 )
+from gradeframe._threads import one_at_a_time
 from gradeframe.stats import (
     Z_95,
     cohens_kappa,
@@ -121,6 +122,7 @@ def _on_columns(on: str | Sequence[str], schema: Schema) -> list[str]:
     return names
 
 
+@one_at_a_time
 def compare(
     frame: Any,
     by: str = "model",
@@ -312,6 +314,7 @@ def _verdict(name: Any, argument: str, schema: Schema) -> pl.Expr:
     return pl.col(name).cast(pl.Boolean)
 
 
+@one_at_a_time
 def agreement(
     frame: Any,
     a: str,

@@ -44,6 +44,7 @@ from gradeframe._summary_inputs import (
     same_kind,
     score_expr,
 )
+from gradeframe._threads import one_at_a_time
 from gradeframe.stats import (
     Z_95,
     clustered_standard_error,
@@ -104,6 +105,7 @@ def max_metadata_length() -> int:
 # --------------------------------------------------------------------------------------------
 
 
+@one_at_a_time
 def report_counts(
     frame: Any,
     by: By = None,
@@ -253,6 +255,7 @@ def _kind_columns(columns: Sequence[str], keys: Sequence[str]) -> list[str]:
     return [k for k in kinds.KINDS if k in other] + sorted(other - set(kinds.KINDS))
 
 
+@one_at_a_time
 def report_from_counts(
     counts: Any,
     by: By = None,
@@ -385,6 +388,7 @@ def report_from_counts(
 # --------------------------------------------------------------------------------------------
 
 
+@one_at_a_time
 def report(
     frame: Any,
     by: By = None,

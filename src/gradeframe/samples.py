@@ -54,6 +54,7 @@ from gradeframe._summary_inputs import (
     is_pandas,
     same_kind,
 )
+from gradeframe._threads import one_at_a_time
 from gradeframe.fold import fold
 from gradeframe.stats import Z_95, normal_interval, pass_all_k_estimate, pass_at_k_estimate
 
@@ -471,6 +472,7 @@ def prepare(
     return groups, items, counts, votes
 
 
+@one_at_a_time
 def pass_at_k(
     frame: Any,
     k: int | Sequence[int] = 1,
@@ -561,6 +563,7 @@ def pass_at_k(
     return same_kind(pass_at_k_from_counts(counts, groups, ks), frame)
 
 
+@one_at_a_time
 def consistency(
     frame: Any,
     *,
@@ -643,6 +646,7 @@ def consistency(
     return same_kind(consistency_from_counts(counts, votes, groups, items), frame)
 
 
+@one_at_a_time
 def flaky(
     frame: Any,
     *,

@@ -29,6 +29,7 @@ from typing import Final
 import polars as pl
 
 from gradeframe._inputs import IntoExpr, Schema, as_text, is_text
+from gradeframe._threads import one_at_a_time
 from gradeframe.matchers import _base
 from gradeframe.matchers._base import Frame, Input
 
@@ -384,6 +385,7 @@ def _rule(inputs: dict[str, Input], threshold: float) -> pl.Expr:
     return stages.struct.with_fields(correct=(pl.field("f1") >= threshold).fill_null(value=False))
 
 
+@one_at_a_time
 def with_f1(
     frame: Frame,
     actual: IntoExpr,
