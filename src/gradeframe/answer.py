@@ -355,6 +355,37 @@ def _as_one_expression(plan: _Plan, match_list: Callable[[pl.Expr], pl.Expr]) ->
     return row.struct.with_fields(__result=plan.result).struct.field("__result")
 
 
+def _judges(
+    not_found: NotFound, refusal: Refusal, schema: Schema | None
+) -> tuple[dict[str, pl.Expr], dict[str, pl.Expr]]:
+    """Return who judges not-found and refusal: (input fields, first verdict fields).
+
+    A column or expression the user gives is read with the inputs (``judged``,
+    ``refusal_judged``); a detector runs only where no acceptable answer was found (elsewhere
+    on ""), so a right answer stays right.
+    """
+    if isinstance(not_found, str | pl.Expr):
+        judge = {"judged": _resolve_not_found(not_found, pl.field("outcome"), schema)}
+        reports_not_found = pl.field("judged").fill_null(value=False)
+    else:
+        # The detector runs only where no acceptable answer was found (elsewhere on "").
+        unfound = pl.when(pl.field("found")).then(pl.lit("")).otherwise(pl.field("outcome"))
+        reports_not_found = _resolve_not_found(not_found, unfound, schema).fill_null(value=False)
+        judge = {}
+    # The refusal in words: a column or expression the user gives is read with the inputs; the
+    # detector runs only where no acceptable answer was found (a right answer stays right).
+    verdict_first = {"not_found": reports_not_found}
+    if isinstance(refusal, str | pl.Expr):
+        judge["refusal_judged"] = _resolve_refusal(refusal, pl.field("outcome"), schema)
+        verdict_first["text_refusal"] = pl.field("refusal_judged").fill_null(value=False)
+    else:
+        unfound = pl.when(pl.field("found")).then(pl.lit("")).otherwise(pl.field("outcome"))
+        detected = _resolve_refusal(refusal, unfound, schema)
+        if detected is not None:
+            verdict_first["text_refusal"] = detected.fill_null(value=False)
+    return judge, verdict_first
+
+
 def _plan(
     answer: IntoExpr,
     refs: IntoExpr,
@@ -384,26 +415,7 @@ def _plan(
         schema,
     )
     ref_expr, listed, json_text = resolve_refs(refs, schema)
-    if isinstance(not_found, str | pl.Expr):
-        judge = {"judged": _resolve_not_found(not_found, pl.field("outcome"), schema)}
-        reports_not_found = pl.field("judged").fill_null(value=False)
-    else:
-        # The detector runs only where no acceptable answer was found (elsewhere on "").
-        unfound = pl.when(pl.field("found")).then(pl.lit("")).otherwise(pl.field("outcome"))
-        reports_not_found = _resolve_not_found(not_found, unfound, schema).fill_null(value=False)
-        judge = {}
-    # The refusal in words: a column or expression the user gives is read with the inputs; the
-    # detector runs only where no acceptable answer was found (a right answer stays right).
-    verdict_first = {"not_found": reports_not_found}
-    if isinstance(refusal, str | pl.Expr):
-        judge["refusal_judged"] = _resolve_refusal(refusal, pl.field("outcome"), schema)
-        verdict_first["text_refusal"] = pl.field("refusal_judged").fill_null(value=False)
-    else:
-        unfound = pl.when(pl.field("found")).then(pl.lit("")).otherwise(pl.field("outcome"))
-        detected = _resolve_refusal(refusal, unfound, schema)
-        if detected is not None:
-            verdict_first["text_refusal"] = detected.fill_null(value=False)
-
+    judge, verdict_first = _judges(not_found, refusal, schema)
     status_field = pl.field("status")
     error = (status_field == "error").fill_null(value=False)
     refused = pl.field("trace_refusal") | (status_field == "refused").fill_null(value=False)

@@ -40,6 +40,7 @@ from gradeframe._summary_inputs import (
     default_name,
     is_pandas,
     kind_expr,
+    on_pandas,
     pandas_report_columns,
     same_kind,
     score_expr,
@@ -172,22 +173,12 @@ def report_counts(
     │ b     ┆ 2   ┆ 1         ┆ 1       ┆ 0     │
     └───────┴─────┴───────────┴─────────┴───────┘
     """
-    if is_pandas(frame):
-        from gradeframe import _frames
-
+    if is_pandas(frame):  # converted once each way (the rest below is Polars)
         check_prefix(prefix)
         columns = pandas_report_columns(frame, by, correct, failure_kind, prefix, cluster, score)
-        result = report_counts(
-            _frames.to_polars(frame, columns),
-            by,
-            correct=correct,
-            failure_kind=failure_kind,
-            prefix=prefix,
-            cluster=cluster,
-            score=score,
-            carried_kinds=carried_kinds,
-        )
-        return _frames.to_pandas_frame(result)
+        options = {"correct": correct, "failure_kind": failure_kind, "prefix": prefix}
+        options |= {"cluster": cluster, "score": score, "carried_kinds": carried_kinds}
+        return on_pandas(frame, columns, lambda polars: report_counts(polars, by, **options))
     check_frame(frame, "report_counts")
     check_prefix(prefix)
     schema = frame_schema(frame)
@@ -307,12 +298,10 @@ def report_from_counts(
     │ b     ┆ 10  ┆ 4         ┆ 0.4      ┆ 0.168  ┆ 0.687   │
     └───────┴─────┴───────────┴──────────┴────────┴─────────┘
     """
-    if is_pandas(counts):
-        from gradeframe import _frames
-
-        polars_counts = _frames.to_polars(counts, dict.fromkeys(str(c) for c in counts.columns))
-        result = report_from_counts(polars_counts, by, cluster=cluster, score=score)
-        return _frames.to_pandas_frame(result)
+    if is_pandas(counts):  # converted once each way (the rest below is Polars)
+        columns = dict.fromkeys(str(c) for c in counts.columns)
+        options = {"cluster": cluster, "score": score}
+        return on_pandas(counts, columns, lambda polars: report_from_counts(polars, by, **options))
     check_frame(counts, "report_from_counts")
     schema = frame_schema(counts)
     group = by_columns(by, schema)
@@ -508,6 +497,12 @@ def report(
     │ 12  ┆ 5         ┆ 0.417    ┆ 0.0    ┆ 0.841   ┆ 4          │
     └─────┴───────────┴──────────┴────────┴─────────┴────────────┘
     """
+    if is_pandas(frame):  # converted once each way (the rest below is Polars)
+        check_prefix(prefix)
+        columns = pandas_report_columns(frame, by, correct, failure_kind, prefix, cluster, score)
+        options = {"correct": correct, "failure_kind": failure_kind, "prefix": prefix}
+        options |= {"cluster": cluster, "score": score, "carried_kinds": carried_kinds}
+        return on_pandas(frame, columns, lambda polars: report(polars, by, **options))
     counts = report_counts(
         frame,
         by,
