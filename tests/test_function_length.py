@@ -21,7 +21,6 @@ ALLOWED = {
     "logs/eee.py:_frame": 109,
     "logs/inspect.py:_fast_parts": 90,
     "logs/inspect.py:_frame": 88,
-    "matchers/f1.py:_scores": 98,
 }
 
 

@@ -90,6 +90,7 @@ MATCHER_CASES: list[tuple[str, dict[str, Any], str, Any, dict[str, list[Any]]]] 
     ("exact_match", {}, "actual", "Paris", {"expected": ["Paris", "paris", "Lyon", "x"]}),
     ("includes", {}, "expected", "par", {"actual": ["Paris", "a pair", "Lyon", None]}),
     ("includes", {}, "expected", ["par", "ly"], {"actual": ["Paris", "a", "Lyon", None]}),
+    ("includes", {}, "actual", "Paris and Lyon", {"expected": ["paris", "x", "lyon", "on"]}),
     ("within", {"delta": 1}, "expected", 10.0, {"actual": [9.5, "10", 12.0, None]}),
     ("within", {"delta": 1}, "actual", 10.0, {"expected": [9.5, 10.0, 12.0, 11.0]}),
     ("choice", {}, "expected", "B", {"actual": ["B", "(B)", "ANSWER: C", None]}),
@@ -97,16 +98,14 @@ MATCHER_CASES: list[tuple[str, dict[str, Any], str, Any, dict[str, list[Any]]]] 
     ("f1", {}, "expected", "the black cat", {"actual": ["black cat", "dog", "", None]}),
     ("f1", {}, "actual", "a black cat", {"expected": ["black cat", "dog", "cat", "x"]}),
     ("matches", {}, "pattern_column", "^pa", {"actual": ["paris", "Paris", "lyon", None]}),
+    ("matches", {}, "actual", "paris", {"pattern_column": ["^pa", "x", "^P", "s$"]}),
     ("equivalent", {}, "expected", "0.5", {"actual": ["1/2", "0.5", "50%", "2"]}),
     ("equivalent", {}, "actual", "1/2", {"expected": ["0.5", "2", "50%", "1/2"]}),
 ]
 
 
-def _matcher_arguments(name: str, argument: str, value: Any, others: dict) -> dict[str, Any]:
-    names = {column: column for column in others}
-    if name == "matches":
-        names = {"actual": "actual", "pattern_column": value}
-    return {**names, argument: value}
+def _matcher_arguments(argument: str, value: Any, others: dict) -> dict[str, Any]:
+    return {**{column: column for column in others}, argument: value}
 
 
 @pytest.mark.parametrize(("name", "options", "argument", "value", "others"), MATCHER_CASES)
@@ -117,12 +116,12 @@ def test_matcher_literal_equals_the_column_on_every_surface(
     columns = pl.DataFrame({**others, argument: [value] * 4}, strict=False)
     with_matcher: Callable[..., Any] = getattr(gf, f"with_{name}")
     expected = to_data(
-        with_matcher(columns, **_matcher_arguments(name, argument, argument, others), **options)
+        with_matcher(columns, **_matcher_arguments(argument, argument, others), **options)
     )
     expected.pop(argument)
     for column in others:
         expected.pop(column)
-    kwargs = {**_matcher_arguments(name, argument, pl.lit(value), others), **options}
+    kwargs = {**_matcher_arguments(argument, pl.lit(value), others), **options}
     expression = getattr(gf, name)
     assert_equal_data(frame.select(expression(**kwargs)).unnest(name), expected)
     with_schema = frame.select(expression(**kwargs, schema=frame.schema)).unnest(name)
