@@ -174,11 +174,9 @@ def report_counts(
     └───────┴─────┴───────────┴─────────┴───────┘
     """
     if is_pandas(frame):  # converted once each way (the rest below is Polars)
-        check_prefix(prefix)
-        columns = pandas_report_columns(frame, by, correct, failure_kind, prefix, cluster, score)
         options = {"correct": correct, "failure_kind": failure_kind, "prefix": prefix}
         options |= {"cluster": cluster, "score": score, "carried_kinds": carried_kinds}
-        return on_pandas(frame, columns, lambda polars: report_counts(polars, by, **options))
+        return _on_pandas(report_counts, frame, by, options)
     check_frame(frame, "report_counts")
     check_prefix(prefix)
     schema = frame_schema(frame)
@@ -498,11 +496,9 @@ def report(
     └─────┴───────────┴──────────┴────────┴─────────┴────────────┘
     """
     if is_pandas(frame):  # converted once each way (the rest below is Polars)
-        check_prefix(prefix)
-        columns = pandas_report_columns(frame, by, correct, failure_kind, prefix, cluster, score)
         options = {"correct": correct, "failure_kind": failure_kind, "prefix": prefix}
         options |= {"cluster": cluster, "score": score, "carried_kinds": carried_kinds}
-        return on_pandas(frame, columns, lambda polars: report(polars, by, **options))
+        return _on_pandas(report, frame, by, options)
     counts = report_counts(
         frame,
         by,
@@ -514,6 +510,14 @@ def report(
         carried_kinds=carried_kinds,
     )
     return report_from_counts(counts, by, cluster=cluster, score=score)
+
+
+def _on_pandas(summary: Any, frame: Any, by: By, options: dict[str, Any]) -> Any:
+    """Run report or report_counts on a pandas frame, converted once each way."""
+    check_prefix(options["prefix"])
+    names = ("correct", "failure_kind", "prefix", "cluster", "score")
+    columns = pandas_report_columns(frame, by, *(options[name] for name in names))
+    return on_pandas(frame, columns, lambda polars: summary(polars, by, **options))
 
 
 def __getattr__(name: str) -> Any:
