@@ -36,6 +36,7 @@ from gradeframe.logs import (
     read_openai_evals,
     read_phoenix,
     read_promptfoo,
+    scan_log,
 )
 from gradeframe.matchers import (
     choice,
@@ -104,6 +105,7 @@ __all__ = [
     "report",
     "report_counts",
     "report_from_counts",
+    "scan_log",
     "with_answer_contains",
     "with_choice",
     "with_equivalent",
