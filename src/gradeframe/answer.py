@@ -86,6 +86,10 @@ NotFound: TypeAlias = str | pl.Expr | Sequence[str] | None
 Refusal: TypeAlias = bool | str | pl.Expr | Sequence[str] | None
 Frame: TypeAlias = pl.DataFrame | pl.LazyFrame
 
+#: The struct column the stages are kept in while a frame is graded.
+_STATE: Final = "__gradeframe_answer_contains__"
+
+
 #: The columns answer_contains adds, before ``prefix``.
 OUTPUT_COLUMNS: Final = ("correct", "failure_kind", "outcome")
 
@@ -290,8 +294,10 @@ def _deferred(
     """Grade when the data arrives, knowing its dtypes (the expression form without a schema).
 
     The mechanism the matchers use (:func:`gradeframe._deferred.deferred`): the inputs become a
-    frame, and the expression :func:`answer_contains` builds from its schema runs on it, so
-    struct output records and numeric acceptable answers are read as on a frame.
+    frame, and the plan :func:`answer_contains` builds from its schema runs on it, its stages
+    one at a time as on a DataFrame (:func:`_stages`; never the frame function, which takes the
+    grading lock), so struct output records and numeric acceptable answers are read as on a
+    frame.
     """
     check_prefix(prefix)
     arguments = {"answer": answer, "refs": refs, **flat}
@@ -309,8 +315,10 @@ def _deferred(
     options = {**flat, **names, "prefix": prefix, "explain": explain, "whole_words": whole_words}
 
     def grade(frame: pl.DataFrame) -> pl.Series:
-        built = answer_contains(**options, schema=frame.schema)  # type: ignore[arg-type]
-        return frame.select(built).to_series()
+        # The plan built from the batch's schema, run stage by stage as on a DataFrame.
+        plan = _plan(**options, schema=frame.schema)  # type: ignore[arg-type]
+        result = pl.col(_STATE).struct.field("__result").alias(prefix + "answer_contains")
+        return _stages(frame.lazy(), plan).select(result).collect().to_series()
 
     dtype = pl.Struct(
         {
@@ -533,7 +541,7 @@ def with_answer_contains(
         explain=explain,
         whole_words=whole_words,
     )
-    state = "__gradeframe_answer_contains__"
+    state = _STATE
     if isinstance(staged, pl.LazyFrame):
         width = _list_width(staged, plan) if plan.listed else 0
         if width <= MAX_UNROLLED_REFS:
@@ -547,11 +555,24 @@ def with_answer_contains(
                 .drop(state, *temporary)
             )
 
-    # A DataFrame is graded stage by stage, each stage kept as a column: a stage that is not
-    # elementwise (the distinct acceptable answers, the explode of a list) would otherwise make
-    # Polars evaluate the whole struct before it again. Run lazily, collected once: fewer passes
-    # over the data, and faster than stage by stage eagerly.
-    lazy = staged.lazy()
+    lazy = (
+        _stages(staged.lazy(), plan)
+        .with_columns(pl.col(state).struct.field("__result").struct.unnest())
+        .drop(state, *temporary)
+    )
+    return lazy.collect() if isinstance(staged, pl.DataFrame) else lazy
+
+
+def _stages(lazy: pl.LazyFrame, plan: _Plan) -> pl.LazyFrame:
+    """Add the plan's stages to a frame, one at a time, as the struct column ``_STATE``.
+
+    Its field ``__result`` is the output struct. A DataFrame is graded stage by stage, each
+    stage kept as a column: a stage that is not elementwise (the distinct acceptable answers,
+    the explode of a list) would otherwise make Polars evaluate the whole struct before it
+    again. Run lazily, collected once: fewer passes over the data, and faster than stage by
+    stage eagerly.
+    """
+    explain, whole_words, state = plan.explain, plan.whole_words, _STATE
 
     def stage(frame: pl.LazyFrame, fields: dict[str, pl.Expr]) -> pl.LazyFrame:
         return frame.with_columns(pl.col(state).struct.with_fields(**fields))
@@ -569,12 +590,7 @@ def with_answer_contains(
             lazy = lazy.with_columns(matched)
     for fields in plan.verdict:
         lazy = stage(lazy, fields)
-    lazy = (
-        lazy.with_columns(pl.col(state).struct.with_fields(__result=plan.result))
-        .with_columns(pl.col(state).struct.field("__result").struct.unnest())
-        .drop(state, *temporary)
-    )
-    return lazy.collect() if isinstance(staged, pl.DataFrame) else lazy
+    return lazy.with_columns(pl.col(state).struct.with_fields(__result=plan.result))
 
 
 #: On a LazyFrame, lists of up to this many acceptable answers are matched row by row, so that
