@@ -293,11 +293,9 @@ def _deferred(
 ) -> pl.Expr:
     """Grade when the data arrives, knowing its dtypes (the expression form without a schema).
 
-    The mechanism the matchers use (:func:`gradeframe._deferred.deferred`): the inputs become a
-    frame, and the plan :func:`answer_contains` builds from its schema runs on it, its stages
-    one at a time as on a DataFrame (:func:`_stages`; never the frame function, which takes the
-    grading lock), so struct output records and numeric acceptable answers are read as on a
-    frame.
+    The matchers' mechanism (:mod:`gradeframe._deferred`): the plan built from the batch's
+    schema runs stage by stage (:func:`_stages`; never the frame function, which takes the
+    grading lock), so struct records and numeric acceptable answers are read as on a frame.
     """
     check_prefix(prefix)
     arguments = {"answer": answer, "refs": refs, **flat}
@@ -564,13 +562,10 @@ def with_answer_contains(
 
 
 def _stages(lazy: pl.LazyFrame, plan: _Plan) -> pl.LazyFrame:
-    """Add the plan's stages to a frame, one at a time, as the struct column ``_STATE``.
+    """Add the plan's stages one at a time to the struct column ``_STATE`` (``__result``: out).
 
-    Its field ``__result`` is the output struct. A DataFrame is graded stage by stage, each
-    stage kept as a column: a stage that is not elementwise (the distinct acceptable answers,
-    the explode of a list) would otherwise make Polars evaluate the whole struct before it
-    again. Run lazily, collected once: fewer passes over the data, and faster than stage by
-    stage eagerly.
+    Each stage kept as a column: a stage that is not elementwise (the distinct acceptable
+    answers, the explode of a list) would otherwise make Polars evaluate the struct again.
     """
     explain, whole_words, state = plan.explain, plan.whole_words, _STATE
 
