@@ -6,9 +6,11 @@ Expr) and on pandas (DataFrame, Series); on Dask too when ``dask.dataframe`` is 
 """
 
 import sys
+from importlib import metadata as _metadata
 
 from gradeframe import _pandas, _polars  # noqa: F401  (register .grade)
 from gradeframe._limits import MAX_METADATA_LENGTH
+from gradeframe._record import StatusWarning
 from gradeframe.answer import (
     DEFAULT_NOT_FOUND_PHRASES,
     answer_contains,
@@ -58,11 +60,19 @@ from gradeframe.refusal import DEFAULT_REFUSAL_PHRASES, is_refusal
 from gradeframe.report import report, report_counts, report_from_counts
 from gradeframe.samples import consistency, flaky, pass_at_k
 
+try:
+    #: The installed version, from the package metadata (as ``gradeframe --version`` prints).
+    __version__: str = _metadata.version("gradeframe")
+except _metadata.PackageNotFoundError:  # run from a source tree that was never installed
+    __version__ = "0+unknown"
+del _metadata
+
 __all__ = [
     "DEFAULT_NOT_FOUND_PHRASES",
     "DEFAULT_REFUSAL_PHRASES",
     "KINDS",
     "MAX_METADATA_LENGTH",
+    "StatusWarning",
     "agreement",
     "answer_contains",
     "chart",

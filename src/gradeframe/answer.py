@@ -10,7 +10,7 @@ whole-number rules with whole-word ones (see :mod:`gradeframe.fold`).
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, TypeAlias
 
@@ -41,16 +41,15 @@ from gradeframe._deferred import broadcast, deferred
 from gradeframe._inputs import (
     IntoExpr,
     Schema,
-    check_column,
     check_output_names,
     check_prefix,
-    dtype_error,
     frame_schema,
     to_expr,
 )
+from gradeframe._judges import NotFound, Refusal, judges
 from gradeframe._record import BY_NAME as BY_NAME
 from gradeframe._record import Reader as Reader
-from gradeframe._record import resolve_record
+from gradeframe._record import resolve_record, warn_unread_statuses
 from gradeframe._refs import JSON_LIST_RE as JSON_LIST_RE
 from gradeframe._refs import json_list_refs, resolve_refs
 from gradeframe._refs import number_text as number_text
@@ -59,14 +58,10 @@ from gradeframe.fold import fold
 from gradeframe.not_found import (
     DEFAULT_NOT_FOUND_PHRASES,
     is_not_found,
-    not_found_in_folded,
-    phrase_pattern,
 )
 from gradeframe.refusal import (
     DEFAULT_REFUSAL_PHRASES,
     is_refusal,
-    refusal_in_folded,
-    refusal_pattern,
 )
 
 __all__ = [
@@ -80,10 +75,6 @@ __all__ = [
     "with_answer_contains",
 ]
 
-NotFound: TypeAlias = str | pl.Expr | Sequence[str] | None
-#: ``refusal=``: None (the trace and status only), True (the default detector), a Boolean column
-#: name or expression, or a list of regex phrases.
-Refusal: TypeAlias = bool | str | pl.Expr | Sequence[str] | None
 Frame: TypeAlias = pl.DataFrame | pl.LazyFrame
 
 #: The struct column the stages are kept in while a frame is graded.
@@ -102,62 +93,6 @@ def output_columns(*, explain: bool = False) -> tuple[str, ...]:
 # --------------------------------------------------------------------------------------------
 # answer_contains
 # --------------------------------------------------------------------------------------------
-
-
-def _resolve_not_found(not_found: NotFound, outcome: pl.Expr, schema: Schema | None) -> pl.Expr:
-    if not_found is None:
-        return not_found_in_folded(outcome, phrase_pattern(None))
-    if isinstance(not_found, str):
-        if schema is not None:
-            check_column(schema, not_found, "not_found")
-            dtype = schema[not_found]
-            if dtype not in (pl.Boolean, pl.Null):
-                raise dtype_error(
-                    "not_found",
-                    not_found,
-                    dtype,
-                    "a Boolean column (or pass a list of phrases: not_found=['...'])",
-                )
-        return pl.col(not_found)
-    if isinstance(not_found, pl.Expr):
-        return not_found
-    if isinstance(not_found, Sequence):
-        return not_found_in_folded(outcome, phrase_pattern(not_found))
-    msg = (
-        "`not_found` must be a Boolean column name, a polars expression, or a list of regex "
-        f"phrases; got {type(not_found).__name__}: {not_found!r}"
-    )
-    raise TypeError(msg)
-
-
-def _resolve_refusal(refusal: Refusal, outcome: pl.Expr, schema: Schema | None) -> pl.Expr | None:
-    """Return the text refusal detected (Boolean), or None where ``refusal`` adds none."""
-    if refusal is None or refusal is False:
-        return None
-    if refusal is True:
-        return refusal_in_folded(outcome, refusal_pattern(None))
-    if isinstance(refusal, str):
-        if schema is not None:
-            check_column(schema, refusal, "refusal")
-            dtype = schema[refusal]
-            if dtype not in (pl.Boolean, pl.Null):
-                raise dtype_error(
-                    "refusal",
-                    refusal,
-                    dtype,
-                    "a Boolean column (or pass refusal=True for the default detector, or a list "
-                    "of phrases: refusal=['...'])",
-                )
-        return pl.col(refusal)
-    if isinstance(refusal, pl.Expr):
-        return refusal
-    if isinstance(refusal, Sequence):
-        return refusal_in_folded(outcome, refusal_pattern(refusal))
-    msg = (
-        "`refusal` must be None, True, a Boolean column name, a polars expression, or a list "
-        f"of regex phrases; got {type(refusal).__name__}: {refusal!r}"
-    )
-    raise TypeError(msg)
 
 
 def answer_contains(
@@ -315,6 +250,7 @@ def _deferred(
     def grade(frame: pl.DataFrame) -> pl.Series:
         # The plan built from the batch's schema, run stage by stage as on a DataFrame.
         plan = _plan(**options, schema=frame.schema)  # type: ignore[arg-type]
+        warn_unread_statuses(frame.lazy(), plan.status)  # as the frame function does
         result = pl.col(_STATE).struct.field("__result").alias(prefix + "answer_contains")
         return _stages(frame.lazy(), plan).select(result).collect().to_series()
 
@@ -331,6 +267,7 @@ def _deferred(
 class _Plan:
     """answer_contains as stages over one struct: run as one expression or stage by stage."""
 
+    status: pl.Expr  # the status as read (trimmed, lower case), over the frame
     base: pl.Expr  # the struct of inputs: text, refs, partial, budget_notes, ...
     refs: pl.Expr  # the acceptable answers, as String or List(String)
     folding: dict[str, pl.Expr]  # adds outcome
@@ -359,37 +296,6 @@ def _as_one_expression(plan: _Plan, match_list: Callable[[pl.Expr], pl.Expr]) ->
     for fields in plan.verdict:
         row = row.struct.with_fields(**fields)
     return row.struct.with_fields(__result=plan.result).struct.field("__result")
-
-
-def _judges(
-    not_found: NotFound, refusal: Refusal, schema: Schema | None
-) -> tuple[dict[str, pl.Expr], dict[str, pl.Expr]]:
-    """Return who judges not-found and refusal: (input fields, first verdict fields).
-
-    A column or expression the user gives is read with the inputs (``judged``,
-    ``refusal_judged``); a detector runs only where no acceptable answer was found (elsewhere
-    on ""), so a right answer stays right.
-    """
-    if isinstance(not_found, str | pl.Expr):
-        judge = {"judged": _resolve_not_found(not_found, pl.field("outcome"), schema)}
-        reports_not_found = pl.field("judged").fill_null(value=False)
-    else:
-        # The detector runs only where no acceptable answer was found (elsewhere on "").
-        unfound = pl.when(pl.field("found")).then(pl.lit("")).otherwise(pl.field("outcome"))
-        reports_not_found = _resolve_not_found(not_found, unfound, schema).fill_null(value=False)
-        judge = {}
-    # The refusal in words: a column or expression the user gives is read with the inputs; the
-    # detector runs only where no acceptable answer was found (a right answer stays right).
-    verdict_first = {"not_found": reports_not_found}
-    if isinstance(refusal, str | pl.Expr):
-        judge["refusal_judged"] = _resolve_refusal(refusal, pl.field("outcome"), schema)
-        verdict_first["text_refusal"] = pl.field("refusal_judged").fill_null(value=False)
-    else:
-        unfound = pl.when(pl.field("found")).then(pl.lit("")).otherwise(pl.field("outcome"))
-        detected = _resolve_refusal(refusal, unfound, schema)
-        if detected is not None:
-            verdict_first["text_refusal"] = detected.fill_null(value=False)
-    return judge, verdict_first
 
 
 def _plan(
@@ -421,13 +327,18 @@ def _plan(
         schema,
     )
     ref_expr, listed, json_text = resolve_refs(refs, schema)
-    judge, verdict_first = _judges(not_found, refusal, schema)
+    judge, verdict_first = judges(not_found, refusal, schema)
     status_field = pl.field("status")
-    error = (status_field == "error").fill_null(value=False)
-    refused = pl.field("trace_refusal") | (status_field == "refused").fill_null(value=False)
+    error = status_field.is_in(kinds.ERROR_STATUSES).fill_null(value=False)
+    refused = pl.field("trace_refusal") | status_field.is_in(kinds.REFUSAL_STATUSES).fill_null(
+        value=False
+    )
     if "text_refusal" in verdict_first:
         refused = refused | pl.field("text_refusal")
-    budget_stop = pl.field("partial") & pl.field("budget_notes")
+    # a token budget ended the reply: a stop, as a partial run whose notes name a limit
+    budget_stop = (pl.field("partial") & pl.field("budget_notes")) | status_field.is_in(
+        kinds.BUDGET_STATUSES
+    ).fill_null(value=False)
     outcome = pl.field("outcome")
     parse_failure = (outcome.is_null() | (outcome == "")).fill_null(value=True)
     correct = (
@@ -461,6 +372,7 @@ def _plan(
         **judge,
     )
     return _Plan(
+        status=record.status,
         base=base,
         refs=ref_expr,
         folding={"outcome": fold(pl.field("text"))},
@@ -539,6 +451,9 @@ def with_answer_contains(
         explain=explain,
         whole_words=whole_words,
     )
+    # Status values no vocabulary reads are named in one warning, now: one query over the
+    # status alone (a LazyFrame's too, as for the longest list of acceptable answers below).
+    warn_unread_statuses(staged.lazy(), plan.status)
     state = _STATE
     if isinstance(staged, pl.LazyFrame):
         width = _list_width(staged, plan) if plan.listed else 0
