@@ -272,6 +272,7 @@ def sample_batches(
     correct: str,
     answer: IntoExpr | None,
     rows: int = ROWS_PER_CALL,
+    vote: str = "fold",
 ) -> Iterator[pa.RecordBatch]:
     """Count samples per group and item (and votes) in a task's batches, as Arrow IPC bytes.
 
@@ -283,7 +284,8 @@ def sample_batches(
         counts = sample_rules.sample_counts(frame, groups, items, correct).collect()
         votes = None
         if answer is not None:
-            votes = _ipc(sample_rules.vote_counts(frame, groups, items, correct, answer).collect())
+            found = sample_rules.vote_counts(frame, groups, items, correct, answer, vote)
+            votes = _ipc(found.collect())
         yield pa.record_batch(
             [pa.array([_ipc(counts)], pa.binary()), pa.array([votes], pa.binary())],
             _SAMPLES_SCHEMA,
@@ -297,6 +299,7 @@ def summed_sample_counts(
     items: list[str],
     correct: str,
     answer: IntoExpr | None,
+    vote: str = "fold",
 ) -> tuple[pl.LazyFrame, pl.LazyFrame | None]:
     """Sum the counts (and votes) of every task: the counts of the whole frame.
 
@@ -311,9 +314,9 @@ def summed_sample_counts(
         return summed, None
     votes = [pl.read_ipc(io.BytesIO(v)) for _, v in pieces if v is not None]
     if not votes:
-        votes = [sample_rules.vote_counts(empty, groups, items, correct, answer).collect()]
+        votes = [sample_rules.vote_counts(empty, groups, items, correct, answer, vote).collect()]
     stacked = pl.concat(votes, how="vertical_relaxed").lazy()
-    return summed, sample_rules.summed(stacked, [*keys, "__gf_answer"])
+    return summed, sample_rules.summed(stacked, [*keys, *sample_rules.VOTE_KEYS])
 
 
 def _summed_samples(
@@ -324,10 +327,12 @@ def _summed_samples(
     correct: str,
     answer: IntoExpr | None,
     outputs: Sequence[str],
+    vote: sample_rules.Vote = ...,
 ) -> tuple[list[str], list[str], pl.LazyFrame, pl.LazyFrame | None]:
     """Check the arguments on an empty frame, then sum every task's counts on the driver."""
     from pyspark.sql.types import BinaryType, StructField, StructType
 
+    vote = sample_rules.resolve_vote(vote, sdf.columns)
     empty_input = _empty(_arrow_schema(sdf))
     columns, groups, items = sample_rules.pandas_columns(empty_input, by, on, correct, answer)
     empty = empty_input.select(list(columns))
@@ -335,12 +340,12 @@ def _summed_samples(
         empty, function, groups, items, correct, answer, outputs
     )
     count = functools.partial(
-        sample_batches, groups=groups, items=items, correct=correct, answer=answer
+        sample_batches, groups=groups, items=items, correct=correct, answer=answer, vote=vote
     )
     schema = StructType([StructField("counts", BinaryType()), StructField("votes", BinaryType())])
     rows = sdf.select(*list(columns)).mapInArrow(count, schema).collect()
     pieces = [(row["counts"], row["votes"]) for row in rows]
-    counts, votes = summed_sample_counts(pieces, empty, groups, items, correct, answer)
+    counts, votes = summed_sample_counts(pieces, empty, groups, items, correct, answer, vote)
     return groups, items, counts, votes
 
 
@@ -383,6 +388,7 @@ def consistency(
     on: On = None,
     correct: str = "correct",
     answer: IntoExpr | None = None,
+    vote: sample_rules.Vote = ...,
 ) -> pd.DataFrame:
     """Summarise the samples' consistency on a Spark DataFrame, from counts summed on the driver.
 
@@ -392,7 +398,7 @@ def consistency(
     ----------
     sdf
         A graded Spark DataFrame: one row per sample.
-    by, on, correct, answer
+    by, on, correct, answer, vote
         As for :func:`gradeframe.consistency`. They are checked before any data is read.
 
     Returns
@@ -404,7 +410,7 @@ def consistency(
 
     outputs = sample_rules.CONSISTENCY_OUTPUTS
     groups, items, counts, votes = _summed_samples(
-        sdf, "consistency", by, on, correct, answer, outputs
+        sdf, "consistency", by, on, correct, answer, outputs, vote
     )
     table = sample_rules.consistency_from_counts(counts, votes, groups, items).collect()
     return _frames.to_pandas_frame(table)
@@ -417,6 +423,7 @@ def flaky(
     on: On = None,
     correct: str = "correct",
     answer: IntoExpr | None = None,
+    vote: sample_rules.Vote = ...,
 ) -> pd.DataFrame:
     """List the flaky items of a Spark DataFrame, from counts summed on the driver.
 
@@ -426,7 +433,7 @@ def flaky(
     ----------
     sdf
         A graded Spark DataFrame: one row per sample.
-    by, on, correct, answer
+    by, on, correct, answer, vote
         As for :func:`gradeframe.flaky`. They are checked before any data is read.
 
     Returns
@@ -437,6 +444,8 @@ def flaky(
     from gradeframe import _frames
 
     outputs = sample_rules.FLAKY_OUTPUTS
-    groups, items, counts, votes = _summed_samples(sdf, "flaky", by, on, correct, answer, outputs)
+    groups, items, counts, votes = _summed_samples(
+        sdf, "flaky", by, on, correct, answer, outputs, vote
+    )
     table = sample_rules.flaky_from_counts(counts, votes, groups, items).collect()
     return _frames.to_pandas_frame(table)
