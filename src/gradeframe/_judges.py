@@ -25,21 +25,22 @@ NotFound: TypeAlias = str | pl.Expr | Sequence[str] | None
 Refusal: TypeAlias = bool | str | pl.Expr | Sequence[str] | None
 
 
+def _boolean_column(name: str, argument: str, schema: Schema | None, hint: str) -> pl.Expr:
+    """Return a Boolean column the user names, checked against the schema when there is one."""
+    if schema is not None:
+        check_column(schema, name, argument)
+        dtype = schema[name]
+        if dtype not in (pl.Boolean, pl.Null):
+            raise dtype_error(argument, name, dtype, f"a Boolean column (or pass {hint})")
+    return pl.col(name)
+
+
 def resolve_not_found(not_found: NotFound, outcome: pl.Expr, schema: Schema | None) -> pl.Expr:
     if not_found is None:
         return not_found_in_folded(outcome, phrase_pattern(None))
     if isinstance(not_found, str):
-        if schema is not None:
-            check_column(schema, not_found, "not_found")
-            dtype = schema[not_found]
-            if dtype not in (pl.Boolean, pl.Null):
-                raise dtype_error(
-                    "not_found",
-                    not_found,
-                    dtype,
-                    "a Boolean column (or pass a list of phrases: not_found=['...'])",
-                )
-        return pl.col(not_found)
+        hint = "a list of phrases: not_found=['...']"
+        return _boolean_column(not_found, "not_found", schema, hint)
     if isinstance(not_found, pl.Expr):
         return not_found
     if isinstance(not_found, Sequence):
@@ -58,18 +59,8 @@ def resolve_refusal(refusal: Refusal, outcome: pl.Expr, schema: Schema | None) -
     if refusal is True:
         return refusal_in_folded(outcome, refusal_pattern(None))
     if isinstance(refusal, str):
-        if schema is not None:
-            check_column(schema, refusal, "refusal")
-            dtype = schema[refusal]
-            if dtype not in (pl.Boolean, pl.Null):
-                raise dtype_error(
-                    "refusal",
-                    refusal,
-                    dtype,
-                    "a Boolean column (or pass refusal=True for the default detector, or a list "
-                    "of phrases: refusal=['...'])",
-                )
-        return pl.col(refusal)
+        hint = "refusal=True for the default detector, or a list of phrases: refusal=['...']"
+        return _boolean_column(refusal, "refusal", schema, hint)
     if isinstance(refusal, pl.Expr):
         return refusal
     if isinstance(refusal, Sequence):
