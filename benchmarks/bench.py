@@ -732,6 +732,88 @@ def main_options(args: argparse.Namespace) -> None:
     _write_section([*lines, ""], "## Options")
 
 
+def cost_frame(rows: int, seed: int = 11) -> pl.DataFrame:
+    """A graded run of ``rows`` rows: 8 models, failure kinds, token counts (0.1 % unknown),
+    cache-read and reasoning tokens, a grader's tokens and seconds."""
+    rng = np.random.default_rng(seed)
+    models = np.array([f"model-{i}" for i in range(8)])
+    correct = rng.random(rows) < 0.7
+    kinds = np.array(["wrong", "refusal", "error", "parse_failure"])
+    input_tokens = rng.integers(200, 4000, rows).astype("float64")
+    input_tokens[rng.random(rows) < 0.001] = np.nan
+    return pl.DataFrame(
+        {
+            "model": models[rng.integers(0, len(models), rows)],
+            "correct": correct,
+            "failure_kind": pl.Series(kinds[rng.integers(0, len(kinds), rows)]).set(
+                pl.Series(correct), None
+            ),
+            "input_tokens": pl.Series(input_tokens, nan_to_null=True).cast(pl.Int64),
+            "output_tokens": rng.integers(10, 2000, rows),
+            "cache_read_tokens": rng.integers(0, 1000, rows),
+            "reasoning_tokens": rng.integers(0, 500, rows),
+            "grader_input_tokens": rng.integers(300, 900, rows),
+            "grader_output_tokens": rng.integers(5, 50, rows),
+            "grader_model": np.full(rows, "judge"),
+            "seconds": rng.gamma(2.0, 1.5, rows),
+        }
+    )
+
+
+def main_cost(args: argparse.Namespace) -> None:
+    """Write the cost of report(cost=) against report() on the same rows (issue 36)."""
+    import gradeframe as gf
+
+    n = args.rows or (200_000 if args.quick else 1_000_000)
+    with_seconds = cost_frame(n)
+    without = with_seconds.drop("seconds")
+    prices = {f"model-{i}": {"input": 0.5 + i, "output": 2.0 + 3 * i} for i in range(7)}
+    prices["model-7"] = {"input": 3.0, "output": 15.0, "cache_read": 0.3, "reasoning": 12.0}
+    prices["judge"] = {"input": 1.0, "output": 4.0}
+    repeats = args.repeats or 7
+    calls: dict[str, Callable[[], Any]] = {
+        "report(by='model')": lambda: gf.report(without, "model"),
+        "report(by='model', cost=prices)": lambda: gf.report(without, "model", cost=prices),
+        "report(by='model'), frame with seconds": lambda: gf.report(with_seconds, "model"),
+        "report(by='model', cost=prices), with seconds (percentiles)": lambda: gf.report(
+            with_seconds, "model", cost=prices
+        ),
+        "LazyFrame: report(by='model')": lambda: gf.report(without.lazy(), "model").collect(),
+        "LazyFrame: report(by='model', cost=prices)": lambda: gf.report(
+            without.lazy(), "model", cost=prices
+        ).collect(),
+    }
+    times = _interleaved(calls, repeats)
+    plain, plain_s = times["report(by='model')"], times["report(by='model'), frame with seconds"]
+    lazy = times["LazyFrame: report(by='model')"]
+    limits = {
+        "report(by='model', cost=prices)": (plain, 1.5),
+        "report(by='model', cost=prices), with seconds (percentiles)": (plain_s, 2.5),
+        "LazyFrame: report(by='model', cost=prices)": (lazy, 1.5),
+    }
+    lines = [
+        f"## Cost: report(cost=) against report(), {n:,} rows",
+        "",
+        f"`python benchmarks/bench.py --cost`, {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC; "
+        f"best of {repeats} interleaved rounds; load average at the end "
+        f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}: the 2 cores were shared with other "
+        "helpers' work, so the seconds are noisy; the ratios are measured in the same run. "
+        "8 models, every cost input present (token counts with 0.1 % unknown, cache-read and "
+        "reasoning tokens, a grader's tokens priced apart).",
+        "",
+        "| call | time | × report(by='model') on the same rows | limit | |",
+        "|---|---:|---:|---:|---|",
+    ]
+    for name, t in times.items():
+        base, limit = limits.get(name, (None, None))
+        if base is None:
+            lines.append(f"| {name} | {_fmt_s(t)} | - | - | |")
+        else:
+            verdict = "PASS" if t / base <= limit else "FAIL"
+            lines.append(f"| {name} | {_fmt_s(t)} | {t / base:.2f}× | {limit}× | {verdict} |")
+    _write_section([*lines, ""], "## Cost")
+
+
 def run_worker(
     task: dict[str, Any], timeout: float = 1800, env: dict[str, str] | None = None
 ) -> dict[str, Any]:
@@ -2071,10 +2153,15 @@ def main() -> None:
     parser.add_argument(
         "--threads", action="store_true", help="8 threads grading at once against one thread"
     )
+    parser.add_argument(
+        "--cost", action="store_true", help="report(cost=) against report() (written)"
+    )
     parser.add_argument("--base", help="with --options: another checkout's src, timed too")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.threads:
+    if args.cost:
+        main_cost(args)
+    elif args.threads:
         main_threads(args)
     elif args.inspect_score:
         main_inspect_score(args)

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import polars as pl
 
-from gradeframe import kinds
+from gradeframe import _cost, kinds
 from gradeframe._inputs import (
     check_column,
     check_prefix,
@@ -117,6 +117,7 @@ def report_counts(
     cluster: str | None = None,
     score: str | None = None,
     carried_kinds: Sequence[str] | None = None,
+    cost: Any = None,
 ) -> Any:
     """Count what a report needs, in columns that add up across partitions.
 
@@ -127,7 +128,11 @@ def report_counts(
     - one Int64 count per failure kind, when the frame has a failure-kind column: the seven of
       :data:`gradeframe.KINDS` always, in table order, then the carried kinds, sorted;
     - with ``score``: ``score_n`` (Int64, rows with a score: null and NaN are none),
-      ``score_sum`` and ``score_sumsq`` (Float64, the sum of the scores and of their squares).
+      ``score_sum`` and ``score_sumsq`` (Float64, the sum of the scores and of their squares);
+    - with ``cost``: the token sums, the rows with unknown tokens, the sum of the known costs
+      and the count of unknown ones (``input_tokens``, ``output_tokens``, ``tokens_unknown``,
+      ``cost_sum``, ``cost_unknown``; with grader tokens ``grader_cost_sum``,
+      ``grader_cost_unknown``).
 
     So the counts of several partitions, concatenated (``how="diagonal"``, a missing kind column
     counting 0), grouped by the key columns and summed, are the counts of the whole frame, and
@@ -138,7 +143,7 @@ def report_counts(
     ----------
     frame
         A graded Polars DataFrame or LazyFrame, or a pandas DataFrame.
-    by, correct, failure_kind, prefix, cluster, score, carried_kinds
+    by, correct, failure_kind, prefix, cluster, score, carried_kinds, cost
         As in :func:`report`.
 
     Returns
@@ -176,7 +181,7 @@ def report_counts(
     if is_pandas(frame):  # converted once each way (the rest below is Polars)
         options = {"correct": correct, "failure_kind": failure_kind, "prefix": prefix}
         options |= {"cluster": cluster, "score": score, "carried_kinds": carried_kinds}
-        return _on_pandas(report_counts, frame, by, options)
+        return _on_pandas(report_counts, frame, by, options | {"cost": cost})
     check_frame(frame, "report_counts")
     check_prefix(prefix)
     schema = frame_schema(frame)
@@ -213,8 +218,11 @@ def report_counts(
             value.sum().alias("score_sum"),
             (value * value).sum().alias("score_sumsq"),
         ]
+    prices = _cost.check_cost(cost)
     names = [*COUNT_COLUMNS, *SCORE_COUNT_COLUMNS, *STAT_COLUMNS, *CLUSTER_COLUMNS]
     names += list(SCORE_COLUMNS)
+    if prices is not None:
+        names += [*_cost.COUNT_COLUMNS, *_cost.REPORT_COLUMNS]
     clash = sorted(set(keys) & {*names, *counts})
     if clash:
         msg = (
@@ -227,7 +235,10 @@ def report_counts(
         msg = f"`failure_kind`: carried kind(s) {clash!r} share a name with report columns."
         raise ValueError(msg)
     lazy = frame.lazy()
-    if keys:
+    if prices is not None:
+        out = _cost.grouped_counts(lazy, keys, aggregations, schema, prices)
+        out = out.sort(keys, nulls_last=True) if keys else out
+    elif keys:
         out = lazy.group_by(keys).agg(*aggregations).sort(keys, nulls_last=True)
     else:
         out = lazy.select(*aggregations)
@@ -240,7 +251,7 @@ def report_counts(
 
 
 def _kind_columns(columns: Sequence[str], keys: Sequence[str]) -> list[str]:
-    other = set(columns) - set(keys) - {*COUNT_COLUMNS, *SCORE_COUNT_COLUMNS}
+    other = set(columns) - set(keys) - {*COUNT_COLUMNS, *SCORE_COUNT_COLUMNS, *_cost.COUNT_COLUMNS}
     return [k for k in kinds.KINDS if k in other] + sorted(other - set(kinds.KINDS))
 
 
@@ -274,6 +285,9 @@ def report_from_counts(
     score
         Anything but None (the score column's name, as given to :func:`report_counts`) adds the
         score columns.
+
+    Counts made with ``cost=`` (they have a ``cost_unknown`` column) give the cost columns of
+    :func:`report` but the latency percentiles, which are not additive.
 
     Returns
     -------
@@ -316,7 +330,8 @@ def report_from_counts(
             )
             raise pl.exceptions.ColumnNotFoundError(msg)
     kind_columns = _kind_columns(list(schema), keys)
-    additive = [*needed, *kind_columns]
+    costed = [c for c in _cost.COUNT_COLUMNS if c in schema] if "cost_unknown" in schema else []
+    additive = [*needed, *kind_columns, *costed]
     sums = [pl.col(c).fill_null(0).sum().alias(c) for c in additive]
     lazy = counts.lazy()
     if keys:
@@ -325,7 +340,8 @@ def report_from_counts(
         summed = lazy.group_by(keys).agg(*sums).sort(keys, nulls_last=True)
     else:
         summed = lazy.select(*sums)
-    integer = [c for c in additive if c not in ("score_sum", "score_sumsq")]
+    integer = [c for c in additive if c not in ("score_sum", "score_sumsq", *_cost.COUNT_COLUMNS)]
+    integer += _cost.integer_counts(costed)
     summed = summed.with_columns(pl.col(integer).cast(pl.Int64))
 
     accuracy = pl.when(pl.col("n") > 0).then(pl.col("n_correct") / pl.col("n")).alias("accuracy")
@@ -364,9 +380,13 @@ def report_from_counts(
     if score is None:
         score_exprs = []
     stats = [pl.col("n"), pl.col("n_correct"), accuracy, low, high, *extra, *score_exprs]
-    out = out.select(*group, *stats, *kind_columns)
+    costs = _cost.report_columns(costed) if costed else []
+    out = out.select(*group, *stats, *kind_columns, *costs)
     if group:
         out = out.sort(group, nulls_last=True)
+    if costed:
+        out = _cost.with_pareto(out)
+        out = out.select(_cost.order(out.collect_schema().names()))
     return same_kind(out, counts)
 
 
@@ -386,6 +406,7 @@ def report(
     cluster: str | None = None,
     score: str | None = None,
     carried_kinds: Sequence[str] | None = None,
+    cost: Any = None,
 ) -> Any:
     r"""Summarise a graded frame: accuracy with its interval, and failures by kind.
 
@@ -403,7 +424,12 @@ def report(
     - when the frame has a failure-kind column: one Int64 count per failure kind, the seven of
       :data:`gradeframe.KINDS` always, in table order, then the carried kinds (any other
       non-null ``failure_kind``), sorted. A matcher's output has none: then there are no kind
-      columns.
+      columns;
+    - with ``cost``, last: ``input_tokens``, ``output_tokens`` (sums of the known counts),
+      ``cost`` (dollars, every row charged; null when any row's usage is unknown),
+      ``cost_per_correct``, ``correct_per_1k_tokens``, ``seconds_p50``/``seconds_p95`` (with
+      ``seconds``; numpy's linear percentiles), ``pareto`` (no other group both more accurate
+      and cheaper), ``cost_unknown`` and, with a grader's tokens, ``grader_cost`` (docs/reports.md).
 
     Intervals: Wilson's for the accuracy (Wilson 1927). With ``cluster`` (rows of one cluster
     are not independent: several epochs of one question, or several questions about one
@@ -442,6 +468,11 @@ def report(
         The carried kinds to give columns, when you know them. By default they are found in the
         data; on a LazyFrame that collects the distinct values of ``failure_kind`` (the rest of
         the report stays lazy). When given, other carried kinds are not counted in any column.
+    cost
+        Prices ``{model: {"input": $, "output": $, "cache_read": $, "reasoning": $}}`` in
+        dollars per million tokens (a frame with ``model`` and those columns works too), or the
+        name of a per-row cost column in dollars. A missing key is 0; a missing ``reasoning``
+        price is the output price (reasoning tokens are output tokens). gradeframe ships none.
 
     Returns
     -------
@@ -494,11 +525,37 @@ def report(
     ╞═════╪═══════════╪══════════╪════════╪═════════╪════════════╡
     │ 12  ┆ 5         ┆ 0.417    ┆ 0.0    ┆ 0.841   ┆ 4          │
     └─────┴───────────┴──────────┴────────┴─────────┴────────────┘
+
+    What each model's right answers cost (prices in dollars per million tokens; the unknown
+    model ``c`` makes its cost null, never 0):
+
+    >>> runs = pl.DataFrame(
+    ...     {
+    ...         "model": ["a", "a", "b", "b", "c"],
+    ...         "correct": [True, False, True, True, True],
+    ...         "input_tokens": [1000, 1200, 800, 900, 500],
+    ...         "output_tokens": [200, 300, 900, 1100, 100],
+    ...     }
+    ... )
+    >>> prices = {"a": {"input": 3.0, "output": 15.0}, "b": {"input": 0.5, "output": 1.5}}
+    >>> gf.report(runs, "model", cost=prices).select(
+    ...     "model", "accuracy", "cost", "cost_per_correct", "pareto", "cost_unknown"
+    ... )
+    shape: (3, 6)
+    ┌───────┬──────────┬─────────┬──────────────────┬────────┬──────────────┐
+    │ model ┆ accuracy ┆ cost    ┆ cost_per_correct ┆ pareto ┆ cost_unknown │
+    │ ---   ┆ ---      ┆ ---     ┆ ---              ┆ ---    ┆ ---          │
+    │ str   ┆ f64      ┆ f64     ┆ f64              ┆ bool   ┆ i64          │
+    ╞═══════╪══════════╪═════════╪══════════════════╪════════╪══════════════╡
+    │ a     ┆ 0.5      ┆ 0.0141  ┆ 0.0141           ┆ false  ┆ 0            │
+    │ b     ┆ 1.0      ┆ 0.00385 ┆ 0.001925         ┆ true   ┆ 0            │
+    │ c     ┆ 1.0      ┆ null    ┆ null             ┆ null   ┆ 1            │
+    └───────┴──────────┴─────────┴──────────────────┴────────┴──────────────┘
     """
     if is_pandas(frame):  # converted once each way (the rest below is Polars)
         options = {"correct": correct, "failure_kind": failure_kind, "prefix": prefix}
         options |= {"cluster": cluster, "score": score, "carried_kinds": carried_kinds}
-        return _on_pandas(report, frame, by, options)
+        return _on_pandas(report, frame, by, options | {"cost": cost})
     counts = report_counts(
         frame,
         by,
@@ -508,15 +565,25 @@ def report(
         cluster=cluster,
         score=score,
         carried_kinds=carried_kinds,
+        cost=cost,
     )
-    return report_from_counts(counts, by, cluster=cluster, score=score)
+    out = report_from_counts(counts, by, cluster=cluster, score=score)
+    if cost is None or _cost.SECONDS not in (schema := frame_schema(frame)):
+        return out
+    # The latency percentiles are not additive: computed from the rows, joined on the groups.
+    return same_kind(_cost.with_percentiles(out, frame, by_columns(by, schema), schema), frame)
 
 
 def _on_pandas(summary: Any, frame: Any, by: By, options: dict[str, Any]) -> Any:
-    """Run report or report_counts on a pandas frame, converted once each way."""
+    """Run report or report_counts on a pandas frame, converted once each way (cost columns too)."""
     check_prefix(options["prefix"])
     names = ("correct", "failure_kind", "prefix", "cluster", "score")
     columns = pandas_report_columns(frame, by, *(options[name] for name in names))
+    prices = _cost.check_cost(options["cost"])
+    if prices is not None:
+        present = [str(c) for c in frame.columns]
+        columns = columns | dict.fromkeys(_cost.input_columns(present, prices))
+    options = options | {"cost": prices}
     return on_pandas(frame, columns, lambda polars: summary(polars, by, **options))
 
 

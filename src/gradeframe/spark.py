@@ -31,6 +31,8 @@ import polars as pl
 import pyarrow as pa
 
 from gradeframe import samples as sample_rules
+from gradeframe._cost import check_cost
+from gradeframe._cost import input_columns as cost_columns
 from gradeframe._inputs import IntoExpr
 from gradeframe._summary_inputs import pandas_report_columns
 from gradeframe.report import report_counts, report_from_counts
@@ -205,6 +207,7 @@ def report(
     prefix: str = "",
     cluster: str | None = None,
     score: str | None = None,
+    cost: Any = None,
 ) -> pd.DataFrame:
     """Summarise a graded Spark DataFrame per group, from counts summed over the partitions.
 
@@ -213,11 +216,17 @@ def report(
     come to the driver (a few rows per task), and the report is built once from their sums
     (:func:`gradeframe.report_from_counts`), never by averaging partitions' intervals.
 
+    With ``cost``, the token sums, the cost and the counts of unknowns are sums too, so every
+    cost column is the same as on the whole data but ``seconds_p50``/``seconds_p95``: a
+    percentile is not a sum of partitions' percentiles, and computing it exactly would bring
+    every row's ``seconds`` to the driver, so Spark's report leaves them out (Spark's own
+    ``percentile_approx`` gives an approximation per group).
+
     Parameters
     ----------
     sdf
         A graded Spark DataFrame.
-    by, correct, failure_kind, prefix, cluster, score
+    by, correct, failure_kind, prefix, cluster, score, cost
         As for :func:`gradeframe.report`. They are checked before any data is read.
 
     Returns
@@ -236,11 +245,14 @@ def report(
         "prefix": prefix,
         "cluster": cluster,
         "score": score,
+        "cost": check_cost(cost),
     }
     # Arguments and columns are checked on an empty frame, before any data is read.
     empty_input = _empty(_arrow_schema(sdf))
     empty = report_counts(empty_input, **options)
     read = pandas_report_columns(empty_input, by, correct, failure_kind, prefix, cluster, score)
+    if options["cost"] is not None:
+        read |= dict.fromkeys(cost_columns(empty_input.columns, options["cost"]))
     count = functools.partial(_count_batches, options=options, rows=ROWS_PER_CALL)
     schema = StructType([StructField("counts", BinaryType())])
     blobs = sdf.select(*list(read)).mapInArrow(count, schema).collect()

@@ -224,6 +224,16 @@ def _parser() -> argparse.ArgumentParser:
         ),
     )
     score_parser.add_argument(
+        "--cost",
+        type=Path,
+        metavar="PRICES",
+        help=(
+            "add tokens, cost, cost per right answer, latency and the cost/accuracy frontier to "
+            "the report, at these prices: a .json {model: {input, output, cache_read, "
+            "reasoning}} or a .csv with those columns, in dollars per million tokens"
+        ),
+    )
+    score_parser.add_argument(
         "--failures",
         type=int,
         default=0,

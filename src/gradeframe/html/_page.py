@@ -31,6 +31,7 @@ from gradeframe._inputs import item_columns
 from gradeframe._threads import one_at_a_time
 from gradeframe.compare import agreement, compare, discordant
 from gradeframe.failures import cut_text, failures
+from gradeframe.html._cost import cost_section
 from gradeframe.report import (
     CLUSTER_COLUMNS,
     STAT_COLUMNS,
@@ -114,6 +115,7 @@ def html_report(
     max_failures: int = 5000,
     actual: str | bool | None = None,
     expected: str | bool | None = None,
+    cost: Any = None,
 ) -> str:
     """Return one self-contained HTML page of a graded frame, and write it to ``path``.
 
@@ -158,6 +160,9 @@ def html_report(
         Default: on ``answer_contains`` output ``answer`` (else a log frame's ``output``) and
         ``refs`` when present; on a matcher's output none (name them: a matcher's output does
         not say which columns it compared). False: not shown.
+    cost
+        Prices (or a per-row cost column), as in :func:`gradeframe.report`: adds a cost section,
+        the cost columns of the report per group and a chart of accuracy against cost.
 
     Returns
     -------
@@ -182,6 +187,7 @@ def html_report(
         max_failures=max_failures,
         actual=actual,
         expected=expected,
+        cost=cost,
     )
     if path is not None:
         write_page(page, path)
@@ -236,12 +242,13 @@ def build_page(
     expected: str | bool | None = None,
     prefix: str = "",
     cluster: str | None = None,
+    cost: Any = None,
 ) -> str:
     """Return the page of :func:`html_report`, with what only a caller such as the CLI knows.
 
     Parameters
     ----------
-    frame, by, on, title, max_failures
+    frame, by, on, title, max_failures, cost
         As in :func:`html_report`.
     source
         The input's name (say the file read); default: the title, else the frame's type.
@@ -276,6 +283,7 @@ def build_page(
         expected=expected,
         prefix=prefix,
         cluster=cluster,
+        cost=cost,
     )
     return render(context)
 
@@ -340,6 +348,7 @@ def page_context(
     expected: str | bool | None,
     prefix: str,
     cluster: str | None = None,
+    cost: Any = None,
 ) -> dict[str, Any]:
     """Gather every section's data: the functions' results as display values."""
     _check_arguments(title, max_failures, source)
@@ -357,6 +366,7 @@ def page_context(
         "grader": grader,
         "summary": _summary(overall, groups),
         "report": _report_section(df, groups, prefix, cluster),
+        "cost": cost_section(df, groups, prefix, cluster, cost),
     }
     items = _items(on, schema, groups)
     # Within a group, the item columns that are not group columns name an item (a log frame
