@@ -14,6 +14,7 @@ Usage::
     python benchmarks/bench.py --samples       # pass_at_k, consistency on 1M samples (RESULTS.md)
     python benchmarks/bench.py --equivalent    # equivalent: literal path, fallback, peers (printed)
     python benchmarks/bench.py --threads       # 8 threads grading at once vs one (RESULTS.md)
+    python benchmarks/bench.py --tool-calls    # tool_calls vs agentevals row by row (RESULTS.md)
     python benchmarks/bench.py --options --base /tmp/gf_base/src
                                                # whole_words= and refusal= on 1M rows, and the
                                                # default path against another checkout's src
@@ -1455,6 +1456,101 @@ def main_extract(args: argparse.Namespace) -> None:
     print("\n".join(lines))
 
 
+# ---- judge texts: read_verdict against bare str.extract (--judge) ----------------------------
+
+#: The verdict endings of the judge texts (92 %), and the endings without a verdict (8 %).
+JUDGE_ENDINGS = [
+    "\n\nGRADE: C",
+    "\n\nGRADE: I",
+    "\n\nGRADE: P",
+    "\n\n**GRADE:** C",
+    "\n\nGRADE: [I]",
+    "\nＧＲＡＤＥ：Ｃ",
+    "\n\ngrade: correct",
+]
+JUDGE_NO_VERDICT = ["\n\nI cannot decide.", "\n\nThe grade depends on the rubric."]
+#: Prose the texts are cut from (a judge's reasoning, with numbers and the word "grade").
+JUDGE_PROSE = (
+    "The submission states that the capital is Paris, which matches the expert answer. "
+    "It adds that the population is about 2,100,000 people in 2024; the rubric does not ask "
+    "for it, and an extra fact that is right does not lower the grade. The units are omitted "
+    "in step 3 (12.5 instead of 12.5 km), which the instructions allow. Comparing the two "
+    "answers sentence by sentence, the factual content agrees; no claim contradicts the "
+    "expert. "
+)
+
+
+def judge_frame(rows: int, seed: int, scale: int = 1) -> pl.DataFrame:
+    """Judge texts of 400-8,000 characters (times ``scale``), 8 % without a verdict."""
+    rng = np.random.default_rng(seed)
+    base = JUDGE_PROSE * (8_000 * scale // len(JUDGE_PROSE) + 2)
+    lengths = rng.integers(400 * scale, 8_000 * scale + 1, rows)
+    offsets = rng.integers(0, len(JUDGE_PROSE), rows)
+    verdict = rng.random(rows) >= 0.08
+    endings = np.where(
+        verdict,
+        np.array(JUDGE_ENDINGS, dtype=object)[rng.integers(0, len(JUDGE_ENDINGS), rows)],
+        np.array(JUDGE_NO_VERDICT, dtype=object)[rng.integers(0, len(JUDGE_NO_VERDICT), rows)],
+    )
+    ends = pl.Series("ending", endings.tolist(), dtype=pl.String)
+    return pl.DataFrame({"offset": offsets, "length": lengths, "ending": ends}).select(
+        judge=pl.lit(base).str.slice(
+            pl.col("offset"), pl.col("length") - pl.col("ending").str.len_chars()
+        )
+        + pl.col("ending")
+    )
+
+
+def main_judge(args: argparse.Namespace) -> None:
+    """Time read_verdict on judge texts against bare ``str.extract`` on the same column.
+
+    Texts of 400-8,000 characters (8 % without a verdict; SPEC §13 "Cost"), then the same with
+    every text twice as long; each frame is timed interleaved round by round, best of 3.
+    """
+    import gradeframe as gf
+
+    n = args.rows or (200_000 if args.quick else 1_000_000)
+    bare_label = 'bare `str.extract(r"GRADE: ([CPI])")`'
+    lines = [
+        f"## Judge texts: {n:,} rows, best of 3 (machine load {os.getloadavg()[0]:.2f})",
+        "",
+        "The machine is shared with other work while this runs (2 cores, load above); the "
+        "ratios to bare Polars measured in the same run are the numbers to read.",
+        "",
+        "| texts | function | time | × bare `str.extract` |",
+        "|---|---|---:|---:|",
+    ]
+    times = {}
+    for scale in (1, 2):
+        frame = judge_frame(n, seed=5, scale=scale)
+        size = f"{400 * scale:,}-{8_000 * scale:,} chars"
+        rows = {
+            bare_label: pl.col("judge").str.extract(r"GRADE: ([CPI])", 1),
+            "read_verdict (grade)": gf.read_verdict("judge"),
+            "judge (grade)": None,
+        }
+        calls = {
+            label: functools.partial(frame.select, expr)
+            for label, expr in rows.items()
+            if expr is not None
+        }
+        calls["judge (grade)"] = functools.partial(gf.with_judge, frame)
+        best = _interleaved(calls, 3)
+        times[scale] = best
+        bare = best[bare_label]
+        lines += [
+            f"| {size} | {label} | {_fmt_s(t)} | {t / bare:.1f}× |" for label, t in best.items()
+        ]
+        del frame
+    doubled = times[2]["read_verdict (grade)"] / times[1]["read_verdict (grade)"]
+    lines += [
+        "",
+        f"Doubling every text's length took read_verdict {doubled:.2f}× the time (at most 2× "
+        "allowed: the reading is linear in the text's length).",
+    ]
+    _write_section(lines, "## Judge texts")
+
+
 # ---- repeated samples: pass_at_k, consistency, flaky (--samples) -----------------------------
 
 #: Answers a sample may give: the right one in several spellings that fold together, and wrong
@@ -1556,6 +1652,17 @@ def main_samples(args: argparse.Namespace) -> None:
         "",
     ]
     _write_section(lines, "## Repeated samples")
+
+
+def main_tool_calls(args: argparse.Namespace) -> None:
+    """Write the tool-calls section (see ``bench_tool_calls.py``)."""
+    sys.path.insert(0, str(HERE))
+    import bench_tool_calls
+
+    rows = args.rows or 200_000
+    python = os.environ.get("AGENTEVALS_PYTHON", "/work/venvs/toolcalls/bin/python")
+    lines = bench_tool_calls.section(rows, sample=2_000, agentevals_python=python)
+    _write_section(lines.splitlines(), "## Tool calls")
 
 
 def main_equivalent(args: argparse.Namespace) -> None:
@@ -2156,13 +2263,25 @@ def main() -> None:
     parser.add_argument(
         "--cost", action="store_true", help="report(cost=) against report() (written)"
     )
+    parser.add_argument(
+        "--judge", action="store_true", help="read_verdict on judge texts against str.extract"
+    )
+    parser.add_argument(
+        "--tool-calls",
+        action="store_true",
+        help="tool_calls against agentevals' trajectory match, row by row (written)",
+    )
     parser.add_argument("--base", help="with --options: another checkout's src, timed too")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.cost:
         main_cost(args)
+    elif args.judge:
+        main_judge(args)
     elif args.threads:
         main_threads(args)
+    elif args.tool_calls:
+        main_tool_calls(args)
     elif args.inspect_score:
         main_inspect_score(args)
     elif args.html:

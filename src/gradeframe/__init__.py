@@ -47,18 +47,22 @@ from gradeframe.matchers import (
     f1,
     includes,
     matches,
+    tool_calls,
     with_choice,
     with_equivalent,
     with_exact_match,
     with_f1,
     with_includes,
     with_matches,
+    with_tool_calls,
     with_within,
     within,
 )
 from gradeframe.refusal import DEFAULT_REFUSAL_PHRASES, is_refusal
 from gradeframe.report import report, report_counts, report_from_counts
+from gradeframe.rubric import rubric_report, with_rubric
 from gradeframe.samples import consistency, flaky, pass_at_k
+from gradeframe.verdict import judge, read_verdict, with_judge
 
 try:
     #: The installed version, from the package metadata (as ``gradeframe --version`` prints).
@@ -97,6 +101,7 @@ __all__ = [
     "includes",
     "is_not_found",
     "is_refusal",
+    "judge",
     "matches",
     "pass_at_k",
     "pass_at_k_chart",
@@ -112,17 +117,23 @@ __all__ = [
     "read_phoenix",
     "read_promptfoo",
     "read_table",
+    "read_verdict",
     "report",
     "report_counts",
     "report_from_counts",
+    "rubric_report",
     "scan_log",
+    "tool_calls",
     "with_answer_contains",
     "with_choice",
     "with_equivalent",
     "with_exact_match",
     "with_f1",
     "with_includes",
+    "with_judge",
     "with_matches",
+    "with_rubric",
+    "with_tool_calls",
     "with_within",
     "within",
 ]

@@ -201,7 +201,7 @@ def _grading(method: str) -> Callable[..., dd.DataFrame]:
 
     def run(self: DaskFrameGrade, *args: Any, **kwargs: Any) -> dd.DataFrame:
         columns = _columns_named(self._frame, [*args, *kwargs.values()])
-        if method == "answer_contains":  # the record columns it reads by name
+        if method == "answer_contains" or kwargs.get("answer") is not None:  # read by name
             columns |= _columns_named(self._frame, [r for r in BY_NAME if kwargs.get(r) is None])
         frame = keep_objects(self._frame, columns)
         # The empty frame: checks every argument and gives the exact output dtypes.
@@ -456,6 +456,8 @@ class DaskFrameGrade:
     choice = _grading("choice")
     f1 = _grading("f1")
     equivalent = _grading("equivalent")
+    judge = _grading("judge")
+    tool_calls = _grading("tool_calls")
 
     @delegates(report, lock=False)  # its partitions lock, in Dask's threads
     def report(  # noqa: D102 (the docstring is the function's, set by @delegates)

@@ -17,6 +17,7 @@ from gradeframe._inputs import (
     is_text,
     struct_fields,
 )
+from gradeframe._limits import CUT_MARK, REFS_SEPARATOR, max_metadata_length
 from gradeframe._summary_inputs import (
     GRADE_FIRST,
     check_frame,
@@ -26,7 +27,6 @@ from gradeframe._summary_inputs import (
     kind_expr,
 )
 from gradeframe._threads import one_at_a_time
-from gradeframe.report import CUT_MARK, REFS_SEPARATOR, max_metadata_length
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd

@@ -18,9 +18,8 @@ kinds); pass ``carried_kinds=[...]`` to name them yourself and keep the query en
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 import polars as pl
 
@@ -54,9 +53,6 @@ from gradeframe.stats import (
     wilson_interval,
 )
 
-if TYPE_CHECKING:  # pragma: no cover
-    pass
-
 __all__ = [
     "WILSON_Z",
     "report",
@@ -81,25 +77,6 @@ SCORE_COLUMNS: Final = ("mean_score", "score_ci_low", "score_ci_high")
 #: The additive columns of :func:`report_counts` besides the failure kinds.
 COUNT_COLUMNS: Final = ("n", "n_correct")
 SCORE_COUNT_COLUMNS: Final = ("score_n", "score_sum", "score_sumsq")
-
-#: What :func:`failures` puts between acceptable answers when it shows a list of them.
-REFS_SEPARATOR: Final = " | "
-
-#: What marks a shown value that was cut to MAX_METADATA_LENGTH characters.
-CUT_MARK: Final = "…"
-
-
-def max_metadata_length() -> int:
-    """Return :data:`gradeframe.MAX_METADATA_LENGTH` as it is now (setting it takes effect)."""
-    package = sys.modules.get("gradeframe")
-    length = getattr(package, "MAX_METADATA_LENGTH", None)
-    if length is None:  # pragma: no cover - only while the package itself is importing
-        from gradeframe._limits import MAX_METADATA_LENGTH as length
-    if not isinstance(length, int) or isinstance(length, bool) or length < len(CUT_MARK):
-        msg = f"gradeframe.MAX_METADATA_LENGTH must be a positive int, got {length!r}"
-        raise ValueError(msg)
-    return length
-
 
 # --------------------------------------------------------------------------------------------
 # report_counts: the additive step
@@ -206,13 +183,18 @@ def report_counts(
         if kind_name in schema or not default:
             kind = kind_expr(kind_name, schema)
             carried = carried_kind_names(frame, kind, carried_kinds)
-            counts = [*kinds.KINDS, *carried]
+            # The grader's failures (verdicts), when the frame holds them, right after wrong.
+            grader = [k for k in carried if k == kinds.GRADER_FAILURE]
+            counts = [*kinds.KINDS, *grader, *(k for k in carried if k not in grader)]
             aggregations += [
                 (kind == name).fill_null(value=False).sum().cast(pl.Int64).alias(name)
                 for name in counts
             ]
+            graded = (kind != kinds.GRADER_FAILURE).fill_null(value=True)
     if score is not None:
         value = score_expr(column_name(score, "score"), schema)
+        if kinds.GRADER_FAILURE in counts:  # a grader failure's score is the grader's
+            value = pl.when(graded).then(value)
         aggregations += [
             value.is_not_null().sum().cast(pl.Int64).alias("score_n"),
             value.sum().alias("score_sum"),
@@ -252,7 +234,9 @@ def report_counts(
 
 def _kind_columns(columns: Sequence[str], keys: Sequence[str]) -> list[str]:
     other = set(columns) - set(keys) - {*COUNT_COLUMNS, *SCORE_COUNT_COLUMNS, *_cost.COUNT_COLUMNS}
-    return [k for k in kinds.KINDS if k in other] + sorted(other - set(kinds.KINDS))
+    grader = [kinds.GRADER_FAILURE] if kinds.GRADER_FAILURE in other else []
+    rest = sorted(other - {*kinds.KINDS, *grader})
+    return [k for k in kinds.KINDS if k in other] + grader + rest
 
 
 @one_at_a_time
@@ -344,11 +328,22 @@ def report_from_counts(
     integer += _cost.integer_counts(costed)
     summed = summed.with_columns(pl.col(integer).cast(pl.Int64))
 
-    accuracy = pl.when(pl.col("n") > 0).then(pl.col("n_correct") / pl.col("n")).alias("accuracy")
+    # Rows the grader failed on (verdicts) are counted in n and left out of the accuracy: its
+    # denominator is n_graded.
+    graded = kinds.GRADER_FAILURE in kind_columns
+    if graded:
+        summed = summed.with_columns((pl.col("n") - pl.col(kinds.GRADER_FAILURE)).alias("n_graded"))
+        additive.append("n_graded")
+    denominator = "n_graded" if graded else "n"
+    accuracy = (
+        pl.when(pl.col(denominator) > 0)
+        .then(pl.col("n_correct") / pl.col(denominator))
+        .alias("accuracy")
+    )
     extra: list[str] = []
     if cluster is None:
         out = summed
-        low, high = wilson_interval("n_correct", "n")
+        low, high = wilson_interval("n_correct", denominator)
         if score is not None:
             mean, score_low, score_high = mean_interval("score_sum", "score_sumsq", "score_n")
             score_exprs = [
@@ -358,14 +353,16 @@ def report_from_counts(
             ]
     else:
         aggregations = [pl.col(c).sum() for c in additive]
+        # A cluster whose rows the grader all failed on is no cluster of graded rows.
         aggregations += [
-            pl.len().cast(pl.Int64).alias("n_clusters"),
-            clustered_standard_error("n_correct", "n", integer=True).alias("__se"),
+            (pl.col(denominator) > 0).sum().cast(pl.Int64).alias("n_clusters"),
+            clustered_standard_error("n_correct", denominator, integer=True).alias("__se"),
         ]
         if score is not None:
             aggregations.append(
                 clustered_standard_error("score_sum", "score_n").alias("__score_se")
             )
+        # (it adds nothing to the standard error either: its total and count are 0).
         out = summed.group_by(group).agg(*aggregations) if group else summed.select(*aggregations)
         low, high = normal_interval(accuracy, "__se", clip=(0.0, 1.0))
         extra = ["n_clusters"]
@@ -379,7 +376,8 @@ def report_from_counts(
             ]
     if score is None:
         score_exprs = []
-    stats = [pl.col("n"), pl.col("n_correct"), accuracy, low, high, *extra, *score_exprs]
+    counted = [pl.col("n"), *([pl.col("n_graded")] if graded else []), pl.col("n_correct")]
+    stats = [*counted, accuracy, low, high, *extra, *score_exprs]
     costs = _cost.report_columns(costed) if costed else []
     out = out.select(*group, *stats, *kind_columns, *costs)
     if group:

@@ -52,9 +52,11 @@ __all__ = [
     "f1",
     "flaky",
     "includes",
+    "judge",
     "matches",
     "pass_at_k",
     "report",
+    "tool_calls",
     "within",
 ]
 
@@ -179,6 +181,8 @@ within = _grading("within")
 choice = _grading("choice")
 f1 = _grading("f1")
 equivalent = _grading("equivalent")
+judge = _grading("judge")
+tool_calls = _grading("tool_calls")
 
 
 # --------------------------------------------------------------------------------------------

@@ -136,7 +136,7 @@ def _parser() -> argparse.ArgumentParser:
         help=(
             "the grader: answer_contains (the default: an acceptable answer in the reply, with "
             "failure kinds) or a matcher, which compares the answer with --expected: "
-            "exact_match, includes, matches, within, choice, f1, equivalent"
+            "exact_match, includes, matches, within, choice, f1, equivalent, tool_calls"
         ),
     )
     grading.add_argument(

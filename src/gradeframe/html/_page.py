@@ -28,6 +28,7 @@ import polars as pl
 
 from gradeframe import kinds
 from gradeframe._inputs import item_columns
+from gradeframe._limits import max_metadata_length
 from gradeframe._threads import one_at_a_time
 from gradeframe.compare import agreement, compare, discordant
 from gradeframe.failures import cut_text, failures
@@ -35,7 +36,6 @@ from gradeframe.html._cost import cost_section
 from gradeframe.report import (
     CLUSTER_COLUMNS,
     STAT_COLUMNS,
-    max_metadata_length,
     report,
 )
 
@@ -61,6 +61,7 @@ COLOURS: Final = {
     "budget_stop": "#edc948",
     "refusal": "#4e79a7",
     "not_in_document": "#76b7b2",
+    "grader_failure": "#d9d9d9",  # the grader's failure, not the model's : grey
 }
 CARRIED_COLOURS: Final = ("#9c755f", "#ff9da7", "#8cd17d", "#499894", "#d37295", "#79706e")
 
@@ -451,7 +452,7 @@ def infer_grader(df: pl.DataFrame, prefix: str = "") -> Grader:
     present). ``expectation``: a matcher, named by the column it adds (``chosen``: choice,
     ``missing``: includes, ``tolerance``/``difference``: within, ``f1``: f1) or by its default
     expectation; the distinct expectations are its options (they hold ``delta``, ``percent``,
-    ``threshold`` or the label).
+    ``threshold`` or the label). ``verdict`` with ``grader_failure``: judge.
     """
     schema = df.schema
     if prefix + "outcome" in schema:
@@ -473,6 +474,8 @@ def infer_grader(df: pl.DataFrame, prefix: str = "") -> Grader:
             name = MATCHER_EXPECTATIONS.get(expectations[0])
         options = [f"expectation: {e}" for e in expectations]
         return Grader(name or "a matcher", options)
+    if prefix + "verdict" in schema and prefix + "grader_failure" in schema:  # judge
+        return Grader("judge", [f"prefix={prefix!r}"] if prefix else [])
     return Grader("unknown (no outcome or expectation column)")
 
 
@@ -508,6 +511,9 @@ def _summary(overall: Mapping[str, Any], groups: list[str]) -> dict[str, Any]:
         "ci_low": proportion(overall["ci_low"]),
         "ci_high": proportion(overall["ci_high"]),
         "by": groups,
+        # Rows the grader failed on , counted apart from the model's failures.
+        "grader_failure": count(overall.get(kinds.GRADER_FAILURE) or 0),
+        "n_graded": count(overall.get("n_graded", overall["n"])),
     }
 
 
@@ -520,7 +526,8 @@ def _report_section(
     df: pl.DataFrame, groups: list[str], prefix: str, cluster: str | None
 ) -> dict[str, Any]:
     table = report(df, groups or None, prefix=prefix, cluster=cluster)
-    kind_names = [c for c in table.columns if c not in {*groups, *STAT_COLUMNS, *CLUSTER_COLUMNS}]
+    known = {*groups, *STAT_COLUMNS, *CLUSTER_COLUMNS, "n_graded"}
+    kind_names = [c for c in table.columns if c not in known]
     totals = table.select(pl.col(kind_names).sum()).row(0, named=True) if kind_names else {}
     shown_kinds = [k for k in kind_names if totals[k]]
     rows = []
@@ -548,6 +555,7 @@ def _report_section(
         "zero_kinds": [k for k in kind_names if not totals[k]],
         "cluster": cluster,
         "colours": _colours(kind_names),
+        "grader_failures": bool(totals.get(kinds.GRADER_FAILURE)),
     }
 
 
