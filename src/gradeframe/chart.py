@@ -143,6 +143,15 @@ def chart(
         )
         .properties(title="Failures by kind", width=320)
     )
+    accuracy = _accuracy_panel(alt, table, y)
+    out = alt.hconcat(bars, accuracy)
+    if title is not None:
+        out = out.properties(title=title)
+    return out
+
+
+def _accuracy_panel(alt: Any, table: pl.DataFrame, y: Any) -> Any:
+    """Accuracy per group as a point with its 95 % Wilson interval (the chart's right panel)."""
     graded = ["n_graded"] if "n_graded" in table.columns else []
     points = table.select(
         "group", "n", *graded, "n_correct", "accuracy", "ci_low", "ci_high"
@@ -165,11 +174,7 @@ def chart(
             "ci_high:Q",
         ],
     )
-    accuracy = alt.layer(interval, dots).properties(title="Accuracy", width=240)
-    out = alt.hconcat(bars, accuracy)
-    if title is not None:
-        out = out.properties(title=title)
-    return out
+    return alt.layer(interval, dots).properties(title="Accuracy", width=240)
 
 
 @one_at_a_time
