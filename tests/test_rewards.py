@@ -19,6 +19,8 @@ from typing import Any
 
 import polars as pl
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import gradeframe as gf
 from gradeframe.rewards import accuracy_reward, answer_contains_reward, compute_score
@@ -98,6 +100,49 @@ def test_rewards_equal_the_frame_functions_on_real_golds(golds: list[str]) -> No
     rights = [rewards[i::per_gold] for i in range(per_gold)]
     assert all(r == 1.0 for r in rights[0] + rights[1] + rights[3])
     assert all(r == 0.0 for r in rights[2] + rights[5] + rights[7])
+
+
+# Literal values as golds and answers are written (so the engine is never needed), and the
+# wrappings a completion puts around them.
+_NUMBERS = st.one_of(
+    st.integers(-10_000, 10_000).map(str),
+    st.builds(lambda a, b: f"\\frac{{{a}}}{{{b}}}", st.integers(0, 99), st.integers(1, 99)),
+    st.builds(lambda a, b: f"{a}/{b}", st.integers(0, 99), st.integers(1, 99)),
+    st.builds(lambda a, b: f"{a}.{b}", st.integers(0, 999), st.integers(0, 99)),
+    st.builds(lambda a: f"{a}\\%", st.integers(0, 100)),
+)
+_FORMS = st.sampled_from(
+    [
+        "\\boxed{{{}}}",
+        "Reasoning first.\nAnswer: {}",
+        "**Final answer:** ${}$",
+        "First \\boxed{{1}}, then \\boxed{{{}}}",
+        "The answer is {}.",
+        "{}",
+        "",
+    ]
+)
+
+
+@given(
+    st.lists(
+        st.tuples(_NUMBERS, _NUMBERS, _FORMS, st.booleans(), st.booleans()),
+        min_size=1,
+        max_size=12,
+    )
+)
+def test_rewards_equal_the_frame_functions_on_generated_batches(rows: list[tuple]) -> None:
+    completions: list[Any] = []
+    solution: list[str] = []
+    for gold, answer, form, same, conversation in rows:
+        text = form.format(gold if same else answer)
+        completions.append(_conversation(text) if conversation else text)
+        solution.append(gold)
+    expected = frame_verdicts(completions, solution)
+    assert accuracy_reward(completions, solution) == [float(c) for c in expected["correct"]]
+    scores = compute_score(["m"] * len(rows), completions, solution)
+    assert [s["method"] for s in scores] == expected["method"].to_list()
+    assert [s["pred"] for s in scores] == expected["pred"].to_list()
 
 
 def test_the_answer_is_in_prose_is_not_read() -> None:
