@@ -208,7 +208,9 @@ def _graded(completions: Sequence[Any], golds: Sequence[Any]) -> pl.DataFrame:
     usable = frame.filter("usable")
     # Each distinct gold against itself, in the same call: a gold the engine cannot read is
     # "unparsed" against itself (a literal gold is decided by column operations at no cost).
-    own = usable.select(pl.lit(None, pl.UInt32).alias("row"), pl.col("gold").alias("pred"), "gold")
+    own = usable.select(
+        pl.lit(None, usable.schema["row"]).alias("row"), pl.col("gold").alias("pred"), "gold"
+    )
     stacked = pl.concat([usable.select("row", "pred", "gold"), own.unique(maintain_order=True)])
     graded = stacked.grade.equivalent("pred", "gold", fallback=_fallback())
     readable = graded.filter(pl.col("row").is_null()).select(
