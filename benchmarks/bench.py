@@ -500,7 +500,7 @@ def _profile(frame: pl.DataFrame, repeats: int) -> dict[str, Any]:
     The stages are gradeframe's own (private) functions, as ``with_answer_contains`` runs them,
     each run lazily (a query of its own).
     """
-    from gradeframe import answer as ans
+    from gradeframe import _containment as ans
     from gradeframe.fold import fold
     from gradeframe.not_found import not_found_in_folded, phrase_pattern
 
@@ -508,10 +508,10 @@ def _profile(frame: pl.DataFrame, repeats: int) -> dict[str, Any]:
     stages["fold answers"] = _time_select(frame, fold(pl.col("answer")), repeats)
     folded = frame.select("ref", "refs", outcome=fold(pl.col("answer")))
     stages["acceptable answers, once per distinct value (String ref)"] = _time_select(
-        folded, ans._ref_info(pl.col("ref")), repeats
+        folded, ans.ref_info(pl.col("ref")), repeats
     )
-    with_info = folded.with_columns(info=ans._ref_info(pl.col("ref")))
-    match = ans._match_stages(pl.struct("outcome", "info"))
+    with_info = folded.with_columns(info=ans.ref_info(pl.col("ref")))
+    match = ans.match_stages(pl.struct("outcome", "info"))
     stages["match: literal search, rules where it occurs, rescan where broken"] = _time_select(
         with_info, match, repeats
     )

@@ -14,6 +14,7 @@ import pytest
 
 import gradeframe as gf
 from gradeframe import cli
+from gradeframe.cli import printing, reading, scoring
 
 MODELS = ["atlas-large", "atlas-small", "beacon-7b", "cedar-mini"]
 
@@ -209,7 +210,7 @@ def test_main_in_process(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_json_lists_reads_json_lists_and_plain_cells() -> None:
     frame = pl.DataFrame({"refs": ['["12400", 12400.0]', "45.2", None, ' ["a"]', "[not json"]})
-    assert cli.json_lists(frame, "refs")["refs"].to_list() == [
+    assert reading.json_lists(frame, "refs")["refs"].to_list() == [
         ["12400", "12400"],
         ["45.2"],
         [None],
@@ -217,14 +218,14 @@ def test_json_lists_reads_json_lists_and_plain_cells() -> None:
         ["[not json"],  # not a JSON list: one acceptable answer, as written (no error)
     ]
     plain = pl.DataFrame({"refs": ["1", "[citation needed]"]})
-    assert cli.json_lists(plain, "refs").equals(plain)  # no list at all: left as text
+    assert reading.json_lists(plain, "refs").equals(plain)  # no list at all: left as text
 
 
 def test_score_in_chunks_shows_a_rich_progress_bar() -> None:
     frame = gf.example()
     err = io.StringIO()
     kwargs: dict[str, Any] = {"answer": "answer", "refs": "refs"}
-    graded = cli.score(frame, chunk_rows=50, progress=err, **kwargs)
+    graded = scoring.score(frame, chunk_rows=50, progress=err, **kwargs)
     assert graded.equals(frame.grade.answer_contains())
     assert "scoring" in err.getvalue()
     assert "120/120" in err.getvalue()
@@ -233,24 +234,24 @@ def test_score_in_chunks_shows_a_rich_progress_bar() -> None:
 def test_without_rich_progress_and_report_are_plain_text(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("rich", "rich.console", "rich.progress", "rich.table", "rich.box"):
         monkeypatch.setitem(sys.modules, name, None)  # import rich now raises ImportError
-    monkeypatch.setattr(cli, "PROGRESS_AFTER", 0.0)
-    monkeypatch.setattr(cli, "PROGRESS_EVERY", 0.0)
+    monkeypatch.setattr(scoring, "PROGRESS_AFTER", 0.0)
+    monkeypatch.setattr(scoring, "PROGRESS_EVERY", 0.0)
     frame = gf.example()
     err = io.StringIO()
-    graded = cli.score(frame, chunk_rows=50, progress=err, answer="answer", refs="refs")
+    graded = scoring.score(frame, chunk_rows=50, progress=err, answer="answer", refs="refs")
     lines = err.getvalue().splitlines()
     assert lines[0].startswith("gradeframe: scored 50 of 120 rows (42%)")
     assert len(lines) == 3
     out = io.StringIO()
     table = graded.grade.report(by="model")
-    cli.print_report(table, out)
-    assert out.getvalue() == cli.format_report(table) + "\n"
+    printing.print_report(table, out)
+    assert out.getvalue() == printing.format_report(table) + "\n"
     assert report_rows(out.getvalue())["atlas-large"]["n_correct"] == "27"
 
 
 def test_score_checks_columns_before_scoring() -> None:
     with pytest.raises(pl.exceptions.ColumnNotFoundError, match="`refs='ref'`"):
-        cli.score(gf.example(), chunk_rows=50, answer="answer", refs="ref")
+        scoring.score(gf.example(), chunk_rows=50, answer="answer", refs="ref")
 
 
 def test_score_messy_json_lines(tmp_path: Path) -> None:
@@ -374,7 +375,7 @@ def test_written_csv_flattens_records_and_scores_the_same_when_read_back(tmp_pat
     assert again.stdout.splitlines()[1:] == result.stdout.splitlines()[1:]
     assert (tmp_path / "again.csv").read_bytes() == first.read_bytes()
     # The rebuilt record holds the typed fields.
-    rebuilt = cli.read_frame(first)
+    rebuilt = reading.read_frame(first)
     fields = dict(rebuilt.schema["answer"].to_schema())  # type: ignore[attr-defined]
     assert fields["partial"] == pl.Boolean
     assert fields["notes"] == pl.List(pl.String)

@@ -19,7 +19,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import gradeframe  # registers .grade
-from gradeframe.answer import number_text, occurs_but_rejected
+from gradeframe._containment import occurs_but_rejected
+from gradeframe._refs import number_text
 from tests import reference
 from tests.utils import make_frame, to_data
 

@@ -13,7 +13,7 @@ import polars as pl
 import pytest
 
 import gradeframe as gf
-from gradeframe.answer import occurs_but_rejected
+from gradeframe._containment import occurs_but_rejected
 from tests import reference
 from tests.utils import to_data
 

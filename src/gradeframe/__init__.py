@@ -19,9 +19,11 @@ from gradeframe.answer import (
     with_answer_contains,
 )
 from gradeframe.chart import chart, compare_chart, pass_at_k_chart
+from gradeframe.cli.reading import read_table
 from gradeframe.compare import agreement, compare
 from gradeframe.example import example, example_document, example_logs
 from gradeframe.extract import extract, extract_answer, extract_boxed, extract_number
+from gradeframe.failures import failures
 from gradeframe.fold import fold
 from gradeframe.html import html_report
 from gradeframe.kinds import KINDS
@@ -50,7 +52,7 @@ from gradeframe.matchers import (
     within,
 )
 from gradeframe.refusal import DEFAULT_REFUSAL_PHRASES, is_refusal
-from gradeframe.report import failures, report, report_counts, report_from_counts
+from gradeframe.report import report, report_counts, report_from_counts
 from gradeframe.samples import consistency, flaky, pass_at_k
 
 # The frame functions take turns, as the `.grade` methods do (see gradeframe._threads): threads
@@ -117,6 +119,7 @@ __all__ = [
     "read_log",
     "read_openai_evals",
     "read_promptfoo",
+    "read_table",
     "report",
     "report_counts",
     "report_from_counts",

@@ -28,7 +28,8 @@ import pyarrow as pa
 
 from gradeframe import samples as sample_rules
 from gradeframe._inputs import IntoExpr
-from gradeframe.report import _pandas_columns, report_counts, report_from_counts
+from gradeframe._summary_inputs import pandas_report_columns
+from gradeframe.report import report_counts, report_from_counts
 from gradeframe.samples import Groups, On
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -177,7 +178,7 @@ def report_plan(
     """
     empty_input = empty(schema)
     empty_counts = report_counts(empty_input, **options)
-    read = _pandas_columns(
+    read = pandas_report_columns(
         empty_input,
         options["by"],
         options["correct"],

@@ -22,6 +22,7 @@ import pyarrow as pa
 from gradeframe import answer as answer_rules
 from gradeframe._inputs import check_column
 from gradeframe._mixed import split_mixed
+from gradeframe._refs import number_text
 
 #: How a column's values are coerced when Arrow cannot read an object column as it is.
 #: "text": non-strings become null (an answer that is not a string is a parse failure).
@@ -62,7 +63,7 @@ def _coerce_refs(values: list[Any]) -> list[Any]:
         kind: iter(
             pl.Series("n", numbers, dtype=kind)
             .to_frame()
-            .select(answer_rules.number_text(pl.col("n"), kind()))
+            .select(number_text(pl.col("n"), kind()))
             .to_series()
             .to_list()
         )

@@ -30,6 +30,7 @@ from gradeframe._frames import (
     to_polars,
 )
 from gradeframe._inputs import IntoExpr, check_output_names, check_prefix
+from gradeframe._record import BY_NAME
 from gradeframe._summary import SummaryMethods
 from gradeframe.answer import NotFound, Refusal
 from gradeframe.extract import Which
@@ -116,13 +117,11 @@ class PandasFrameGrade(SummaryMethods[pd.DataFrame]):
             ("not_found", not_found if isinstance(not_found, str | pl.Expr) else None, None),
             ("refusal", refusal if isinstance(refusal, str | pl.Expr) else None, None),
         ]
-        # Flat record columns read by name (answer_rules.BY_NAME) go to Polars too.
+        # Flat record columns read by name (BY_NAME) go to Polars too.
         given = {"partial": partial, "notes": notes, "trace": trace, "status": status}
         present = {str(c) for c in self._frame.columns}
         arguments += [
-            (role, role, None)
-            for role in answer_rules.BY_NAME
-            if given[role] is None and role in present
+            (role, role, None) for role in BY_NAME if given[role] is None and role in present
         ]
         return self._add_columns(
             answer_rules.with_answer_contains,

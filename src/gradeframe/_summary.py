@@ -19,6 +19,7 @@ import polars as pl
 
 from gradeframe import chart as chart_rules
 from gradeframe import compare as compare_rules
+from gradeframe import failures as failure_rules
 from gradeframe import report as report_rules
 from gradeframe import samples as sample_rules
 from gradeframe._delegate import delegates
@@ -61,7 +62,7 @@ class SummaryMethods(Generic[Summarized]):
             carried_kinds=carried_kinds,
         )
 
-    @delegates(report_rules.failures)
+    @delegates(failure_rules.failures)
     def failures(
         self,
         *,
@@ -72,7 +73,7 @@ class SummaryMethods(Generic[Summarized]):
         failure_kind: str = "failure_kind",
         kind: str | Sequence[str] | None = None,
     ) -> Summarized:
-        return report_rules.failures(
+        return failure_rules.failures(
             self._frame,
             actual=actual,
             expected=expected,

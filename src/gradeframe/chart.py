@@ -16,6 +16,7 @@ import polars as pl
 from gradeframe import compare as compare_rules
 from gradeframe import report as report_rules
 from gradeframe import samples as sample_rules
+from gradeframe._summary_inputs import is_pandas
 from gradeframe.report import By
 from gradeframe.samples import Groups, On
 
@@ -40,7 +41,7 @@ def _altair() -> Any:
 def _collected(table: Any) -> pl.DataFrame:
     if isinstance(table, pl.LazyFrame):
         return table.collect()
-    if report_rules._is_pandas(table):
+    if is_pandas(table):
         return pl.from_pandas(table)
     return table
 
@@ -233,8 +234,8 @@ def compare_chart(
 def _default_ks(frame: Any, by: Groups, on: On, correct: str) -> list[int]:
     """1, 2, 4, ... up to the fewest samples any item has (and that number itself)."""
     polars_frame = frame
-    if report_rules._is_pandas(frame):
-        polars_frame, by, on = sample_rules._on_pandas(frame, by, on, correct, None)
+    if is_pandas(frame):
+        polars_frame, by, on = sample_rules.samples_on_pandas(frame, by, on, correct, None)
     _, _, counts, _ = sample_rules.prepare(
         polars_frame, "pass_at_k_chart", by, on, correct, None, sample_rules.PASS_AT_K_COLUMNS
     )

@@ -18,14 +18,14 @@ from typing import Any, Final
 import polars as pl
 
 from gradeframe._inputs import Schema, check_column, dtype_error, frame_schema, item_columns
-from gradeframe.report import (
+from gradeframe._summary_inputs import (
     GRADE_FIRST,
-    _check_frame,
-    _column_name,
-    _correct_expr,
-    _group_columns,
-    _is_pandas,
-    _same_kind,
+    by_columns,
+    check_frame,
+    column_name,
+    correct_expr,
+    is_pandas,
+    same_kind,
 )
 from gradeframe.stats import (
     Z_95,
@@ -96,9 +96,9 @@ def _pandas_pair_frame(frame: Any, by: Any, on: Any, correct: Any) -> tuple[pl.D
 
 def _pair_columns(frame: Any, by: Any, on: Any, function: str) -> tuple[Schema, str, list[str]]:
     """Check the frame, ``by`` and ``on`` of compare/discordant: (schema, group, item columns)."""
-    _check_frame(frame, function)
+    check_frame(frame, function)
     schema = frame_schema(frame)
-    group = _column_name(by, "by")
+    group = column_name(by, "by")
     check_column(schema, group, "by")
     items = _on_columns(item_columns(None, schema) if on is None else on, schema)
     if group in items:
@@ -202,7 +202,7 @@ def compare(
     │ old ┆ new ┆ 6       ┆ 0.5        ┆ 0      ┆ 3      ┆ 0.25    │
     └─────┴─────┴─────────┴────────────┴────────┴────────┴─────────┘
     """
-    if _is_pandas(frame):
+    if is_pandas(frame):
         from gradeframe import _frames
 
         if isinstance(correct, str):
@@ -211,7 +211,7 @@ def compare(
         result = compare(polars_frame, by, on, correct=correct, baseline=baseline)
         return _frames.to_pandas_frame(result)
     schema, group, items = _pair_columns(frame, by, on, "compare")
-    right = _correct_expr(_column_name(correct, "correct"), schema)
+    right = correct_expr(column_name(correct, "correct"), schema)
     lazy = frame.lazy().filter(pl.col(group).is_not_null())
     if baseline is not None and isinstance(frame, pl.DataFrame):
         present = frame.select((pl.col(group) == pl.lit(baseline)).any()).item()
@@ -300,11 +300,11 @@ def compare(
         .with_columns(verdict.alias("verdict"))
         .sort("a", "b")
     )
-    return _same_kind(out, frame)
+    return same_kind(out, frame)
 
 
 def _verdict(name: Any, argument: str, schema: Schema) -> pl.Expr:
-    name = _column_name(name, argument)
+    name = column_name(name, argument)
     check_column(schema, name, argument)
     dtype = schema[name]
     if dtype not in (pl.Boolean, pl.Null):
@@ -370,7 +370,7 @@ def agreement(
     │ 5   ┆ 2          ┆ 1      ┆ 0      ┆ 2          ┆ 0.8       ┆ 0.6154 ┆ 1.0     │
     └─────┴────────────┴────────┴────────┴────────────┴───────────┴────────┴─────────┘
     """
-    if _is_pandas(frame):
+    if is_pandas(frame):
         from gradeframe import _frames
 
         arguments = [("a", a, None), ("b", b, None)]
@@ -378,9 +378,9 @@ def agreement(
         arguments += [("by", name, None) for name in group_names]
         polars_frame = _frames.to_polars(frame, _frames.needed_columns(frame, arguments))
         return _frames.to_pandas_frame(agreement(polars_frame, a, b, by=by))
-    _check_frame(frame, "agreement")
+    check_frame(frame, "agreement")
     schema = frame_schema(frame)
-    group = _group_columns(by, schema)
+    group = by_columns(by, schema)
     verdict_a, verdict_b = _verdict(a, "a", schema), _verdict(b, "b", schema)
     clash = sorted(set(group) & set(AGREEMENT_COLUMNS))
     if clash:
@@ -410,7 +410,7 @@ def agreement(
         cohens_kappa(*_TABLE),
         pl.when(some).then(mcnemar_p_value("only_a", "only_b")).alias("p_value"),
     )
-    return _same_kind(out, frame)
+    return same_kind(out, frame)
 
 
 def discordant(
@@ -462,7 +462,7 @@ def discordant(
     │ old ┆ new ┆ v           ┆ b    │
     └─────┴─────┴─────────────┴──────┘
     """
-    if _is_pandas(frame):
+    if is_pandas(frame):
         from gradeframe import _frames
 
         polars_frame, on = _pandas_pair_frame(frame, by, on, correct)
@@ -473,7 +473,7 @@ def discordant(
     if clash:
         msg = f"`on`: the column(s) {clash!r} share a name with discordant's columns."
         raise ValueError(msg)
-    right = _correct_expr(_column_name(correct, "correct"), schema)
+    right = correct_expr(column_name(correct, "correct"), schema)
     if baseline is not None and isinstance(frame, pl.DataFrame):
         present = frame.select((pl.col(group) == pl.lit(baseline)).any()).item()
         if not present:
@@ -505,4 +505,4 @@ def discordant(
         )
         .sort("a", "b", "only", *items, nulls_last=True)
     )
-    return _same_kind(out, frame)
+    return same_kind(out, frame)

@@ -37,12 +37,13 @@ import polars as pl
 from dask.dataframe.extensions import register_dataframe_accessor, register_series_accessor
 
 from gradeframe import _frames
-from gradeframe import answer as answer_rules
 from gradeframe import samples as sample_rules
 from gradeframe._delegate import delegates
 from gradeframe._inputs import IntoExpr
 from gradeframe._pandas import PandasFrameGrade, PandasSeriesGrade
-from gradeframe.report import _pandas_columns, report_counts, report_from_counts
+from gradeframe._record import BY_NAME
+from gradeframe._summary_inputs import pandas_report_columns
+from gradeframe.report import report_counts, report_from_counts
 from gradeframe.samples import Groups, On
 
 #: The Dask releases gradeframe.dask is tested with (the lower bound by ``.ci/run``, in a
@@ -199,9 +200,7 @@ def _grading(method: str) -> Callable[..., dd.DataFrame]:
     def run(self: DaskFrameGrade, *args: Any, **kwargs: Any) -> dd.DataFrame:
         columns = _columns_named(self._frame, [*args, *kwargs.values()])
         if method == "answer_contains":  # the record columns it reads by name
-            columns |= _columns_named(
-                self._frame, [r for r in answer_rules.BY_NAME if kwargs.get(r) is None]
-            )
+            columns |= _columns_named(self._frame, [r for r in BY_NAME if kwargs.get(r) is None])
         frame = keep_objects(self._frame, columns)
         # The empty frame: checks every argument and gives the exact output dtypes.
         meta = _grade_partition(frame._meta, method, args, kwargs)
@@ -269,7 +268,7 @@ def report(
     }
     # Arguments and columns are checked on the empty frame, before any data is read.
     meta = frame._meta
-    columns = _pandas_columns(meta, by, correct, failure_kind, prefix, cluster, score)
+    columns = pandas_report_columns(meta, by, correct, failure_kind, prefix, cluster, score)
     empty = report_counts(_frames.to_polars(meta, columns), **options)
     parts = frame[list(columns)].to_delayed()
     pieces = dask.compute(

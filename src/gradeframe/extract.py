@@ -31,11 +31,11 @@ from gradeframe.fold import fold
 # reads "$" as Rust does, the search time limit), so that both read a pattern alike.
 from gradeframe.matchers.matches import (
     PatternLike,
-    _compile_fallback,
-    _for_polars,
-    _pattern_source,
-    _polars_accepts,
+    compile_fallback,
+    for_polars,
+    pattern_source,
     per_distinct,
+    polars_accepts,
 )
 
 __all__ = ["extract", "extract_answer", "extract_boxed", "extract_number"]
@@ -300,8 +300,8 @@ def _group_count(pattern: str) -> int:
 
 def _polars_pattern(source: str, flags: int) -> str | None:
     """Return the pattern as Polars runs it, or None when only ``regex`` can run it."""
-    polars_pattern = _for_polars(source, flags)
-    if polars_pattern is None or not _polars_accepts(polars_pattern):
+    polars_pattern = for_polars(source, flags)
+    if polars_pattern is None or not polars_accepts(polars_pattern):
         return None
     return polars_pattern
 
@@ -373,11 +373,11 @@ def extract(
     if isinstance(group, bool) or not isinstance(group, int) or group < 0:
         msg = f"`group` must be a capture group number (an int, 0 or more), got {group!r}"
         raise ValueError(msg)
-    source, flags = _pattern_source(pattern)
+    source, flags = pattern_source(pattern)
     text = _text(expr)
     polars_pattern = _polars_pattern(source, flags)
     if polars_pattern is None:
-        compiled = _compile_fallback(source, flags, "`pattern`")
+        compiled = compile_fallback(source, flags, "`pattern`")
         groups = compiled.groups
     else:
         groups = _group_count(polars_pattern)

@@ -50,9 +50,9 @@ One case needs a second needle: an acceptable answer ending in a digit and "." (
 whose ``E`` depends on the character after it in the answer, so both spellings are tried.
 
 Marking costs several passes over the text, so answer_contains first checks the rules on the
-two characters around the first literal occurrence (``answer._check_occurrence``) and marks only
-the rows where that occurrence breaks a rule and another occurrence follows (``answer._rescan``,
-on those rows alone).
+two characters around the first literal occurrence (``_containment._check_occurrence``) and
+marks only the rows where that occurrence breaks a rule and another occurrence follows
+(``_containment._rescan``, on those rows alone).
 """
 
 from __future__ import annotations

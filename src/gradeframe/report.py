@@ -1,4 +1,4 @@
-"""Reports on graded frames: accuracy with its interval, failure counts, failure listings.
+"""Reports on graded frames: accuracy with its interval and failure counts (listings: failures.py).
 
 Everything is a Polars expression over the graded columns (``correct`` and ``failure_kind``, as
 :func:`gradeframe.answer_contains` adds them, or ``correct`` alone from a matcher). A pandas
@@ -20,21 +20,29 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Final, TypeAlias
+from typing import TYPE_CHECKING, Any, Final
 
 import polars as pl
 
 from gradeframe import kinds
 from gradeframe._inputs import (
-    Schema,
-    as_text,
     check_column,
-    check_output_names,
     check_prefix,
-    dtype_error,
     frame_schema,
-    is_text,
-    struct_fields,
+)
+from gradeframe._summary_inputs import (
+    By,
+    by_columns,
+    carried_kind_names,
+    check_frame,
+    column_name,
+    correct_expr,
+    default_name,
+    is_pandas,
+    kind_expr,
+    pandas_report_columns,
+    same_kind,
+    score_expr,
 )
 from gradeframe.stats import (
     Z_95,
@@ -45,19 +53,16 @@ from gradeframe.stats import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
-    import pandas as pd
+    pass
 
 __all__ = [
     "WILSON_Z",
-    "failures",
     "report",
     "report_counts",
     "report_from_counts",
     "wilson_interval",
 ]
 
-Frame: TypeAlias = pl.DataFrame | pl.LazyFrame
-By: TypeAlias = str | Sequence[str] | None
 
 #: The normal quantile for a two-sided 95 % interval (kept under its old name).
 WILSON_Z: Final = Z_95
@@ -92,93 +97,6 @@ def max_metadata_length() -> int:
         msg = f"gradeframe.MAX_METADATA_LENGTH must be a positive int, got {length!r}"
         raise ValueError(msg)
     return length
-
-
-# --------------------------------------------------------------------------------------------
-# Arguments
-# --------------------------------------------------------------------------------------------
-
-
-def _group_columns(by: By, schema: Schema, argument: str = "by") -> list[str]:
-    if by is None:
-        return []
-    names = [by] if isinstance(by, str) else by
-    if not isinstance(names, Sequence) or not all(isinstance(b, str) for b in names):
-        msg = f"`{argument}` must be None, a column name or a list of column names, got {by!r}"
-        raise TypeError(msg)
-    names = list(names)
-    if len(set(names)) != len(names):
-        msg = f"`{argument}` names a column more than once: {names!r}"
-        raise ValueError(msg)
-    for name in names:
-        check_column(schema, name, argument)
-    return names
-
-
-def _column_name(value: Any, argument: str) -> str:
-    if not isinstance(value, str):
-        kind = type(value).__name__
-        msg = f"`{argument}` must be a column name (str), got {kind}: {value!r}"
-        raise TypeError(msg)
-    return value
-
-
-def _default_name(value: Any, default: str, prefix: str, argument: str) -> tuple[str, bool]:
-    """Return the column an argument names, and whether it is the (prefixed) default."""
-    name = _column_name(value, argument)
-    if name == default:
-        return prefix + default, True
-    return name, False
-
-
-#: What to do when a summary finds no verdict column (SPEC §2 "Defaults that follow the data").
-GRADE_FIRST: Final = (
-    "Grade the frame first: df.grade.answer_contains('answer', 'refs') (or a matcher such as "
-    "df.grade.exact_match(...)) adds the Boolean `correct` column; or name your own Boolean "
-    "verdict column with correct=..."
-)
-
-
-def _correct_expr(correct: str, schema: Schema, argument: str = "correct") -> pl.Expr:
-    check_column(schema, correct, argument, GRADE_FIRST)
-    dtype = schema[correct]
-    if dtype not in (pl.Boolean, pl.Null):
-        raise dtype_error(argument, correct, dtype, "Boolean (as answer_contains adds it)")
-    # A null is not right: it is counted in n and not in n_correct.
-    return pl.col(correct).cast(pl.Boolean).fill_null(value=False)
-
-
-def _kind_expr(failure_kind: str, schema: Schema) -> pl.Expr:
-    check_column(schema, failure_kind, "failure_kind")
-    dtype = schema[failure_kind]
-    if dtype == pl.Null:
-        return pl.lit(None, dtype=pl.String)
-    if not is_text(dtype):
-        raise dtype_error("failure_kind", failure_kind, dtype, "String")
-    return as_text(pl.col(failure_kind), dtype)
-
-
-def _score_expr(score: str, schema: Schema) -> pl.Expr:
-    check_column(schema, score, "score")
-    dtype = schema[score]
-    if not (dtype.is_numeric() or dtype in (pl.Boolean, pl.Null)):
-        raise dtype_error("score", score, dtype, "numeric (a score per row, such as f1)")
-    # NaN is no score, like null: it is left out of the mean and its count.
-    return pl.col(score).cast(pl.Float64).fill_nan(None)
-
-
-def _carried_kinds(frame: Frame, kind: pl.Expr, carried_kinds: Sequence[str] | None) -> list[str]:
-    if carried_kinds is not None:
-        if isinstance(carried_kinds, str) or not all(isinstance(k, str) for k in carried_kinds):
-            msg = f"`carried_kinds` must be a list of failure kinds (str), got {carried_kinds!r}"
-            raise TypeError(msg)
-        return sorted(set(carried_kinds) - set(kinds.KINDS))
-    distinct = frame.lazy().select(kind.drop_nulls().unique().alias("kind")).collect()
-    return sorted(set(distinct.get_column("kind").to_list()) - set(kinds.KINDS))
-
-
-def _same_kind(result: pl.LazyFrame, frame: Frame) -> Frame:
-    return result if isinstance(frame, pl.LazyFrame) else result.collect()
 
 
 # --------------------------------------------------------------------------------------------
@@ -252,11 +170,11 @@ def report_counts(
     │ b     ┆ 2   ┆ 1         ┆ 1       ┆ 0     │
     └───────┴─────┴───────────┴─────────┴───────┘
     """
-    if _is_pandas(frame):
+    if is_pandas(frame):
         from gradeframe import _frames
 
         check_prefix(prefix)
-        columns = _pandas_columns(frame, by, correct, failure_kind, prefix, cluster, score)
+        columns = pandas_report_columns(frame, by, correct, failure_kind, prefix, cluster, score)
         result = report_counts(
             _frames.to_polars(frame, columns),
             by,
@@ -268,37 +186,37 @@ def report_counts(
             carried_kinds=carried_kinds,
         )
         return _frames.to_pandas_frame(result)
-    _check_frame(frame, "report_counts")
+    check_frame(frame, "report_counts")
     check_prefix(prefix)
     schema = frame_schema(frame)
-    group = _group_columns(by, schema)
+    group = by_columns(by, schema)
     keys = list(group)
     if cluster is not None:
-        cluster = _column_name(cluster, "cluster")
+        cluster = column_name(cluster, "cluster")
         check_column(schema, cluster, "cluster")
         if cluster in group:
             msg = f"`cluster={cluster!r}` is also a `by` column; a group would be one cluster."
             raise ValueError(msg)
         keys.append(cluster)
-    correct_name, _ = _default_name(correct, "correct", prefix, "correct")
-    right = _correct_expr(correct_name, schema)
+    correct_name, _ = default_name(correct, "correct", prefix, "correct")
+    right = correct_expr(correct_name, schema)
     aggregations = [
         pl.len().cast(pl.Int64).alias("n"),
         right.sum().cast(pl.Int64).alias("n_correct"),
     ]
     counts: list[str] = []
     if failure_kind is not None:
-        kind_name, default = _default_name(failure_kind, "failure_kind", prefix, "failure_kind")
+        kind_name, default = default_name(failure_kind, "failure_kind", prefix, "failure_kind")
         if kind_name in schema or not default:
-            kind = _kind_expr(kind_name, schema)
-            carried = _carried_kinds(frame, kind, carried_kinds)
+            kind = kind_expr(kind_name, schema)
+            carried = carried_kind_names(frame, kind, carried_kinds)
             counts = [*kinds.KINDS, *carried]
             aggregations += [
                 (kind == name).fill_null(value=False).sum().cast(pl.Int64).alias(name)
                 for name in counts
             ]
     if score is not None:
-        value = _score_expr(_column_name(score, "score"), schema)
+        value = score_expr(column_name(score, "score"), schema)
         aggregations += [
             value.is_not_null().sum().cast(pl.Int64).alias("score_n"),
             value.sum().alias("score_sum"),
@@ -322,7 +240,7 @@ def report_counts(
         out = lazy.group_by(keys).agg(*aggregations).sort(keys, nulls_last=True)
     else:
         out = lazy.select(*aggregations)
-    return _same_kind(out, frame)
+    return same_kind(out, frame)
 
 
 # --------------------------------------------------------------------------------------------
@@ -386,18 +304,18 @@ def report_from_counts(
     │ b     ┆ 10  ┆ 4         ┆ 0.4      ┆ 0.168  ┆ 0.687   │
     └───────┴─────┴───────────┴──────────┴────────┴─────────┘
     """
-    if _is_pandas(counts):
+    if is_pandas(counts):
         from gradeframe import _frames
 
         polars_counts = _frames.to_polars(counts, dict.fromkeys(str(c) for c in counts.columns))
         result = report_from_counts(polars_counts, by, cluster=cluster, score=score)
         return _frames.to_pandas_frame(result)
-    _check_frame(counts, "report_from_counts")
+    check_frame(counts, "report_from_counts")
     schema = frame_schema(counts)
-    group = _group_columns(by, schema)
+    group = by_columns(by, schema)
     keys = list(group)
     if cluster is not None:
-        keys.append(_column_name(cluster, "cluster"))
+        keys.append(column_name(cluster, "cluster"))
         check_column(schema, cluster, "cluster")
     needed = [*COUNT_COLUMNS, *(SCORE_COUNT_COLUMNS if score is not None else ())]
     for name in needed:
@@ -459,7 +377,7 @@ def report_from_counts(
     out = out.select(*group, *stats, *kind_columns)
     if group:
         out = out.sort(group, nulls_last=True)
-    return _same_kind(out, counts)
+    return same_kind(out, counts)
 
 
 # --------------------------------------------------------------------------------------------
@@ -599,295 +517,11 @@ def report(
     return report_from_counts(counts, by, cluster=cluster, score=score)
 
 
-# --------------------------------------------------------------------------------------------
-# failures
-# --------------------------------------------------------------------------------------------
+def __getattr__(name: str) -> Any:
+    """``from gradeframe.report import failures``: it lived here before failures.py."""
+    if name == "failures":
+        from gradeframe.failures import failures
 
-
-def _cut(text: pl.Expr, length: int) -> pl.Expr:
-    """Cut text to ``length`` characters, the last being the cut mark when anything was cut."""
-    return (
-        pl.when(text.str.len_chars() > length)
-        .then(text.str.slice(0, length - len(CUT_MARK)) + CUT_MARK)
-        .otherwise(text)
-    )
-
-
-def _scalar_text(expr: pl.Expr, dtype: pl.DataType) -> pl.Expr:
-    if is_text(dtype):
-        return as_text(expr, dtype)
-    if isinstance(dtype, pl.Struct | pl.List | pl.Array | pl.Object | pl.Binary):
-        return pl.lit(None, dtype=pl.String)
-    return expr.cast(pl.String)
-
-
-def _shown(expr: pl.Expr, dtype: pl.DataType) -> pl.Expr:
-    """Text that shows a value: answer text from an output record, lists joined."""
-    fields = struct_fields(dtype)
-    if fields:
-        parts = [
-            _scalar_text(expr.struct.field(name), fields[name])
-            for name in ("answer", "text")
-            if name in fields and not isinstance(fields[name], pl.Struct | pl.List)
-        ]
-        record = expr.struct.json_encode()
-        return pl.coalesce(*parts, record) if parts else record
-    if isinstance(dtype, pl.List | pl.Array):
-        listed = expr.arr.to_list() if isinstance(dtype, pl.Array) else expr
-        inner = dtype.inner
-        if isinstance(inner, pl.Struct | pl.List | pl.Array):
-            return listed.cast(pl.String, strict=False)
-        return listed.list.eval(_scalar_text(pl.element(), inner)).list.join(REFS_SEPARATOR)
-    return _scalar_text(expr, dtype)
-
-
-def _compared_columns(
-    actual: str | bool | None, expected: str | bool | None, schema: Schema, prefix: str
-) -> list[tuple[str, str]]:
-    """Return (argument, column) for the columns to show; defaults only on answer_contains."""
-    graded_by_answer_contains = prefix + "outcome" in schema
-    defaults = {"actual": "answer", "expected": "refs"}
-    shown = []
-    for argument, value in (("actual", actual), ("expected", expected)):
-        if value is False:
-            continue
-        if value is None:
-            if not graded_by_answer_contains:
-                msg = (
-                    f"`{argument}` is needed: this frame has no {prefix + 'outcome'!r} column, "
-                    "so it was not graded by answer_contains and gradeframe cannot know which "
-                    "columns were compared. Name them: failures(actual=..., expected=...) "
-                    f"(or {argument}=False to leave it out)."
-                )
-                raise ValueError(msg)
-            value = defaults[argument]
-            advice = (
-                f"failures() shows the answer and the acceptable answers that were graded; its "
-                f"defaults are actual='answer' and expected='refs'. Name the columns this frame "
-                f"was graded on: failures(actual=..., expected=...) (or {argument}=False to leave "
-                "it out)."
-            )
-        else:
-            advice = ""
-        if not isinstance(value, str):
-            kind = type(value).__name__
-            msg = f"`{argument}` must be a column name (str), None or False, got {kind}: {value!r}"
-            raise TypeError(msg)
-        check_column(schema, value, argument, advice)
-        shown.append((argument, value))
-    return shown
-
-
-def failures(
-    frame: Any,
-    *,
-    actual: str | bool | None = None,
-    expected: str | bool | None = None,
-    prefix: str = "",
-    correct: str = "correct",
-    failure_kind: str = "failure_kind",
-    kind: str | Sequence[str] | None = None,
-) -> Any:
-    """Return the rows that are not right, with the compared values shown short.
-
-    Rows keep their order and every column (so their ``failure_kind``, or a matcher's
-    ``expectation``); a null in ``correct`` counts as not right. Two String columns are added,
-    each cut to :data:`gradeframe.MAX_METADATA_LENGTH` characters as it is when called (a cut
-    value ends with "…"):
-
-    - ``prefix + "actual"``: the answer's text (from an output record: its ``answer`` field,
-      else ``text``, else the record as JSON); numbers and booleans as text;
-    - ``prefix + "expected"``: the expected value; a list of acceptable answers joined with
-      " | ".
-
-    A shown column that already has the output's name (``actual="actual"``) is replaced by its
-    shown text; any other clash raises.
-
-    Parameters
-    ----------
-    frame
-        A graded Polars DataFrame or LazyFrame, or a pandas DataFrame.
-    actual, expected
-        The columns that were compared. The defaults (``"answer"``, ``"refs"``) apply only to
-        the output of answer_contains (it has an ``outcome`` column); on a matcher's output they
-        must be given, so that a column that was not compared is never shown as the expected
-        value. ``False``: leave that column out.
-    prefix
-        The prefix the frame was graded with: applies to the default names (``correct``,
-        ``failure_kind``, ``outcome``) and to the two added columns.
-    correct
-        The Boolean column that says an answer is right.
-    failure_kind
-        The String column of failure kinds; needed only with ``kind``.
-    kind
-        Keep only failures of this kind (or these kinds).
-
-    Returns
-    -------
-    pl.DataFrame | pl.LazyFrame | pandas.DataFrame
-        The same kind of frame as the input; a pandas result keeps the input's index labels.
-
-    Examples
-    --------
-    >>> import polars as pl
-    >>> import gradeframe as gf
-    >>> df = pl.DataFrame(
-    ...     {
-    ...         "answer": ["It made 12,400 units.", "About 145.2 m", "x" * 600, None],
-    ...         "refs": [["12400"], ["45.2", "45.2 m"], ["7"], ["7"]],
-    ...     }
-    ... ).grade.answer_contains()
-    >>> out = gf.failures(df)
-    >>> out.select("failure_kind", "expected", pl.col("actual").str.len_chars().alias("len"))
-    shape: (3, 3)
-    ┌───────────────┬───────────────┬──────┐
-    │ failure_kind  ┆ expected      ┆ len  │
-    │ ---           ┆ ---           ┆ ---  │
-    │ str           ┆ str           ┆ u32  │
-    ╞═══════════════╪═══════════════╪══════╡
-    │ wrong         ┆ 45.2 | 45.2 m ┆ 13   │
-    │ wrong         ┆ 7             ┆ 500  │
-    │ parse_failure ┆ 7             ┆ null │
-    └───────────────┴───────────────┴──────┘
-
-    On a matcher's output, name the compared columns:
-
-    >>> m = pl.DataFrame({"pred": ["B", "c"], "gold": ["B", "A"]}).grade.exact_match("pred", "gold")
-    >>> gf.failures(m, actual="pred", expected="gold").select("expectation", "actual", "expected")
-    shape: (1, 3)
-    ┌─────────────┬────────┬──────────┐
-    │ expectation ┆ actual ┆ expected │
-    │ ---         ┆ ---    ┆ ---      │
-    │ str         ┆ str    ┆ str      │
-    ╞═════════════╪════════╪══════════╡
-    │ exact match ┆ c      ┆ A        │
-    └─────────────┴────────┴──────────┘
-    """
-    if _is_pandas(frame):
-        return _failures_pandas(
-            frame,
-            actual=actual,
-            expected=expected,
-            prefix=prefix,
-            correct=correct,
-            failure_kind=failure_kind,
-            kind=kind,
-        )
-    _check_frame(frame, "failures")
-    check_prefix(prefix)
-    schema = frame_schema(frame)
-    correct_name, _ = _default_name(correct, "correct", prefix, "correct")
-    condition = ~_correct_expr(correct_name, schema)
-    if kind is not None:
-        wanted = [kind] if isinstance(kind, str) else list(kind)
-        if not wanted or not all(isinstance(k, str) for k in wanted):
-            msg = f"`kind` must be a failure kind or a non-empty list of them, got {kind!r}"
-            raise TypeError(msg)
-        if failure_kind is None:
-            msg = "`kind` needs the `failure_kind` column; `failure_kind` is None."
-            raise ValueError(msg)
-        kind_name, _ = _default_name(failure_kind, "failure_kind", prefix, "failure_kind")
-        condition = condition & _kind_expr(kind_name, schema).is_in(wanted).fill_null(value=False)
-    length = max_metadata_length()
-    compared = _compared_columns(actual, expected, schema, prefix)
-    added = [
-        _cut(_shown(pl.col(name), schema[name]), length).alias(prefix + argument)
-        for argument, name in compared
-    ]
-    # A compared column that already has the output's name is replaced by its shown text.
-    replaced = {name for argument, name in compared if name == prefix + argument}
-    check_output_names(
-        {k: v for k, v in schema.items() if k not in replaced},
-        [e.meta.output_name() for e in added],
-    )
-    return frame.filter(condition).with_columns(*added)
-
-
-def _failures_pandas(frame: pd.DataFrame, **kwargs: Any) -> pd.DataFrame:
-    from gradeframe import _frames
-
-    prefix = kwargs["prefix"]
-    check_prefix(prefix)
-    present = {str(c): pl.Null() for c in frame.columns}
-    correct_name, _ = _default_name(kwargs["correct"], "correct", prefix, "correct")
-    check_column(present, correct_name, "correct", GRADE_FIRST)
-    arguments = [("correct", correct_name, None)]
-    shown = _compared_columns(kwargs["actual"], kwargs["expected"], present, prefix)
-    arguments += [
-        (argument, name, "text" if argument == "actual" else "refs") for argument, name in shown
-    ]
-    if prefix + "outcome" in present:
-        arguments.append(("outcome", prefix + "outcome", None))
-    if kwargs["kind"] is not None and kwargs["failure_kind"] is not None:
-        kind_name, _ = _default_name(kwargs["failure_kind"], "failure_kind", prefix, "failure_kind")
-        arguments.append(("failure_kind", kind_name, None))
-    columns = _frames.needed_columns(frame, arguments)
-    position = "__gradeframe_position__"
-    if position in present:  # pragma: no cover - a clash nobody makes
-        msg = f"the frame has a column named {position!r}; rename it first."
-        raise ValueError(msg)
-    polars_frame = _frames.to_polars(frame, columns).with_row_index(position)
-    result = failures(polars_frame, **kwargs)
-    out = frame.iloc[result.get_column(position).to_numpy()].copy()
-    for argument, _ in shown:
-        name = prefix + argument
-        out[name] = _frames.to_pandas_column(result.get_column(name))
-    return out
-
-
-# --------------------------------------------------------------------------------------------
-# Frame types
-# --------------------------------------------------------------------------------------------
-
-
-def _is_pandas(frame: Any) -> bool:
-    module = type(frame).__module__
-    if not module.startswith("pandas"):
-        return False
-    import pandas as pd
-
-    return isinstance(frame, pd.DataFrame)
-
-
-def _check_frame(frame: Any, function: str) -> None:
-    if not isinstance(frame, pl.DataFrame | pl.LazyFrame):
-        msg = (
-            f"`{function}` takes a Polars DataFrame or LazyFrame or a pandas DataFrame, "
-            f"got {type(frame).__name__}"
-        )
-        raise TypeError(msg)
-
-
-def _pandas_by(by: By) -> list[str]:
-    if by is None:
-        return []
-    return [by] if isinstance(by, str) else list(by)
-
-
-def _pandas_columns(
-    frame: Any,
-    by: By,
-    correct: str,
-    failure_kind: str | None,
-    prefix: str,
-    cluster: str | None = None,
-    score: str | None = None,
-) -> dict[str, None]:
-    """Return the columns a report needs from a pandas frame, a missing one named by argument."""
-    from gradeframe import _frames
-
-    present = dict.fromkeys(str(c) for c in frame.columns)
-    arguments: list[tuple[str, Any, None]] = [("by", name, None) for name in _pandas_by(by)]
-    _frames.needed_columns(frame, arguments)  # a wrong `by` is named first, as on Polars
-    correct_name, _ = _default_name(correct, "correct", prefix, "correct")
-    check_column(dict.fromkeys(present), correct_name, "correct", GRADE_FIRST)  # type: ignore[arg-type]
-    arguments.append(("correct", correct_name, None))
-    if failure_kind is not None:
-        kind_name, default = _default_name(failure_kind, "failure_kind", prefix, "failure_kind")
-        if kind_name in present or not default:
-            arguments.append(("failure_kind", kind_name, None))
-    if cluster is not None:
-        arguments.append(("cluster", cluster, None))
-    if score is not None:
-        arguments.append(("score", score, None))
-    return _frames.needed_columns(frame, arguments)  # type: ignore[return-value]
+        return failures
+    msg = f"module {__name__!r} has no attribute {name!r}"
+    raise AttributeError(msg)

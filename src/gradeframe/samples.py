@@ -46,15 +46,15 @@ from gradeframe._inputs import (
     struct_fields,
     to_expr,
 )
-from gradeframe.fold import fold
-from gradeframe.report import (
-    _check_frame,
-    _column_name,
-    _correct_expr,
-    _group_columns,
-    _is_pandas,
-    _same_kind,
+from gradeframe._summary_inputs import (
+    by_columns,
+    check_frame,
+    column_name,
+    correct_expr,
+    is_pandas,
+    same_kind,
 )
+from gradeframe.fold import fold
 from gradeframe.stats import Z_95, normal_interval, pass_all_k_estimate, pass_at_k_estimate
 
 __all__ = [
@@ -140,7 +140,7 @@ def group_columns(by: Groups, schema: Schema) -> list[str]:
     """Return the group columns: ``by`` as given, or for ``...`` ``["model"]`` when present."""
     if by is ...:
         return ["model"] if "model" in schema else []
-    return _group_columns(by, schema)
+    return by_columns(by, schema)
 
 
 def _item_columns(on: On, schema: Schema) -> list[str]:
@@ -177,7 +177,7 @@ def check_ks(k: Any) -> list[int]:
 
 def _answer_text(answer: IntoExpr, schema: Schema) -> pl.Expr:
     """Read the answer text: a text column, or an output record's ``answer``/``text`` field."""
-    from gradeframe.answer import _read_text
+    from gradeframe._record import read_text
 
     expr = to_expr(answer, "answer")
     if isinstance(answer, str):
@@ -191,7 +191,7 @@ def _answer_text(answer: IntoExpr, schema: Schema) -> pl.Expr:
     if is_text(dtype):
         return as_text(expr, dtype)
     if struct_fields(dtype):
-        return _read_text(expr, dtype, name)  # raises for a struct without answer/text fields
+        return read_text(expr, dtype, name)  # raises for a struct without answer/text fields
     raise dtype_error(
         "answer",
         name,
@@ -235,7 +235,7 @@ def sample_counts(
     Both columns are additive: the counts of the parts of a frame, stacked and summed per group
     and item, are the counts of the whole. A null ``correct`` is counted as not right.
     """
-    right = _correct_expr(correct, frame_schema(frame))
+    right = correct_expr(correct, frame_schema(frame))
     return (
         frame.lazy()
         .group_by(*groups, *items)
@@ -259,7 +259,7 @@ def vote_counts(
     folded once, and the folded text joined back to the rows.
     """
     schema = frame_schema(frame)
-    right = _correct_expr(correct, schema)
+    right = correct_expr(correct, schema)
     keys = [*groups, *items]
     rows = (
         frame.lazy()
@@ -435,13 +435,13 @@ def pandas_columns(
     items = _item_columns(on, present)
     arguments: list[tuple[str, Any, Any]] = [("by", g, None) for g in groups]
     arguments += [("on", i, None) for i in items]
-    arguments.append(("correct", _column_name(correct, "correct"), None))
+    arguments.append(("correct", column_name(correct, "correct"), None))
     if answer is not None:
         arguments.append(("answer", answer, "text"))
     return _frames.needed_columns(frame, arguments), groups, items
 
 
-def _on_pandas(
+def samples_on_pandas(
     frame: Any, by: Groups, on: On, correct: str, answer: IntoExpr | None
 ) -> tuple[pl.DataFrame, list[str], list[str]]:
     """Convert the columns a call needs from a pandas frame; ``by`` and ``on`` resolved."""
@@ -461,11 +461,11 @@ def prepare(
     outputs: Sequence[str],
 ) -> tuple[list[str], list[str], pl.LazyFrame, pl.LazyFrame | None]:
     """Check every argument (before any work), then build the counts, lazily."""
-    _check_frame(frame, function)
+    check_frame(frame, function)
     schema = frame_schema(frame)
     groups = group_columns(by, schema)
     items = _check_names(groups, _item_columns(on, schema), outputs)
-    correct = _column_name(correct, "correct")
+    correct = column_name(correct, "correct")
     counts = sample_counts(frame, groups, items, correct)
     votes = None if answer is None else vote_counts(frame, groups, items, correct, answer)
     return groups, items, counts, votes
@@ -551,14 +551,14 @@ def pass_at_k(
     └───────┴─────┴─────────┴───────────┴────────┴─────────┴────────────┴─────────────┘
     """
     ks = check_ks(k)
-    if _is_pandas(frame):
+    if is_pandas(frame):
         from gradeframe import _frames
 
-        polars_frame, groups, items = _on_pandas(frame, by, on, correct, None)
+        polars_frame, groups, items = samples_on_pandas(frame, by, on, correct, None)
         result = pass_at_k(polars_frame, ks, by=groups, on=items, correct=correct)
         return _frames.to_pandas_frame(result)
     groups, _, counts, _ = prepare(frame, "pass_at_k", by, on, correct, None, PASS_AT_K_COLUMNS)
-    return _same_kind(pass_at_k_from_counts(counts, groups, ks), frame)
+    return same_kind(pass_at_k_from_counts(counts, groups, ks), frame)
 
 
 def consistency(
@@ -633,14 +633,14 @@ def consistency(
     q2's samples say "7", which is wrong; q3's two answers tie.
     """
     outputs = CONSISTENCY_OUTPUTS
-    if _is_pandas(frame):
+    if is_pandas(frame):
         from gradeframe import _frames
 
-        polars_frame, groups, items = _on_pandas(frame, by, on, correct, answer)
+        polars_frame, groups, items = samples_on_pandas(frame, by, on, correct, answer)
         result = consistency(polars_frame, by=groups, on=items, correct=correct, answer=answer)
         return _frames.to_pandas_frame(result)
     groups, items, counts, votes = prepare(frame, "consistency", by, on, correct, answer, outputs)
-    return _same_kind(consistency_from_counts(counts, votes, groups, items), frame)
+    return same_kind(consistency_from_counts(counts, votes, groups, items), frame)
 
 
 def flaky(
@@ -704,11 +704,11 @@ def flaky(
     └─────────────┴─────┴───────────┴──────────┴─────────────────────────────────┘
     """
     outputs = FLAKY_OUTPUTS
-    if _is_pandas(frame):
+    if is_pandas(frame):
         from gradeframe import _frames
 
-        polars_frame, groups, items = _on_pandas(frame, by, on, correct, answer)
+        polars_frame, groups, items = samples_on_pandas(frame, by, on, correct, answer)
         result = flaky(polars_frame, by=groups, on=items, correct=correct, answer=answer)
         return _frames.to_pandas_frame(result)
     groups, items, counts, votes = prepare(frame, "flaky", by, on, correct, answer, outputs)
-    return _same_kind(flaky_from_counts(counts, votes, groups, items), frame)
+    return same_kind(flaky_from_counts(counts, votes, groups, items), frame)

@@ -29,11 +29,10 @@ import polars as pl
 from gradeframe import kinds
 from gradeframe._inputs import item_columns
 from gradeframe.compare import agreement, compare, discordant
+from gradeframe.failures import cut_text, failures
 from gradeframe.report import (
     CLUSTER_COLUMNS,
     STAT_COLUMNS,
-    _cut,
-    failures,
     max_metadata_length,
     report,
 )
@@ -679,7 +678,7 @@ def _failures_section(
     shown = failures(df.lazy(), actual=actual, expected=expected, prefix=prefix).head(max_failures)
     if by_answer_contains:  # the outcome is the folded answer: shown cut as failures() cuts it
         outcome = pl.col(prefix + "outcome")
-        shown = shown.with_columns(_cut(outcome, max_metadata_length()))
+        shown = shown.with_columns(cut_text(outcome, max_metadata_length()))
     near_miss = prefix + "near_miss"
     details = [
         prefix + c

@@ -64,7 +64,7 @@ def deadline() -> float:
     return time.monotonic() + _budget()
 
 
-def _for_polars(source: str, flags: int) -> str | None:
+def for_polars(source: str, flags: int) -> str | None:
     r"""Return the pattern as Polars should run it, or None when only ``regex`` can.
 
     Inline flags stand for the compiled pattern's flags; Python's ``\Z`` (end of text) is Rust's
@@ -152,7 +152,7 @@ def _first_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-def _compile_fallback(source: str, flags: int, where: str) -> regex.Pattern[str]:
+def compile_fallback(source: str, flags: int, where: str) -> regex.Pattern[str]:
     try:
         regex.compile(source, flags)  # the error, if any, is about the pattern as written
         return regex.compile(_for_regex(source, flags), flags)
@@ -161,7 +161,7 @@ def _compile_fallback(source: str, flags: int, where: str) -> regex.Pattern[str]
         raise ValueError(msg) from None
 
 
-def _polars_accepts(pattern: str) -> bool:
+def polars_accepts(pattern: str) -> bool:
     try:
         pl.select(pl.lit("", dtype=pl.String).str.contains(pattern))
     except pl.exceptions.PolarsError:
@@ -244,7 +244,7 @@ def _search_distinct(
     )
 
 
-def _pattern_source(pattern: object) -> tuple[str, int]:
+def pattern_source(pattern: object) -> tuple[str, int]:
     if isinstance(pattern, re.Pattern | regex.Pattern):
         if not isinstance(pattern.pattern, str):
             msg = f"`pattern` must be a text pattern, got a bytes pattern: {pattern!r}"
@@ -261,12 +261,12 @@ def _pattern_source(pattern: object) -> tuple[str, int]:
 
 def _match_one(text: pl.Expr, pattern: object) -> pl.Expr:
     """One pattern for every row: Polars runs it if it can, else the regex module does."""
-    source, flags = _pattern_source(pattern)
+    source, flags = pattern_source(pattern)
     where = "`pattern`"
-    polars_pattern = _for_polars(source, flags)
-    if polars_pattern is not None and _polars_accepts(polars_pattern):
+    polars_pattern = for_polars(source, flags)
+    if polars_pattern is not None and polars_accepts(polars_pattern):
         return text.str.contains(polars_pattern)
-    compiled = _compile_fallback(source, flags, where)
+    compiled = compile_fallback(source, flags, where)
     search = functools.partial(_search_distinct, compiled, source, where)
     return text.map_batches(search, return_dtype=pl.Boolean)
 
@@ -298,13 +298,13 @@ def _match_column(series: Sequence[pl.Series]) -> pl.Series:
     start = 0
     for length, source in runs.iter_rows():
         part = sorted_text.slice(start, length)
-        polars_pattern = _for_polars(source, 0)
+        polars_pattern = for_polars(source, 0)
         try:
             chunks.append(part.str.contains(polars_pattern))
         except pl.exceptions.PolarsError:
             row = order.slice(start, length).min()
             where = f"`pattern_column` row {row}"
-            compiled = _compile_fallback(source, 0, where)
+            compiled = compile_fallback(source, 0, where)
             chunks.append(_search_distinct(compiled, source, where, part, until=until))
         start += length
     return pl.concat(chunks).gather(order.arg_sort())
@@ -385,7 +385,7 @@ def matches(
     expectation = _base.expectation(label, "matches expected pattern")
     arguments = {"actual": (actual, _base.into(actual, "actual"))}
     if pattern is not None:
-        _pattern_source(pattern)  # type errors now
+        pattern_source(pattern)  # type errors now
     else:
         arguments["pattern_column"] = (
             pattern_column,

@@ -1,0 +1,284 @@
+"""Writing the graded rows (``-o``) and the HTML page (``--html``)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import secrets
+import shutil
+import signal
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from types import FrameType
+from typing import Any, Final, TextIO
+
+import polars as pl
+
+from gradeframe.cli._common import CliError, _first_line, _format_of
+from gradeframe.cli.printing import _noun
+
+# --------------------------------------------------------------------------------------------
+# Writing
+# --------------------------------------------------------------------------------------------
+
+
+def _json_text(expr: pl.Expr, name: str) -> pl.Expr:
+    """Write a list column as JSON text (for CSV, which holds text only)."""
+    encoded = pl.struct(expr.alias("v")).struct.json_encode()
+    return encoded.str.slice(5, encoded.str.len_chars() - 6).alias(name)  # strip {"v": ... }
+
+
+def flatten_records(frame: pl.DataFrame) -> pl.DataFrame:
+    """Flatten struct columns into ``col.field`` columns and write lists as JSON text."""
+    columns: list[pl.Expr] = []
+
+    def add(expr: pl.Expr, name: str, dtype: pl.DataType) -> None:
+        if isinstance(dtype, pl.Struct):
+            for field in dtype.fields:
+                add(expr.struct.field(field.name), f"{name}.{field.name}", field.dtype)
+        elif dtype.is_nested():
+            columns.append(_json_text(expr, name))
+        else:
+            columns.append(expr.alias(name))
+
+    for name, dtype in frame.schema.items():
+        add(pl.col(name), name, dtype)
+    return frame.select(columns)
+
+
+def check_output(path: Path) -> None:
+    """Check, before any row is scored, that graded rows can be written to ``path``."""
+    _format_of(path, "-o")
+    folder = path.parent if str(path.parent) else Path()
+    if not folder.is_dir():
+        msg = f"-o {str(path)!r}: the folder {str(folder)!r} does not exist"
+        raise CliError(msg)
+    if path.is_dir():
+        msg = f"-o {str(path)!r}: is a folder; give a file name"
+        raise CliError(msg)
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        msg = f"-o {str(path)!r}: not writable"
+        raise CliError(msg)
+
+
+def check_not_an_input(output: Path, inputs: Sequence[Path]) -> None:
+    """Refuse ``-o`` naming an input file (by its resolved path: a symlink or ``./`` too)."""
+    target = output.resolve()
+    for given in inputs:
+        same = given.resolve() == target
+        if not same and given.exists() and output.exists():
+            same = os.path.samefile(given, output)  # a hard link
+        if same:
+            msg = (
+                f"-o {str(output)!r} is the input file {str(given)!r}; writing there would "
+                "replace the data being read: give another file name"
+            )
+            raise CliError(msg)
+
+
+#: A cell whose text starts with one of these is run as a formula by spreadsheets (OWASP's CSV
+#: injection list: = + - @, tab and carriage return). A leading ' is escaped too when
+#: --escape-formulas is on, so that reading the file back removes exactly what was added.
+FORMULA_START: Final = r"^[=+\-@\t\r]"
+_ESCAPED_START: Final = r"^[=+\-@\t\r']"
+
+
+def _text_columns(frame: pl.DataFrame) -> list[str]:
+    return [name for name, dtype in frame.schema.items() if dtype == pl.String]
+
+
+def formula_cells(frame: pl.DataFrame) -> int:
+    """Count the text cells a spreadsheet would run as a formula."""
+    names = _text_columns(frame)
+    if not names or not frame.height:
+        return 0
+    counts = frame.select(
+        pl.sum_horizontal(
+            pl.col(n).str.contains(FORMULA_START).fill_null(value=False) for n in names
+        )
+    )
+    return int(counts.to_series().sum())
+
+
+def escape_formulas(frame: pl.DataFrame) -> pl.DataFrame:
+    """Prefix ``'`` to text cells starting with = + - @ tab CR or ``'`` (undone on reading)."""
+    return frame.with_columns(
+        pl.when(pl.col(n).str.contains(_ESCAPED_START))
+        .then(pl.lit("'") + pl.col(n))
+        .otherwise(pl.col(n))
+        .alias(n)
+        for n in _text_columns(frame)
+    )
+
+
+def unescape_formulas(frame: pl.DataFrame) -> pl.DataFrame:
+    """Remove the ``'`` that :func:`escape_formulas` put before a text cell."""
+    return frame.with_columns(pl.col(n).str.strip_prefix("'") for n in _text_columns(frame))
+
+
+def write_frame(
+    frame: pl.DataFrame,
+    path: Path,
+    *,
+    escape: bool = False,
+    err: TextIO | None = None,
+) -> None:
+    """Write graded rows by the extension of ``path``, atomically.
+
+    The rows go to a temporary file (in a private folder beside ``path``), which then replaces
+    it in one step (``os.replace``): an interrupt, SIGTERM or a full disk leaves the old file as
+    it was (the temporary folder is removed), never a header-only or cut file. For CSV, text
+    cells that a spreadsheet would run as a formula are written unchanged (a warning on
+    ``err``), or with a leading ``'`` when ``escape`` is on (``--escape-formulas``).
+    """
+    fmt = _format_of(path, "-o")
+    if fmt == "csv":
+        frame = flatten_records(frame)
+        if escape:
+            frame = escape_formulas(frame)
+        elif err is not None and (cells := formula_cells(frame)):
+            print(
+                f"gradeframe: warning: {_noun(cells, 'cell')} of {str(path)!r} start with =, +, "
+                "-, @, a tab or a carriage return, which a spreadsheet may run as a formula; "
+                "--escape-formulas writes them with a leading ' (read back with the same flag)",
+                file=err,
+            )
+    # The rows go to a private folder beside the target, named before it exists, so that
+    # whenever a signal comes it can be removed; a writer thread of Polars still running after
+    # an interrupt cannot make a file again in a folder that is gone.
+    folder = path.parent if str(path.parent) else Path()
+    private = folder / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+    temporary = private / path.name
+    try:
+        with _signals_deferred():  # a signal in the write takes effect when the write ends
+            private.mkdir(mode=0o700)
+            if fmt == "parquet":
+                frame.write_parquet(temporary)
+            elif fmt == "csv":
+                frame.write_csv(temporary)
+            elif fmt == "json":
+                frame.write_json(temporary)
+            else:
+                frame.write_ndjson(temporary)
+            if path.exists():
+                os.chmod(temporary, path.stat().st_mode & 0o7777)  # keep the old file's mode
+        os.replace(temporary, path)
+    except BaseException as exc:  # an interrupt or SIGTERM too: never leave a cut file
+        _remove(private)
+        if isinstance(exc, OSError | pl.exceptions.PolarsError):
+            msg = f"-o {str(path)!r} cannot be written: {_first_line(exc)} (the file is as it was)"
+            raise CliError(msg) from None
+        raise
+    _remove(private)
+
+
+class _Terminated(BaseException):
+    """SIGTERM, raised where the program is, so that a file being written is cleaned up."""
+
+
+@contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM until the block ends, then raise them (main thread only).
+
+    Polars checks for signals while it writes and would abandon the write half way, with a
+    second interrupt pending that could land in the clean-up; here the write ends first.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    came: list[int] = []
+
+    def note(signum: int, frame: FrameType | None) -> None:
+        came.append(signum)
+
+    previous = {signum: signal.signal(signum, note) for signum in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+    if signal.SIGTERM in came:
+        raise _Terminated
+    if came:
+        raise KeyboardInterrupt
+
+
+def _remove(private: Path) -> None:
+    """Remove the private folder of :func:`write_frame`, and whatever is still in it."""
+    for _ in range(5):
+        shutil.rmtree(private, ignore_errors=True)
+        if not private.exists():
+            return
+        time.sleep(0.05)  # a writer thread made a file in it again: once more
+
+
+def check_html_output(path: Path) -> None:
+    """Check, before any row is scored, that the page can be written to ``path``."""
+    folder = path.parent if str(path.parent) else Path()
+    if not folder.is_dir():
+        msg = f"--html {str(path)!r}: the folder {str(folder)!r} does not exist"
+        raise CliError(msg)
+    if path.is_dir():
+        msg = f"--html {str(path)!r}: is a folder; give a file name"
+        raise CliError(msg)
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        msg = f"--html {str(path)!r}: not writable"
+        raise CliError(msg)
+    try:
+        import jinja2  # noqa: F401
+    except ImportError:
+        msg = "--html needs Jinja2: pip install 'gradeframe[html]'"
+        raise CliError(msg) from None
+
+
+def write_html(
+    graded: pl.DataFrame,
+    args: argparse.Namespace,
+    *,
+    by: list[str],
+    source: str,
+    answer: str | pl.Expr,
+    refs: str | pl.Expr,
+) -> None:
+    """Write the page of ``gradeframe.html`` for the graded rows (the same as ``df.grade.html``)."""
+    from gradeframe.html import build_page, write_page
+
+    def shown(column: str | pl.Expr) -> str:
+        return column if isinstance(column, str) else column.meta.root_names()[0]
+
+    page = build_page(
+        graded,
+        by=by or None,
+        source=source,
+        grader=_grader(args),
+        actual=shown(answer),
+        expected=shown(refs),
+        prefix=args.prefix,
+        cluster=args.cluster,
+    )
+    try:
+        write_page(page, args.html)
+    except OSError as exc:
+        msg = f"--html {str(args.html)!r} cannot be written: {_first_line(exc)}"
+        raise CliError(msg) from None
+
+
+def _grader(args: argparse.Namespace) -> Any:
+    """Name the grader as the page's summary shows it: answer_contains and the options given."""
+    from gradeframe.html import Grader
+
+    options = [f"--answer {args.answer}"] if args.answer else []
+    if args.refs != "refs":
+        options.append(f"--refs {args.refs}")
+    for flag in ("whole_words", "refusals"):
+        if getattr(args, flag, False):
+            options.append("--" + flag.replace("_", "-"))
+    options += [f"--not-found {phrase!r}" for phrase in args.not_found or []]
+    if args.prefix:
+        options.append(f"--prefix {args.prefix!r}")
+    if args.cluster:
+        options.append(f"--cluster {args.cluster}")
+    return Grader("answer_contains", options)
