@@ -11,3 +11,6 @@ import importlib.util
 collect_ignore = []
 if importlib.util.find_spec("inspect_ai") is None:
     collect_ignore.append("src/gradeframe/inspect.py")
+
+# The scripts that regenerate fixtures import the evaluation tools (each in its own virtualenv).
+collect_ignore_glob = ["tests/fixtures/*"]

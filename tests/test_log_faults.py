@@ -40,6 +40,11 @@ PROMPTFOO_JSON = LOGS / "promptfoo" / "results.json"
 PROMPTFOO_JSONL = LOGS / "promptfoo" / "results.jsonl"
 OPENAI_MATCH = LOGS / "openai_evals" / "gf-match.jsonl"
 HELM_QA = LOGS / "helm" / "v1" / "gf_qa__model_gf_scripted-a"
+NEW = Path(__file__).parent / "fixtures" / "logs_new"
+DEEPEVAL_RUN = sorted((NEW / "deepeval").glob("test_run_*.json"))[0]
+BRAINTRUST = NEW / "braintrust" / "gf-braintrust.json"
+PHOENIX_JSON = NEW / "phoenix" / "gf-phoenix.json"
+EEE_QA = next((NEW / "eee" / "inspect" / "gf_qa").rglob("*_samples.jsonl"))
 
 
 def eval_members(path: Path) -> dict[str, bytes]:
@@ -587,7 +592,63 @@ def _fuzz_cases(tmp: Path) -> list[tuple[str, Path, Any, Callable[[Path, Any], N
         ),
         ("helm-state", state, json.loads(state.read_text()), _write_json, helm),
         ("helm-stats", stats, json.loads(stats.read_text()), _write_json, helm),
+        (
+            "eee",
+            tmp / EEE_QA.name,
+            _json_lines(EEE_QA)[:4],
+            _write_lines,
+            tmp / EEE_QA.name,
+        ),
+        (
+            "deepeval",
+            tmp / DEEPEVAL_RUN.name,
+            json.loads(DEEPEVAL_RUN.read_text()),
+            _write_json,
+            tmp / DEEPEVAL_RUN.name,
+        ),
+        (
+            "braintrust",
+            tmp / BRAINTRUST.name,
+            json.loads(BRAINTRUST.read_text()),
+            _write_json,
+            tmp / BRAINTRUST.name,
+        ),
+        (
+            "phoenix",
+            tmp / PHOENIX_JSON.name,
+            json.loads(PHOENIX_JSON.read_text()),
+            _write_json,
+            tmp / PHOENIX_JSON.name,
+        ),
     ]
+
+
+def test_langsmith_parquet_cut_short_or_with_a_nested_column_is_named(tmp_path):
+    source = NEW / "langsmith" / "gf-langsmith.parquet"
+    cut = tmp_path / source.name
+    data = source.read_bytes()
+    cut.write_bytes(data[: len(data) // 2])
+    with pytest.raises(LogFormatError, match=cut.name):
+        gf.read_log(cut, tool="langsmith")
+    nested = tmp_path / "nested.parquet"
+    frame = pl.read_parquet(source)
+    frame.with_columns(pl.concat_list("execution_time").alias("execution_time")).write_parquet(
+        nested
+    )
+    with pytest.raises(LogFormatError, match=r"column 'execution_time' holds List"):
+        gf.read_log(nested)
+
+
+def test_phoenix_csv_with_a_malformed_cell_or_an_extra_field_is_named(tmp_path):
+    source = NEW / "phoenix" / "gf-phoenix.csv"
+    header, first, *rest = source.read_text().splitlines(keepends=True)
+    bad = tmp_path / source.name
+    bad.write_text(header + first.replace(",1,", ",x,", 1) + "".join(rest))
+    with pytest.raises(LogFormatError, match=r"record 1: field 'repetition_number'"):
+        gf.read_log(bad)
+    bad.write_text(header + first.rstrip("\n") + ",extra\n" + "".join(rest))
+    with pytest.raises(LogFormatError, match=r"gf-phoenix\.csv: a row has more fields"):
+        gf.read_log(bad)
 
 
 def test_malformed_fields_read_or_raise_a_log_format_error_naming_the_file(tmp_path):
@@ -655,6 +716,26 @@ NAMED_FIELDS = {
         HELM_QA / "scenario_state.json",
         lambda d: _first_state(d, lambda s: {**s, "result": {**s["result"], "completions": 5}}),
         r"request_states\[0\]: field 'result\.completions' has an unexpected value",
+    ),
+    "eee": (
+        EEE_QA,
+        lambda r: _first_line(r, {"input": {**r[0]["input"], "reference": 5}}),
+        r"_samples\.jsonl, line 1: field 'input\.reference' holds a number",
+    ),
+    "deepeval": (
+        DEEPEVAL_RUN,
+        lambda d: {**d, "testCases": [{**d["testCases"][0], "metricsData": 5}]},
+        r"test_run_\d+_\d+\.json: testCases\[0\]: field 'metricsData' has an unexpected",
+    ),
+    "braintrust": (
+        BRAINTRUST,
+        lambda d: {**d, "results": [{**d["results"][0], "scores": 5}, *d["results"][1:]]},
+        r"gf-braintrust\.json: results\[0\]: field 'scores' has an unexpected value",
+    ),
+    "phoenix": (
+        PHOENIX_JSON,
+        lambda d: [{**d[0], "repetition_number": "x"}, *d[1:]],
+        r"gf-phoenix\.json: \[0\]: field 'repetition_number' has an unexpected value",
     ),
     "inspect": (
         INSPECT_QA_JSON,

@@ -28,11 +28,16 @@ from gradeframe.fold import fold
 from gradeframe.html import html_report
 from gradeframe.kinds import KINDS
 from gradeframe.logs import (
+    read_braintrust,
+    read_deepeval,
+    read_eee,
     read_helm,
     read_inspect,
+    read_langsmith,
     read_lm_eval,
     read_log,
     read_openai_evals,
+    read_phoenix,
     read_promptfoo,
 )
 from gradeframe.matchers import (
@@ -113,11 +118,16 @@ __all__ = [
     "matches",
     "pass_at_k",
     "pass_at_k_chart",
+    "read_braintrust",
+    "read_deepeval",
+    "read_eee",
     "read_helm",
     "read_inspect",
+    "read_langsmith",
     "read_lm_eval",
     "read_log",
     "read_openai_evals",
+    "read_phoenix",
     "read_promptfoo",
     "read_table",
     "report",

@@ -101,34 +101,41 @@ def example_logs() -> Path:
     """Return the folder of small real evaluation logs shipped with gradeframe, one per tool.
 
     inspect_ai (an ``.eval`` archive: reading it needs ``pip install 'gradeframe[logs]'``),
-    lm-evaluation-harness, promptfoo, OpenAI evals and HELM: each written by the tool itself,
-    offline (see the folder's ``README.md``). They are part of the installed package, so the
+    lm-evaluation-harness, promptfoo, OpenAI evals, HELM, Every Eval Ever, DeepEval,
+    Braintrust, LangSmith and Arize Phoenix: each written by the tool itself, offline (see the
+    folder's ``README.md``). They are part of the installed package, so the
     log examples in the docs run wherever gradeframe is installed.
 
     Returns
     -------
     pathlib.Path
         The folder, with one subfolder per tool (``inspect``, ``lm_eval``, ``promptfoo``,
-        ``openai_evals``, ``helm``).
+        ``openai_evals``, ``helm``, ``eee``, ``deepeval``, ``braintrust``, ``langsmith``,
+        ``phoenix``).
 
     Examples
     --------
     >>> import polars as pl
     >>> import gradeframe as gf
     >>> logs = gf.example_logs()
-    >>> sorted(p.name for p in logs.iterdir() if p.is_dir())
-    ['helm', 'inspect', 'lm_eval', 'openai_evals', 'promptfoo']
+    >>> print(*sorted(p.name for p in logs.iterdir() if p.is_dir()))
+    braintrust deepeval eee helm inspect langsmith lm_eval openai_evals phoenix promptfoo
     >>> gf.read_log(logs).group_by("tool").len().sort("tool")
-    shape: (5, 2)
+    shape: (10, 2)
     ┌──────────────┬─────┐
     │ tool         ┆ len │
     │ ---          ┆ --- │
     │ str          ┆ u32 │
     ╞══════════════╪═════╡
+    │ braintrust   ┆ 14  │
+    │ deepeval     ┆ 9   │
+    │ eee          ┆ 22  │
     │ helm         ┆ 8   │
     │ inspect      ┆ 22  │
+    │ langsmith    ┆ 14  │
     │ lm_eval      ┆ 17  │
     │ openai_evals ┆ 7   │
+    │ phoenix      ┆ 14  │
     │ promptfoo    ┆ 40  │
     └──────────────┴─────┘
     """

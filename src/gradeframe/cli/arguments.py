@@ -135,7 +135,8 @@ def _parser() -> argparse.ArgumentParser:
         metavar="TOOL",
         help=(
             "read FILE (or the folder) as logs of this tool: inspect, lm_eval, promptfoo, "
-            "openai_evals, helm (default: recognised from each file)"
+            "openai_evals, helm, eee (Every Eval Ever), deepeval, braintrust, langsmith, "
+            "phoenix (default: recognised from each file)"
         ),
     )
     evaluation.add_argument(

@@ -21,7 +21,18 @@ from typing import Any, Literal
 
 import polars as pl
 
-from gradeframe.logs import helm, inspect, lm_eval, openai_evals, promptfoo
+from gradeframe.logs import (
+    braintrust,
+    deepeval,
+    eee,
+    helm,
+    inspect,
+    langsmith,
+    lm_eval,
+    openai_evals,
+    phoenix,
+    promptfoo,
+)
 from gradeframe.logs._common import (
     LogFormatError,
     PathLike,
@@ -31,7 +42,9 @@ from gradeframe.logs._common import (
 )
 from gradeframe.logs.verdicts import disagreements, tool_agreement
 
-Tool = Literal["inspect", "lm_eval", "promptfoo", "openai_evals", "helm"]
+Tool = Literal[
+    "inspect", "lm_eval", "promptfoo", "openai_evals", "helm", "eee", "deepeval", "braintrust"
+]
 
 #: The readers, in the order formats are tried when recognising a file.
 READERS: dict[str, Any] = {
@@ -40,6 +53,11 @@ READERS: dict[str, Any] = {
     "promptfoo": promptfoo,
     "openai_evals": openai_evals,
     "helm": helm,
+    "eee": eee,
+    "deepeval": deepeval,
+    "braintrust": braintrust,
+    "langsmith": langsmith,
+    "phoenix": phoenix,
 }
 
 # Names users may write for a tool (on the command line too).
@@ -53,6 +71,12 @@ _ALIASES = {
     "evals": "openai_evals",
     "oaieval": "openai_evals",
     "crfm-helm": "helm",
+    "every_eval_ever": "eee",
+    "every-eval-ever": "eee",
+    "arize-phoenix": "phoenix",
+    "arize_phoenix": "phoenix",
+    "deep_eval": "deepeval",
+    "deep-eval": "deepeval",
 }
 
 __all__ = [
@@ -62,11 +86,16 @@ __all__ = [
     "SkippedLogWarning",
     "detect_tool",
     "disagreements",
+    "read_braintrust",
+    "read_deepeval",
+    "read_eee",
     "read_helm",
     "read_inspect",
+    "read_langsmith",
     "read_lm_eval",
     "read_log",
     "read_openai_evals",
+    "read_phoenix",
     "read_promptfoo",
     "tool_agreement",
 ]
@@ -101,6 +130,10 @@ _SIGNS: dict[str, tuple[tuple[bytes, ...], ...]] = {
     "lm_eval": ((b'"filtered_resps"',),),
     "promptfoo": ((b'"evalId"',), (b'"promptIdx"', b'"testIdx"')),
     "openai_evals": ((b'"eval_name"', b'"completion_fns"'), (b'"sample_id"', b'"event_id"')),
+    "eee": ((b'"evaluation_result_id"', b'"sample_hash"'),),
+    "deepeval": ((b'"testCases"', b'"metricsData"'), (b'"testRunData"',)),
+    "braintrust": ((b'"experiment_name"', b'"results"', b'"scores"'),),
+    "phoenix": ((b'"repetition_number"', b'"reference_output"', b'"annotations"'),),
 }
 # The file types a tool's log may have; anything else is not a log (a README, a CSV export).
 _LOG_SUFFIXES = {".eval", ".json", ".jsonl", ".log"}
@@ -171,6 +204,8 @@ def _logs_in(folder: Path, tool: str | None) -> list[tuple[str, Path]]:
             file = here / name
             if name.startswith(".") or lm_eval.is_results(file):
                 continue
+            if eee.is_aggregate(file) and eee.samples_of(file) is not None:
+                continue  # read through its samples file
             if tool is not None:
                 kind = tool if READERS[tool].detect(file) or _looks_like(file) == tool else None
             else:
@@ -246,11 +281,14 @@ def read_log(
     ----------
     path
         A log file (inspect ``.eval``/``.json``, lm-eval ``samples_*.jsonl``, promptfoo
-        ``results.json``/``.jsonl``, OpenAI evals record ``.jsonl``), a HELM run folder, or a
+        ``results.json``/``.jsonl``, OpenAI evals record ``.jsonl``, Every Eval Ever
+        ``*_samples.jsonl``, DeepEval ``test_run_*.json``, Braintrust ``as_json()``, LangSmith
+        ``.csv``/``.parquet``, Phoenix experiment ``.json``/``.csv``), a HELM run folder, or a
         folder holding any mix of them (searched recursively; other files are skipped).
     tool
         The tool that wrote the logs (``"inspect"``, ``"lm_eval"``, ``"promptfoo"``,
-        ``"openai_evals"``, ``"helm"``); default: recognised from each file (a file that
+        ``"openai_evals"``, ``"helm"``, ``"eee"``, ``"deepeval"``, ``"braintrust"``,
+        ``"langsmith"``, ``"phoenix"``); default: recognised from each file (a file that
         looks like a tool's log but cannot be read is an error, never left out silently).
     errors
         What a folder read does with a log it cannot read (a file that looks like a tool's
@@ -633,3 +671,249 @@ def read_helm(path: PathLike, *, metric: str = "exact_match") -> pl.DataFrame:
     └───────────┴───────────────────┴─────────┴────────┘
     """
     return read_log(path, tool="helm", metric=metric)
+
+
+def read_eee(path: PathLike) -> pl.DataFrame:
+    """Read Every Eval Ever logs (schema 0.3; a ``*_samples.jsonl``, its aggregate, or a folder).
+
+    One row per sample and epoch: the lines the converters write once per scorer are folded,
+    each scorer's verdict kept in ``eee_scores`` and the first one's as ``tool_score``;
+    ``tool_correct`` is that score equal to 1 (the converters' own ``is_correct``, kept as
+    ``eee_is_correct``, is true for a partial score). The reply is the last assistant message
+    of ``messages`` where the line has them, else ``output.raw`` (``eee_answer_source`` says
+    which; in files converted from inspect ``output.raw`` is the scorer's extracted answer).
+
+    Parameters
+    ----------
+    path
+        An instance-level ``*_samples.jsonl``, the run's aggregate JSON beside it, or a folder.
+
+    Returns
+    -------
+    polars.DataFrame
+        The common log columns, ``tool_failure``, ``cache_read_tokens``, ``reasoning_tokens``,
+        ``tool_calls`` and ``eee_*`` columns.
+
+    Examples
+    --------
+    An inspect run converted by ``every_eval_ever convert inspect``: its ``includes()`` scorer
+    gave "made 12,400 units." half a point, which the converter calls correct:
+
+    >>> import polars as pl
+    >>> import gradeframe as gf
+    >>> logs = gf.example_logs()  # small real logs, shipped with gradeframe
+    >>> frame = gf.read_eee(logs / "eee")
+    >>> frame.filter(pl.col("sample_id") == "units").select(
+    ...     "epoch", pl.col("output").struct.field("answer"), "tool_score", "tool_correct",
+    ...     "eee_is_correct", "eee_answer_source"
+    ... )
+    shape: (2, 6)
+    ┌───────┬────────────────────┬────────────┬──────────────┬────────────────┬───────────────────┐
+    │ epoch ┆ answer             ┆ tool_score ┆ tool_correct ┆ eee_is_correct ┆ eee_answer_source │
+    │ ---   ┆ ---                ┆ ---        ┆ ---          ┆ ---            ┆ ---               │
+    │ i64   ┆ str                ┆ str        ┆ bool         ┆ bool           ┆ str               │
+    ╞═══════╪════════════════════╪════════════╪══════════════╪════════════════╪═══════════════════╡
+    │ 1     ┆ made 12,400 units. ┆ 0.5        ┆ false        ┆ true           ┆ output.raw        │
+    │ 2     ┆ made 12400 units.  ┆ 0.5        ┆ false        ┆ true           ┆ output.raw        │
+    └───────┴────────────────────┴────────────┴──────────────┴────────────────┴───────────────────┘
+    """
+    return read_log(path, tool="eee")
+
+
+def read_deepeval(path: PathLike, *, metric: str | None = None) -> pl.DataFrame:
+    """Read DeepEval test runs (``.latest_test_run.json``, ``test_run_*.json``, or a folder).
+
+    One row per test case (a conversational test case is one row, its reply the last assistant
+    turn); ``expectedOutput`` (``expectedOutcome``) is the acceptable answer; the verdict of
+    ``metric`` (default: each case's first metric) is ``tool_score``/``tool_correct``, every
+    metric's in ``deepeval_metrics``. A metric that errored on a reply gives
+    ``tool_failure="grader_failure"``; a case with no reply, whose metrics errored, is
+    ``status="error"``. A folder read skips hidden files: name ``.deepeval/.latest_test_run.json``
+    itself to read it.
+
+    Parameters
+    ----------
+    path
+        A DeepEval test-run JSON file or a folder of them.
+    metric
+        The metric whose verdict is ``tool_score``/``tool_correct``.
+
+    Returns
+    -------
+    polars.DataFrame
+        The common log columns plus ``tool_failure``, ``cost``, ``tool_calls`` and
+        ``deepeval_*`` columns.
+
+    Examples
+    --------
+    DeepEval's exact match fails "Made 12,400 units." against 12400; gradeframe finds it:
+
+    >>> import polars as pl
+    >>> import gradeframe as gf
+    >>> logs = gf.example_logs()  # small real logs, shipped with gradeframe
+    >>> frame = gf.read_deepeval(logs / "deepeval", metric="Exact Match")
+    >>> frame.grade.answer_contains("output", "refs").select(
+    ...     "sample_id", "tool_correct", "tool_failure", "correct", "failure_kind"
+    ... ).head(3)
+    shape: (3, 5)
+    ┌───────────┬──────────────┬──────────────┬─────────┬──────────────┐
+    │ sample_id ┆ tool_correct ┆ tool_failure ┆ correct ┆ failure_kind │
+    │ ---       ┆ ---          ┆ ---          ┆ ---     ┆ ---          │
+    │ str       ┆ bool         ┆ str          ┆ bool    ┆ str          │
+    ╞═══════════╪══════════════╪══════════════╪═════════╪══════════════╡
+    │ units     ┆ false        ┆ null         ┆ true    ┆ null         │
+    │ height    ┆ false        ┆ null         ┆ false   ┆ wrong        │
+    │ temp      ┆ false        ┆ null         ┆ false   ┆ wrong        │
+    └───────────┴──────────────┴──────────────┴─────────┴──────────────┘
+    """
+    return read_log(path, tool="deepeval", metric=metric)
+
+
+def read_braintrust(path: PathLike, *, scorer: str | None = None) -> pl.DataFrame:
+    """Read Braintrust evaluations (``Eval(...).as_json()`` files, or a folder) into one frame.
+
+    One row per case and trial (``epoch``); ``expected`` gives the acceptable answers; the
+    score of ``scorer`` (default: the run's first) is ``tool_score``, and ``tool_correct`` is that
+    score equal to 1. A task that raised is ``status="error"``; a scorer that raised (named in
+    ``metadata.scorer_errors``) gives ``tool_failure="grader_failure"``.
+
+    Parameters
+    ----------
+    path
+        A Braintrust ``as_json()`` file or a folder of them.
+    scorer
+        The scorer whose score is ``tool_score``/``tool_correct``.
+
+    Returns
+    -------
+    polars.DataFrame
+        The common log columns plus ``tool_failure``, token, ``cost`` and ``braintrust_*``
+        columns.
+
+    Examples
+    --------
+    The judge scorer raised on one case: the grader failed, not the model.
+
+    >>> import polars as pl
+    >>> import gradeframe as gf
+    >>> logs = gf.example_logs()  # small real logs, shipped with gradeframe
+    >>> frame = gf.read_braintrust(logs / "braintrust", scorer="judge")
+    >>> frame.filter(pl.col("epoch") == 1).select(
+    ...     "sample_id", "input", "tool_score", "tool_failure"
+    ... ).tail(3)
+    shape: (3, 4)
+    ┌───────────┬────────────────────────────────┬────────────┬────────────────┐
+    │ sample_id ┆ input                          ┆ tool_score ┆ tool_failure   │
+    │ ---       ┆ ---                            ┆ ---        ┆ ---            │
+    │ str       ┆ str                            ┆ str        ┆ str            │
+    ╞═══════════╪════════════════════════════════╪════════════╪════════════════╡
+    │ 5         ┆ Name the fruit.                ┆ 0.0        ┆ null           │
+    │ 6         ┆ This one errors.               ┆ null       ┆ null           │
+    │ 7         ┆ What is the capital of France? ┆ null       ┆ grader_failure │
+    └───────────┴────────────────────────────────┴────────────┴────────────────┘
+    """
+    return read_log(path, tool="braintrust", scorer=scorer)
+
+
+def read_langsmith(
+    path: PathLike,
+    *,
+    output: str | None = None,
+    reference: str | None = None,
+    feedback: str | None = None,
+) -> pl.DataFrame:
+    """Read LangSmith experiment results (``to_pandas()`` as CSV or Parquet; or a folder).
+
+    One row per example and repetition (``epoch`` numbers an example's rows in order): the
+    ``outputs.*`` column is the reply, the ``reference.*`` column the acceptable answer, the
+    ``feedback.*`` column the verdict (``tool_correct``: true/false feedback as it is, a score
+    equal to 1). A run that raised is ``status="error"``; an evaluator that raised on a reply
+    leaves no feedback, read as ``tool_failure="grader_failure"``.
+
+    Parameters
+    ----------
+    path
+        A ``.csv`` or ``.parquet`` of ``evaluate(...).to_pandas()``, or a folder.
+    output, reference, feedback
+        Which ``outputs.*``, ``reference.*`` and ``feedback.*`` column to use (default: the
+        first holding a value; the first ``feedback.*``).
+
+    Returns
+    -------
+    polars.DataFrame
+        The common log columns plus ``tool_failure``, token, ``cost`` and ``langsmith_*``
+        columns.
+
+    Examples
+    --------
+    LangSmith's exact evaluator fails "Made 12,400 units." against 12400:
+
+    >>> import polars as pl
+    >>> import gradeframe as gf
+    >>> logs = gf.example_logs()  # small real logs, shipped with gradeframe
+    >>> frame = gf.read_langsmith(logs / "langsmith" / "gf-langsmith.parquet")
+    >>> frame.grade.answer_contains("output", "refs").select(
+    ...     "epoch", "input", "tool_score", "correct"
+    ... ).head(3)
+    shape: (3, 4)
+    ┌───────┬───────────────────────────┬────────────┬─────────┐
+    │ epoch ┆ input                     ┆ tool_score ┆ correct │
+    │ ---   ┆ ---                       ┆ ---        ┆ ---     │
+    │ i64   ┆ str                       ┆ str        ┆ bool    │
+    ╞═══════╪═══════════════════════════╪════════════╪═════════╡
+    │ 1     ┆ How many units were made? ┆ false      ┆ true    │
+    │ 1     ┆ How tall is the tower?    ┆ false      ┆ false   │
+    │ 1     ┆ How cold did it get?      ┆ false      ┆ false   │
+    └───────┴───────────────────────────┴────────────┴─────────┘
+    """
+    return read_log(path, tool="langsmith", output=output, reference=reference, feedback=feedback)
+
+
+def read_phoenix(
+    path: PathLike, *, annotation: str | None = None, reference: str | None = None
+) -> pl.DataFrame:
+    """Read Arize Phoenix experiment exports (``/v1/experiments/{id}/json`` or ``/csv``).
+
+    One row per example and repetition (``repetition_number`` is the ``epoch``);
+    ``reference_output`` gives the acceptable answer, ``output`` the reply; the annotation named
+    ``annotation`` (default: each record's first) gives ``tool_score``/``tool_correct``. A task
+    that raised is ``status="error"`` (Phoenix's evaluators still score it, often 0.0); an
+    evaluator that raised gives ``tool_failure="grader_failure"``.
+
+    Parameters
+    ----------
+    path
+        A Phoenix experiment export (JSON or CSV) or a folder of them.
+    annotation
+        The evaluator whose annotation is the verdict.
+    reference
+        The key of ``reference_output`` holding the acceptable answer (when it has several).
+
+    Returns
+    -------
+    polars.DataFrame
+        The common log columns plus ``tool_failure`` and ``phoenix_*`` columns.
+
+    Examples
+    --------
+    The errored task, which Phoenix's evaluator scored 0.0, is an error; the judge that raised
+    is the grader's failure:
+
+    >>> import polars as pl
+    >>> import gradeframe as gf
+    >>> logs = gf.example_logs()  # small real logs, shipped with gradeframe
+    >>> frame = gf.read_phoenix(logs / "phoenix" / "gf-phoenix.json", annotation="judge")
+    >>> frame.grade.answer_contains("output", "refs").filter(pl.col("epoch") == 1).select(
+    ...     "input", "tool_score", "tool_failure", "failure_kind"
+    ... ).tail(2)
+    shape: (2, 4)
+    ┌────────────────────────────────┬────────────┬────────────────┬──────────────┐
+    │ input                          ┆ tool_score ┆ tool_failure   ┆ failure_kind │
+    │ ---                            ┆ ---        ┆ ---            ┆ ---          │
+    │ str                            ┆ str        ┆ str            ┆ str          │
+    ╞════════════════════════════════╪════════════╪════════════════╪══════════════╡
+    │ This one errors.               ┆ 0.0        ┆ null           ┆ error        │
+    │ What is the capital of France? ┆ null       ┆ grader_failure ┆ null         │
+    └────────────────────────────────┴────────────┴────────────────┴──────────────┘
+    """
+    return read_log(path, tool="phoenix", annotation=annotation, reference=reference)
