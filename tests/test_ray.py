@@ -45,6 +45,17 @@ def test_import_gradeframe_does_not_import_ray() -> None:
     assert done.stdout.split() == ["[]", "[]"]
 
 
+def test_ray_has_every_function_spark_has() -> None:
+    # One kernel for both engines: a grading function added to gradeframe.spark (judge,
+    # tool_calls, ...) is one `_grading("name")` line in gradeframe.ray too.
+    from gradeframe import ray as gradeframe_ray
+    from gradeframe import spark as gradeframe_spark
+
+    missing = sorted(set(gradeframe_spark.__all__) - set(gradeframe_ray.__all__))
+    assert missing == [], f"gradeframe.ray lacks {missing}: add `name = _grading('name')`"
+    assert gradeframe_ray.__all__ == sorted(gradeframe_ray.__all__)
+
+
 @pytest.fixture(scope="module")
 def cluster():
     """A local Ray cluster with two worker processes, for the module."""
