@@ -9,7 +9,7 @@ Usage::
     python benchmarks/bench.py --extract       # extract_number vs bare str.extract, 1M rows
     python benchmarks/bench.py --matchers      # choice and f1 on 1M rows (printed only)
     python benchmarks/bench.py --distributed   # 10M rows on Polars streaming, Dask, Spark, Ray
-    python benchmarks/bench.py --logs          # read_inspect on a 10,000-sample .eval (printed)
+    python benchmarks/bench.py --logs          # read_inspect on 10k/50k-sample .eval: time, memory
     python benchmarks/bench.py --inspect-score # inspect score: gradeframe's scorer vs includes()
     python benchmarks/bench.py --samples       # pass_at_k, consistency on 1M samples (RESULTS.md)
     python benchmarks/bench.py --equivalent    # equivalent: literal path, fallback, peers (printed)
@@ -1623,33 +1623,117 @@ def make_inspect_eval(path: Path, samples: int) -> None:
     _zip_zstd(path, out)
 
 
+#: The commit the bounded-memory .eval reader (issue 34) started from: the "before" of --logs.
+LOGS_BEFORE = "7682699"
+
+_LOGS_CHILD = """
+import json, sys, time
+import gradeframe as gf
+start = time.perf_counter()
+frame = gf.read_inspect(sys.argv[1])
+seconds = time.perf_counter() - start
+# VmHWM: this process's own peak (ru_maxrss would count its parent's size at the fork)
+status = open("/proc/self/status").read()
+peak = int(status.split("VmHWM:")[1].split()[0]) / 1024  # reading only
+graded = frame.grade.answer_contains("output", "refs")
+print(json.dumps({
+    "seconds": seconds,
+    "peak_mb": peak,
+    "frame_mb": frame.estimated_size() / 1e6,
+    "rows": frame.height,
+    "graded": graded.height,
+}))
+"""
+
+
+def _read_in_child(src: Path, path: Path) -> dict[str, float]:
+    """Read ``path`` with the gradeframe in ``src`` in a new process: time and peak memory."""
+    import subprocess
+
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    out = subprocess.run(
+        [sys.executable, "-c", _LOGS_CHILD, str(path)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
 def main_logs(args: argparse.Namespace) -> None:
+    """read_inspect on 10,000- and 50,000-sample .eval logs: this checkout against the reader
+    before issue 34 (``--base SRC``, else the commit LOGS_BEFORE extracted with git archive),
+    each read in a process of its own (peak resident memory of that process), interleaved,
+    best of ``--repeats`` (1)."""
+    import subprocess
     import tempfile
 
-    import gradeframe as gf
-
-    samples = args.rows or 10_000
+    sizes = [args.rows] if args.rows else [10_000, 50_000]
+    repeats = args.repeats or 1
+    after = HERE.parent / "src"
+    lines = [
+        "## Reading logs: inspect .eval of 10,000 and 50,000 samples, time and peak memory",
+        "",
+    ]
     with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "big.eval"
-        start = time.perf_counter()
-        make_inspect_eval(path, samples)
-        built = time.perf_counter() - start
-        size = path.stat().st_size / 1e6
-        start = time.perf_counter()
-        frame = gf.read_inspect(path)
-        read = time.perf_counter() - start
-        start = time.perf_counter()
-        graded = frame.grade.answer_contains("output", "refs")
-        grade = time.perf_counter() - start
-    assert frame.height == samples
-    assert graded.height == samples
-    kinds = dict(graded.group_by("failure_kind").len().rows())
-    print(f"inspect .eval with {samples:,} samples ({size:.1f} MB zipped, built in {built:.1f} s)")
-    print(
-        f"read_inspect: {read:.2f} s ({samples / read:,.0f} samples/s); "
-        f"answer_contains on the read frame: {grade:.2f} s"
-    )
-    print(f"failure kinds: {kinds}")
+        if args.base:
+            before = Path(args.base)
+            label = f"`{args.base}`"
+        else:
+            before = Path(folder) / "before"
+            before.mkdir()
+            archive = subprocess.run(
+                ["git", "-C", str(HERE.parent), "archive", LOGS_BEFORE, "src"],
+                capture_output=True,
+                check=True,
+            ).stdout
+            subprocess.run(["tar", "-x", "-C", str(before)], input=archive, check=True)
+            before = before / "src"
+            label = f"commit {LOGS_BEFORE}"
+        rows = []
+        for samples in sizes:
+            path = Path(folder) / f"big-{samples}.eval"
+            start = time.perf_counter()
+            make_inspect_eval(path, samples)
+            built = time.perf_counter() - start
+            size = path.stat().st_size / 1e6
+            _say(f"{samples:,}-sample .eval: {size:.1f} MB zipped, built in {built:.1f} s")
+            best: dict[str, dict[str, float]] = {}
+            for _ in range(repeats):
+                for name, src in (("before", before), ("after", after)):
+                    got = _read_in_child(src, path)
+                    assert got["rows"] == got["graded"] == samples
+                    if name not in best or got["seconds"] < best[name]["seconds"]:
+                        best[name] = got
+            b, a = best["before"], best["after"]
+            limit = 3 * a["frame_mb"] + 300
+            rows.append(
+                f"| {samples:,} | {size:.1f} MB | {b['seconds']:.2f} s | {a['seconds']:.2f} s "
+                f"| {b['peak_mb']:,.0f} MB | {a['peak_mb']:,.0f} MB | {a['frame_mb']:.1f} MB "
+                f"| {limit:,.0f} MB | {'met' if a['peak_mb'] <= limit else 'MISSED'} |"
+            )
+    m = machine()
+    lines += [
+        f"`python benchmarks/bench.py --logs`, {m['date']}; {m['nproc']} cores, {m['ram']} RAM, "
+        f"load average at the end {m['load']} (the machine was shared with other jobs: times "
+        "vary by 2x from run to run; before and after ran interleaved). Each read runs in a "
+        "process of its own (peak = that process's maximum resident memory, VmHWM, when the read "
+        "returns, Python, Polars and gradeframe's imports included: about 180 MB; the "
+        "frame is then graded with answer_contains, outside the figure). The logs are "
+        "built by replicating the sample members of the real gf-qa `.eval` in "
+        "tests/fixtures/logs/inspect with new ids (`make_inspect_eval`: members written as "
+        f"inspect writes them, Zstandard in a zip). Before: {label}; after: this checkout. "
+        "Limit (SPEC §6 Memory): peak at most 3x the frame's `estimated_size()` + 300 MB, "
+        "in no more time than before.",
+        "",
+        "| samples | .eval | time before | time after | peak before | peak after "
+        "| frame | limit | memory |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+        *rows,
+        "",
+    ]
+    _write_section(lines, "## Reading logs")
 
 
 # ---- reading logs: 200,000 Every Eval Ever rows against Polars' own JSON Lines reader ---------
@@ -2000,7 +2084,10 @@ def main() -> None:
         help="runs per engine with --distributed (1); subprocesses per version with --options (2)",
     )
     parser.add_argument(
-        "--logs", action="store_true", help="time read_inspect on a 10,000-sample .eval"
+        "--logs",
+        action="store_true",
+        help="read_inspect on 10,000- and 50,000-sample .eval logs: time and peak memory, "
+        "before (--base SRC, else commit LOGS_BEFORE) and after (written)",
     )
     parser.add_argument(
         "--inspect-score",

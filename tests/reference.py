@@ -133,6 +133,16 @@ _ABOUT = regex.compile(refusal_rules.ABOUT_THE_REFUSAL.replace(r"(?-u:\b)", _ASC
 _ANSWER_IS = regex.compile(r"(?<![A-Za-z0-9_])answer(?: is| was| would be| will be|:| =)")
 
 
+def _answers(clause: str) -> bool:
+    """A later sentence answers when it says anything that is not about the refusal; a contrast
+    clause of the refusal's own sentence ("..., but it is Lyon") only when it states something."""
+    if _ABOUT.search(clause):
+        return False
+    if clause[0] in ".!?;":
+        return regex.search(r"[\p{L}\p{N}]", clause) is not None
+    return _GIVES.search(clause) is not None
+
+
 def is_refusal(folded: str | None, phrases: Sequence[str] | None = None) -> bool | None:
     """A refusal: the text opens with a phrase, and no clause after it gives an answer."""
     if folded is None:
@@ -143,9 +153,7 @@ def is_refusal(folded: str | None, phrases: Sequence[str] | None = None) -> bool
     if opening is None:
         return False
     rest = folded[opening.end() :]
-    answered = any(
-        _GIVES.search(clause) and not _ABOUT.search(clause) for clause in _CLAUSE.findall(rest)
-    )
+    answered = any(_answers(clause) for clause in _CLAUSE.findall(rest))
     if answered or _ANSWER_IS.search(rest):
         return False
     return not is_not_found(folded)  # a report about the document is no refusal
@@ -254,6 +262,11 @@ def explain(outcome: str | None, refs: Any) -> dict[str, str | None]:
 
 
 BUDGET = ("cost_cap_reached", "call_cap_reached", "limit_refused")
+# The status vocabulary, written out (compared trimmed, in lower case); any other value is a
+# normal finish.
+ERROR_STATUSES = {"error", "failed", "failure", "exception", "timeout"}
+REFUSAL_STATUSES = {"refused", "refusal", "content_filter"}
+BUDGET_STATUSES = {"length", "max_tokens"}
 # whole words, any case; "_" is a word character here ("no_cost_cap_reached" is another word)
 _BUDGET = regex.compile(r"(?i)(?<![\w])(?:" + "|".join(BUDGET) + r")(?![\w])")
 
@@ -322,15 +335,15 @@ def answer_contains(
     reported = not_found if not_found is not None else is_not_found(outcome, phrases)
     reported = bool(reported)
 
-    error = status == "error"
+    error = status in ERROR_STATUSES
     no_text = not outcome
-    budget = bool(partial) and _budget_notes(notes)
+    budget = (bool(partial) and _budget_notes(notes)) or status in BUDGET_STATUSES
     said_no = bool(refused)  # the user's own judgement (refusal=<column>)
     if refusal is True and outcome is not None and not found:
         said_no = bool(is_refusal(outcome))
     elif isinstance(refusal, list | tuple) and outcome is not None and not found:
         said_no = bool(is_refusal(outcome, refusal))
-    refusal = _refusal_trace(trace) or status == "refused" or said_no
+    refusal = _refusal_trace(trace) or status in REFUSAL_STATUSES or said_no
 
     correct = (
         bool(usable)

@@ -253,3 +253,28 @@ def test_choice_repeated_replies_read_once_each_same_result(engine) -> None:
             result = result.collect(engine="streaming" if engine == "streaming" else "auto")
         assert result["chosen"].to_list() == [list(k) for _, k in rows]
         assert result["correct"].all()
+
+
+# One option letter: there is no run of two letters to read, and the pattern for "no run" must
+# be one Polars' regex engine accepts (it has no lookaround).
+ONE_LETTER = {
+    "answer": ["A", "(a)", "The answer is A.", "ANSWER: A", "B", "AA", None, "Reasoning.\nA"],
+    "key": ["A", "A", "A", "", "A", "A", "A", "A"],
+}
+ONE_LETTER_GRADED = {
+    "correct": [True, True, True, False, False, False, False, True],
+    "chosen": [["A"], ["A"], ["A"], ["A"], [], [], [], ["A"]],
+}
+
+
+def test_choice_one_option_letter_does_not_crash(constructor) -> None:
+    result = constructor(ONE_LETTER).grade.choice("answer", "key", letters="A")
+    assert_equal_data(result, ONE_LETTER_GRADED)
+
+
+def test_choice_one_option_letter_in_the_expression_form() -> None:
+    frame = pl.DataFrame(ONE_LETTER)
+    got = frame.select(gf.choice("answer", "key", letters="A")).unnest("choice")
+    assert got.select("correct", "chosen").to_dict(as_series=False) == ONE_LETTER_GRADED
+    lower = frame.select(gf.choice("answer", "key", letters="a")).unnest("choice")
+    assert lower["chosen"].to_list()[0] == ["a"]

@@ -358,3 +358,11 @@ def test_whole_words_and_refusal_pass_through_to_every_partition() -> None:
     assert to_data(expected)["failure_kind"][:3] == ["wrong", None, "refusal"]
     ds = dd.from_pandas(frame.get_column("answer").to_pandas(), npartitions=2)
     assert ds.grade.is_refusal().compute().tolist() == [False, False, True] * 2
+
+
+def test_choice_with_one_option_letter_gives_polars_rows() -> None:
+    frame = pl.DataFrame({"answer": ["A", "B", "(a)", None], "key": ["A", "A", "A", "A"]})
+    ddf = dd.from_pandas(frame.to_pandas(), npartitions=2)
+    expected = frame.grade.choice("answer", "key", letters="A")
+    result = ddf.grade.choice("answer", "key", letters="A").compute()
+    same_rows(result, expected, ["correct", "chosen"])

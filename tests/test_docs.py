@@ -5,6 +5,9 @@ notebook). When the next fenced block after it is a ```text block, what the Pyth
 must equal it. A ```text block that starts with ``$ gradeframe ...`` shows a command line: the
 command runs (in process) and what it writes (stdout, then stderr) must equal the lines after the command.
 
+A ```bash block whose command starts with ``inspect `` (docs/inspect.md) runs too, as written,
+with no terminal to answer a prompt: it must finish on its own and succeed.
+
 A block whose fence reads ```python requires=pyspark (several: requires=dask,pyspark) needs those
 packages: where one is missing, the rest of the page is skipped (the blocks before it still ran).
 
@@ -19,6 +22,9 @@ import importlib.util
 import io
 import re
 import shlex
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -59,6 +65,22 @@ def shown(text: str) -> list[str]:
     """Lines to compare: trailing blanks and Polars' shape and dtype lines dropped."""
     lines = [line.rstrip() for line in text.strip("\n").splitlines()]
     return [line for line in lines if not line.startswith("shape:") and not _is_dtype_row(line)]
+
+
+def run_shell_command(body: str) -> None:
+    """Run an ``inspect ...`` shell command as written; a prompt finds no input and fails it."""
+    line = body.replace("\\\n", " ")
+    words = shlex.split(line)
+    program = shutil.which(words[0]) or str(Path(sys.executable).with_name(words[0]))
+    done = subprocess.run(
+        [program, *words[1:]],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, f"{line}\n{done.stdout}\n{done.stderr}"
 
 
 def run_command(line: str) -> str:
@@ -111,6 +133,8 @@ def test_page_runs_and_prints_what_it_shows(
                 and not following[1].startswith("$ gradeframe ")
             ):
                 assert shown(printed.getvalue()) == shown(following[1]), where
+        elif language == "bash" and body.startswith("inspect "):
+            run_shell_command(body)
         elif language == "text" and body.startswith("$ gradeframe "):
             command, _, expected = body.partition("\n")
             assert shown(run_command(command[2:])) == shown(expected), where
@@ -191,3 +215,29 @@ def test_the_default_hypothesis_profile_is_quick_and_ci_keeps_2000_examples() ->
     assert settings.get_profile("thorough").max_examples == 2000
     conftest = (ROOT / "tests" / "conftest.py").read_text(encoding="utf-8")
     assert 'os.environ.get("GRADEFRAME_HYPOTHESIS", "quick")' in conftest
+
+
+# Users have no SPEC: what a user reads (the README, docs/, notebooks, the docstrings and `#:`
+# comments of the package, which help() and IDEs show) says the rule itself, never "SPEC §2" or
+# "§9". A book's section ("Numerical Recipes §6.4") is a citation, not the spec.
+SPEC_CITATION = re.compile(r"\bSPEC\b|(?<!Recipes )(?<!ed\., )(?<!and )§\s*\d")
+
+
+def _user_texts() -> list[Path]:
+    package = ROOT / "src" / "gradeframe"
+    return [
+        *PAGES,
+        *sorted((ROOT / "notebooks").glob("*.ipynb")),
+        *sorted(package.rglob("*.py")),
+        *sorted((package / "html").rglob("*.html")),
+    ]
+
+
+@pytest.mark.parametrize("path", _user_texts(), ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_user_facing_text_never_cites_the_spec(path: Path) -> None:
+    cited = [
+        f"{path.name}:{number}: {line.strip()}"
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if SPEC_CITATION.search(line)
+    ]
+    assert cited == []

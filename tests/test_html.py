@@ -547,3 +547,158 @@ def test_cli_html_with_cluster_and_prefix_shows_the_clustered_report(tmp_path: P
     assert only(parsed.tables["report-table"], list(kinds)) == expected_table(want, kinds)
     assert len(parsed.rows["failure-table"]) == graded.filter(~pl.col("gf_correct")).height
     assert "--cluster question_id" in out.read_text(encoding="utf-8")
+
+
+# --------------------------------------------------------------------------------------------
+# The answers on the page: named columns, matcher columns, votes, pairs side by side
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", FRAME_KINDS)
+def test_matcher_page_shows_the_named_answer_and_expected_columns(kind: str) -> None:
+    graded = pl.DataFrame(
+        {"model": ["a", "a", "b"], "pred": ["41", "x", "40"], "gold": [42.0, 1.0, 42.0]}
+    ).grade.within("pred", "gold", delta=1)
+    page = FRAME_KINDS[kind](graded).grade.html(actual="pred", expected="gold")
+    rows = read_page(page).rows["failure-table"]
+    want = gf.failures(graded, actual="pred", expected="gold")
+    assert [r["cells"][2:4] for r in rows] == [
+        list(row) for row in want.select("actual", "expected").iter_rows()
+    ]
+    assert "answer (pred)" in page
+    assert "acceptable answers (gold)" in page
+    assert "does not say which columns it compared" not in page
+
+
+def test_answer_contains_with_other_column_names_shows_both() -> None:
+    frame = pl.DataFrame({"reply": ["It is 145.2 m.", "Paris"], "gold": [["45.2"], ["Lyon"]]})
+    graded = frame.grade.answer_contains("reply", "gold")
+    unnamed = read_page(graded.grade.html()).rows["failure-table"]
+    named = read_page(gf.html_report(graded, actual="reply", expected="gold"))
+    assert len(unnamed[0]["cells"]) == 2  # kind and outcome: the page cannot guess the names
+    assert [r["cells"][1:3] for r in named.rows["failure-table"]] == [
+        ["It is 145.2 m.", "45.2"],
+        ["Paris", "Lyon"],
+    ]
+
+
+@pytest.mark.parametrize(
+    ("grade", "shown_column", "shown_value"),
+    [
+        (lambda f: f.grade.choice("pred", "gold"), "chosen", "C"),
+        (lambda f: f.grade.includes("pred", ["B", "Z"]), "missing", "B | Z"),
+    ],
+    ids=["choice_chosen", "includes_missing"],
+)
+def test_matcher_page_shows_the_matchers_own_columns(grade, shown_column, shown_value) -> None:
+    graded = grade(pl.DataFrame({"pred": ["C", "B"], "gold": ["A", "B"]}))
+    page = graded.grade.html(actual="pred", expected="gold")
+    assert f'<th scope="col">{shown_column}</th>' in page
+    cells = read_page(page).rows["failure-table"][0]["cells"]
+    assert shown_value in cells
+
+
+def test_equivalent_page_shows_how_each_pair_was_decided() -> None:
+    pytest.importorskip("math_verify")
+    graded = pl.DataFrame({"pred": ["0.6", "x+1"], "gold": ["1/2", "x+2"]}).grade.equivalent(
+        "pred", "gold", fallback=None
+    )
+    page = graded.grade.html(actual="pred", expected="gold")
+    assert '<th scope="col">method</th>' in page
+    methods = graded.filter(~pl.col("correct"))["method"].to_list()
+    cells = [r["cells"] for r in read_page(page).rows["failure-table"]]
+    assert [m for m in methods if m is not None] == [c[-1] for c in cells if c[-1] != "—"]
+
+
+def test_named_column_that_is_missing_raises_naming_it() -> None:
+    with pytest.raises(pl.exceptions.ColumnNotFoundError, match="`actual='reply'`"):
+        graded_example().grade.html(actual="reply")
+    with pytest.raises(ValueError, match="`expected=True` names no column"):
+        graded_example().grade.html(expected=True)
+
+
+def epochs_frame() -> pl.DataFrame:
+    rows = []
+    for model in ("a", "b"):
+        for q in range(4):
+            for epoch in range(3):
+                # every item flaky; the two models' majority verdicts differ on every item
+                right = epoch != 0 if (q + (model == "b")) % 2 else epoch == 0
+                rows.append(
+                    {
+                        "model": model,
+                        "question_id": f"q{q}",
+                        "answer": "It is 42." if right else f"Maybe {40 + q}",
+                        "refs": ["42"],
+                    }
+                )
+    return pl.DataFrame(rows).grade.answer_contains()
+
+
+def test_flaky_items_show_each_answer_with_its_votes() -> None:
+    samples = pytest.importorskip("gradeframe.samples")
+    graded = epochs_frame()
+    page = graded.grade.html()
+    flaky = samples.flaky(graded, by="model", on="question_id", answer="answer")
+    assert flaky.height > 0
+    for answers in flaky["answers"].to_list():
+        listed = " | ".join(
+            f"{a['answer']} ×{a['n']} {'right' if a['correct'] else 'wrong'}" for a in answers
+        )
+        assert listed in page
+    assert "answers (votes)" in page
+
+
+def test_discordant_items_show_both_groups_answers_side_by_side() -> None:
+    graded = epochs_frame()
+    page = graded.grade.html()
+    pairs = discordant(graded, "model", "question_id", answer="answer")
+    assert pairs.height > 0
+    parsed = strip_tags(page)
+    for row in pairs.iter_rows(named=True):
+        side_by_side = " | ".join(row["answers_a"]) + " | ".join(row["answers_b"])
+        assert side_by_side in parsed.replace("\n", "")
+    assert "answers of a (a)" in page
+    assert "answers of b (b)" in page
+
+
+def test_discordant_answers_follow_the_rows_distinct_and_without_nulls(constructor) -> None:
+    data = {
+        "model": ["x", "x", "x", "y", "y", "y"],
+        "question_id": ["q1", "q1", "q1", "q1", "q1", "q1"],
+        "answer": ["B", None, "B", "A", "C", "A"],
+        "correct": [False, False, False, True, True, False],
+    }
+    out = discordant(constructor(data), answer="answer")
+    got = out.collect() if isinstance(out, pl.LazyFrame) else out
+    rows = got.to_dict(as_series=False) if isinstance(got, pl.DataFrame) else got.to_dict("list")
+    assert [list(v) for v in rows["answers_a"]] == [["B"]]
+    assert [list(v) for v in rows["answers_b"]] == [["A", "C"]]
+
+
+def test_a_missing_group_value_shows_as_a_dash_never_null() -> None:
+    graded = pl.DataFrame(
+        {
+            "model": ["a", None, "a", None],
+            "question_id": ["q1", "q1", "q2", "q2"],
+            "answer": ["no", "no", "42", "no"],
+            "refs": [["42"]] * 4,
+        }
+    ).grade.answer_contains()
+    page = graded.grade.html()
+    text = strip_tags(page)
+    assert "(null)" not in text
+    assert "null" not in text.replace("non-null", "")
+    labels = [r["cells"][0] for r in read_page(page).rows["report-table"]]
+    assert labels == ["a", "—"]
+    assert '<option value="—">—</option>' in page
+
+
+def test_flaky_and_agreement_listings_say_their_cap() -> None:
+    graded = epochs_frame().with_columns(tool_correct=~pl.col("correct"))
+    page = graded.grade.html(max_failures=2)
+    text = strip_tags(page)
+    assert "At most 2 items are listed (max_failures=2)." in text
+    assert "At most 2 rows are listed (max_failures=2)." in text
+    flaky_rows = page.split('id="flaky-items"', 1)[1].split("</table>", 1)[0].count("<tr>")
+    assert flaky_rows == 1 + 2  # the header row and the two listed

@@ -304,3 +304,79 @@ def test_samples_figures_equal_pass_at_k(browser: Browser, tmp_path: Path) -> No
     assert only(table, list(kinds)) == expected_table(want, kinds)
     opened.check_clean()
     opened.page.close()
+
+
+def long_labels_frame() -> pl.DataFrame:
+    """Long group and item names, long unbroken answers, a missing group, epochs, a tool verdict."""
+    long_model = "an-organisation-with-a-long-name/model-" + "x" * 60
+    rows = []
+    for m, model in enumerate([long_model, "small", None]):
+        for q in range(6):
+            for epoch in range(3):
+                # every item flaky; the majority verdicts of neighbouring models differ
+                right = epoch != 0 if (q + m) % 2 else epoch == 0
+                rows.append(
+                    {
+                        "model": model,
+                        "question_id": f"question-with-a-long-identifier-{'q' * 40}-{q}",
+                        "answer": ("Paris-" + "y" * 250) if right else ("Lyon-" + "z" * 300),
+                        "refs": ["Paris", "an-acceptable-answer-" + "w" * 120],
+                        "tool_correct": right if q % 2 else not right,
+                    }
+                )
+    return pl.DataFrame(rows).grade.answer_contains(explain=True)
+
+
+def _fits(opened: Opened) -> tuple[int, list[str]]:
+    """The page's own width, and the tables wider than their box, with every listing open."""
+    page = opened.page
+    page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
+    width = page.evaluate("document.scrollingElement.scrollWidth")
+    wider = page.evaluate(
+        """() => Array.from(document.querySelectorAll('table'))
+            .filter(t => t.getBoundingClientRect().width > t.parentElement.clientWidth + 0.5)
+            .map(t => t.id || t.className)"""
+    )
+    return width, wider
+
+
+@pytest.mark.parametrize("which", ["example", "logs", "long_labels"])
+def test_the_page_never_scrolls_sideways_in_a_1280_pixel_window(
+    browser: Browser, tmp_path: Path, which: str
+) -> None:
+    if which == "example":
+        graded, options = gf.example().grade.answer_contains(), {}
+    elif which == "logs":
+        logs = gf.read_log(LOGS / "inspect")
+        graded, options = logs.grade.answer_contains("output", "refs"), {"by": ["model", "task"]}
+    else:
+        graded, options = long_labels_frame(), {}
+    opened = Opened(browser, write(tmp_path, graded, f"{which}.html", **options))
+    width, wider = _fits(opened)
+    assert width <= 1280
+    if which != "long_labels":  # ordinary pages: every table fits as it is, no inner scrolling
+        assert wider == []
+    opened.check_clean()
+    opened.page.close()
+
+
+def test_answers_missing_groups_and_caps_in_the_browser(browser: Browser, tmp_path: Path) -> None:
+    graded = long_labels_frame()
+    opened = Opened(browser, write(tmp_path, graded, "answers.html", max_failures=4))
+    page = opened.page
+    page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
+    text = page.evaluate("document.body.innerText")
+    assert "(null)" not in text
+    assert "—" in page.eval_on_selector_all(
+        "#report-table tbody th", "ts => ts.map(t => t.textContent)"
+    )
+    assert "At most 4 items are listed (max_failures=4)." in text
+    assert "At most 4 rows are listed (max_failures=4)." in text
+    headers = page.eval_on_selector_all(".discordant thead th", "ts => ts.map(t => t.textContent)")
+    assert any(h.startswith("answers of small") for h in headers)
+    assert (
+        page.eval_on_selector_all("#flaky-items th", "ts => ts.map(t => t.textContent)")[-1]
+        == "answers (votes)"
+    )
+    opened.check_clean()
+    opened.page.close()

@@ -800,3 +800,115 @@ def test_cli_prints_one_line_naming_the_file_for_a_malformed_field(tmp_path, nam
     assert str(target) in err
     assert len(err.strip().splitlines()) == 1
     assert "Traceback" not in err
+
+
+# ---- v4 fields: grader failures, grader tokens, cache and reasoning tokens, cost --------------
+
+EXTRA = Path(__file__).parent / "fixtures" / "logs_extra"
+JUDGED_JSON = next((EXTRA / "inspect_judged").glob("*.json"))
+JUDGED_EVAL = next((EXTRA / "inspect_judged").glob("*.eval"))
+PROMPTFOO_GRADER_JSON = EXTRA / "promptfoo_grader" / "results.json"
+
+_SCORE = ("scores", "model_graded_fact")
+_OWN = ("model_usage", "mockllm/model")
+# the fields the v4 readers read, below each sample (inspect) or result (promptfoo)
+V4_SAMPLE_FIELDS = [
+    (*_SCORE, "value"),
+    (*_SCORE, "reason"),
+    (*_SCORE, "metadata"),
+    ("role_usage",),
+    ("role_usage", "grader"),
+    ("role_usage", "grader", "input_tokens"),
+    ("model_usage",),
+    _OWN,
+    (*_OWN, "input_tokens_cache_read"),
+    (*_OWN, "reasoning_tokens"),
+    (*_OWN, "total_cost"),
+    ("model_usage", "mockllm/grader", "output_tokens"),
+]
+V4_RESULT_FIELDS = [
+    ("gradingResult", "metadata"),
+    ("gradingResult", "tokensUsed"),
+    ("gradingResult", "tokensUsed", "prompt"),
+    ("gradingResult", "componentResults"),
+    ("gradingResult", "componentResults", 0),
+    ("gradingResult", "componentResults", 0, "metadata"),
+    ("gradingResult", "componentResults", 0, "metadata", "graderError"),
+    ("gradingResult", "componentResults", 0, "metadata", "graderOutputs"),
+    ("gradingResult", "componentResults", 0, "assertion"),
+    ("gradingResult", "componentResults", 0, "reason"),
+    ("response", "tokenUsage", "completionDetails"),
+    ("response", "tokenUsage", "completionDetails", "reasoning"),
+    ("testCase", "options"),
+    ("testCase", "options", "provider"),
+    ("cost",),
+]
+
+
+def _set(document: Any, path: tuple, new: Any) -> Any:
+    """A copy of ``document`` with the value at ``path`` replaced (made where missing)."""
+    copy = json.loads(json.dumps(document))
+    parent = copy
+    for key in path[:-1]:
+        if isinstance(parent, dict) and not isinstance(parent.get(key), dict | list):
+            parent[key] = {}
+        parent = parent[key]
+    parent[path[-1]] = new
+    return copy
+
+
+def _v4_cases() -> Iterator[tuple[str, Path, Callable[[Path, Any], None], Any]]:
+    judged = json.loads(JUDGED_JSON.read_text())
+    sample = next(i for i, s in enumerate(judged["samples"]) if s.get("role_usage"))
+    for field in V4_SAMPLE_FIELDS:
+        for new in REPLACEMENTS:
+            path = ("samples", sample, *field)
+            yield (
+                f"inspect-json {field} = {new!r:.20}",
+                JUDGED_JSON,
+                _write_json,
+                _set(judged, path, new),
+            )
+    members = _eval_document(JUDGED_EVAL)
+    name = next(m for m in members if m.startswith("samples/") and members[m].get("role_usage"))
+    header_fields = [("stats",), ("stats", "model_usage"), ("stats", "model_usage", "x")]
+    for field in [
+        *[(name, *f) for f in V4_SAMPLE_FIELDS],
+        *[("header.json", *f) for f in header_fields],
+    ]:
+        for new in REPLACEMENTS:
+            yield (
+                f"inspect-eval {field} = {new!r:.20}",
+                JUDGED_EVAL,
+                _write_members,
+                _set(members, field, new),
+            )
+    promptfoo = json.loads(PROMPTFOO_GRADER_JSON.read_text())
+    for index in (0, 4):  # a judge that passed, a judge that failed
+        for field in V4_RESULT_FIELDS:
+            for new in REPLACEMENTS:
+                path = ("results", "results", index, *field)
+                yield (
+                    f"promptfoo {index} {field} = {new!r:.20}",
+                    PROMPTFOO_GRADER_JSON,
+                    _write_json,
+                    _set(promptfoo, path, new),
+                )
+
+
+def test_malformed_v4_fields_read_or_raise_a_log_format_error_naming_the_file(tmp_path):
+    escaped = []
+    for case, source, write, variant in _v4_cases():
+        target = tmp_path / source.name
+        write(target, variant)
+        try:
+            frame = gf.read_log(target)
+        except LogFormatError as error:
+            if str(target) not in str(error):
+                escaped.append((case, f"unnamed: {error}"))
+        except Exception as error:
+            escaped.append((case, f"{type(error).__name__}: {error}"[:300]))
+        else:
+            assert isinstance(frame, pl.DataFrame)
+            assert frame.schema["tool_failure"] == pl.String
+    assert not escaped, "\n".join(map(str, escaped))

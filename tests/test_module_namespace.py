@@ -37,3 +37,10 @@ def test_dir_stays_clean_when_dask_was_imported_first():
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
     )
     assert done.stdout.strip() == "[]"
+
+
+def test_version_is_the_installed_package_metadata():
+    from importlib import metadata
+
+    assert gf.__version__ == metadata.version("gradeframe")
+    assert "__version__" not in gf.__all__

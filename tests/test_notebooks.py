@@ -92,7 +92,8 @@ def test_a_notebook_starts_from_a_user_file_and_covers_the_matchers_and_the_cli(
     notebook = nbformat.read(NOTEBOOKS / "your_own_file.ipynb", as_version=4)
     code = "\n".join(cell.source for cell in notebook.cells if cell.cell_type == "code")
     assert (NOTEBOOKS / "my_runs.csv").is_file()
-    assert 'pl.read_csv("my_runs.csv", infer_schema=False)' in code
+    assert 'gf.read_table("my_runs.csv"' in code  # read as the command line reads it
+    assert "keep_default_na=False, dtype=str" in code  # and what pandas' defaults change
     for call in (".answer_contains(", ".exact_match(", ".within(", ".includes(", ".matches("):
         assert call in code, call
     assert '"-m", "gradeframe.cli"' in code

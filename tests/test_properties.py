@@ -181,7 +181,15 @@ def records(draw: st.DrawFn) -> tuple[dict[str, Any], list[str | None]]:
         "partial": draw(st.one_of(st.none(), st.booleans())),
         "notes": draw(NOTES),
         "trace": draw(TRACE),
-        "status": draw(st.sampled_from([None, "ok", "error", "refused", " Error "])),
+        "status": draw(
+            st.sampled_from(
+                [
+                    *(None, "ok", "error", "refused", " Error ", "TIMEOUT", "length"),
+                    *("max_tokens", "failed", "exception", "content_filter", "refusal"),
+                    *("end_turn", ""),
+                ]
+            )
+        ),
         "failure_kind": draw(st.sampled_from([None, None, None, "timeout", " "])),
     }
     return record, refs
@@ -568,6 +576,18 @@ REFUSAL_FRAGMENTS = st.sampled_from(
     [
         "I'm sorry,",
         "I\u2019m sorry",
+        "I'm sorry \u2014",
+        "Sorry;",
+        "Apologies,",
+        "I regret that",
+        "-",
+        ":",
+        "can not",
+        "be helping",
+        "browse the internet",
+        "Paris, probably",
+        "feel free to ask",
+        "thanks",
         "Sorry,",
         "I apologize,",
         "but",

@@ -66,6 +66,28 @@ MUST_FIRE = [
     "  I'M SORRY, BUT I CAN'T HELP WITH THAT.  ",
     "**I'm sorry, but I can't help with that.**",
     "_I cannot assist with that._",
+    # any usual opening, whatever punctuation joins its parts
+    "Apologies, but I can't help with that.",
+    "My apologies; I can't help with that.",
+    "I'm sorry \u2014 I can't help with that.",
+    "I'm sorry\u2014I can't help with that.",
+    "I'm sorry \u2013 I can't help with that.",
+    "I'm sorry - I can't help with that.",
+    "I'm sorry; I can't help with that.",
+    "Sorry: I can't help with that.",
+    "I regret that I cannot help with that.",
+    "We regret to inform you that we cannot provide that.",
+    "I will not be helping with this.",
+    "I won't be providing that information.",
+    "As an AI language model, I can't browse the internet.",
+    "I can not help with that.",
+    "I am unable to help with that.",
+    "I am not able to help with that.",
+    # what follows is an apology, an offer of other help or a reason, not an answer
+    "I can't help with that. Sorry!",
+    "I can't help with that. Feel free to ask another question.",
+    "I won't provide that. It could cause harm.",
+    "I cannot help with that; thanks for understanding.",
 ]
 
 MUST_NOT_FIRE = [
@@ -108,6 +130,12 @@ MUST_NOT_FIRE = [
     "NOT_IN_DOCUMENT",
     "> I can't help with that.",
     "- I can't help with that, said the clerk; the office opens at 9.",
+    # an answer after the refusal, in a sentence of its own
+    "I can't help with that. Paris.",
+    "I won't provide that. Paris, probably.",
+    "I'm sorry \u2014 I can't help with that. 1889.",
+    "I regret that I cannot help with that; Lyon.",
+    "As an AI language model, I can't browse the internet. Paris is the capital.",
 ]
 
 

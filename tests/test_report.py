@@ -584,6 +584,11 @@ def test_compare_majority_verdict_with_epochs(constructor: Any) -> None:
         ({"on": []}, TypeError, "`on` must be"),
         ({"correct": "model"}, TypeError, "`correct`: column 'model'"),
         ({"on": "model"}, ValueError, "also an `on` column"),
+        ({"adjust": "fdr"}, ValueError, "`adjust` must be one of 'holm', 'bonferroni' or None"),
+        ({"adjust": True}, ValueError, "`adjust` must be one of"),
+        ({"by": []}, ValueError, "non-empty list"),
+        ({"by": ["model", "model"]}, ValueError, "more than once"),
+        ({"by": ["model", "verdict"]}, pl.exceptions.ColumnNotFoundError, "`by='verdict'`"),
     ],
 )
 def test_compare_errors_name_the_argument(kwargs: dict[str, Any], error: type, match: str) -> None:

@@ -269,3 +269,15 @@ def test_whole_words_and_refusal_pass_through(spark) -> None:
     graded = gs.answer_contains(sdf, "answer", "refs", whole_words=True, refusal=True)
     assert collected(graded, GRADED) == to_data(expected.select(GRADED))
     assert to_data(expected)["failure_kind"] == ["wrong", None, "refusal"]
+
+
+def test_choice_with_one_option_letter_gives_polars_rows(spark) -> None:
+    frame = pl.DataFrame(
+        {"row_id": [0, 1, 2, 3], "answer": ["A", "B", "(a)", None], "key": ["A", "A", "A", "A"]}
+    )
+    sdf = spark.createDataFrame(frame.to_arrow()).repartition(2)
+    expected = frame.grade.choice("answer", "key", letters="A")
+    columns = ["correct", "chosen"]
+    assert collected(gs.choice(sdf, "answer", "key", letters="A"), columns) == to_data(
+        expected.select(columns)
+    )

@@ -17,12 +17,14 @@ from scipy import special, stats
 from statsmodels.regression.linear_model import OLS
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.inter_rater import cohens_kappa as sm_cohens_kappa
+from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
 import gradeframe as gf
 from gradeframe.compare import COMPARE_COLUMNS
 from gradeframe.stats import (
     Z_95,
+    adjusted_p_value,
     betainc,
     binomial_cdf_half,
     clustered_standard_error,
@@ -386,3 +388,133 @@ def test_generated_compare_matches_scipy(items: list[tuple[list[bool], list[bool
             assert out[name] == value, name
         else:
             close([out[name]], [value])
+
+
+# --------------------------------------------------------------------------------------------
+# Several pairs at once: p_adjusted against statsmodels' multipletests, and the verdict rule
+# --------------------------------------------------------------------------------------------
+
+P_VALUES = st.lists(
+    st.one_of(st.floats(0, 1), st.sampled_from([0.01, 0.02, 0.04, 0.25, 1.0])),
+    min_size=1,
+    max_size=12,
+)
+
+
+@pytest.mark.parametrize("method", ["holm", "bonferroni"])
+@given(p=P_VALUES)
+def test_generated_adjusted_p_values_match_statsmodels(method: str, p: list[float]) -> None:
+    got = pl.DataFrame({"p": p}).select(adjusted_p_value("p", method)).to_series().to_list()
+    close(got, multipletests(p, method=method)[1].tolist())
+
+
+def test_adjusted_p_values_are_per_family_and_skip_nulls() -> None:
+    frame = pl.DataFrame(
+        {"task": ["t1", "t1", "t1", "t2", "t2"], "p": [0.01, None, 0.04, 0.03, 0.02]}
+    )
+    got = frame.select(adjusted_p_value("p", "holm", over=["task"])).to_series().to_list()
+    t1 = multipletests([0.01, 0.04], method="holm")[1]
+    t2 = multipletests([0.03, 0.02], method="holm")[1]
+    close([got[0], got[2], got[3], got[4]], [t1[0], t1[1], t2[0], t2[1]])
+    assert got[1] is None
+    unadjusted = frame.select(adjusted_p_value("p", None)).to_series().to_list()
+    assert unadjusted == frame["p"].to_list()
+
+
+def many_models(seed: int, models: int = 4, questions: int = 60) -> dict[str, list[Any]]:
+    rng = np.random.default_rng(seed)
+    rows = [
+        (f"m{m}", f"q{q:02d}", bool(rng.random() < 0.4 + 0.12 * m))
+        for m in range(models)
+        for q in range(questions)
+    ]
+    return dict(
+        zip(["model", "question_id", "correct"], map(list, zip(*rows, strict=True)), strict=True)
+    )
+
+
+@pytest.mark.parametrize("adjust", ["holm", "bonferroni", None])
+@pytest.mark.parametrize("seed", range(2))
+def test_compare_p_adjusted_matches_multipletests(constructor: Any, seed: int, adjust: Any) -> None:
+    out = to_data(gf.compare(constructor(many_models(seed)), adjust=adjust))
+    assert len(out["a"]) == 6
+    if adjust is None:
+        assert out["p_adjusted"] == out["p_value"]
+    else:
+        close(out["p_adjusted"], multipletests(out["p_value"], method=adjust)[1].tolist())
+
+
+def test_compare_one_pair_p_adjusted_is_the_p_value(constructor: Any) -> None:
+    data = many_models(0, models=2)
+    out = to_data(gf.compare(constructor(data)))
+    assert out["p_adjusted"] == out["p_value"]
+
+
+@pytest.mark.parametrize("adjust", ["holm", "bonferroni", None])
+@pytest.mark.parametrize("seed", range(3))
+def test_compare_verdict_never_contradicts_the_p_value(constructor: Any, seed: int, adjust) -> None:
+    out = to_data(gf.compare(constructor(many_models(seed)), adjust=adjust))
+    for i, verdict in enumerate(out["verdict"]):
+        shown = out["p_adjusted"][i] is not None and out["p_adjusted"][i] < 0.05
+        if out["ci_low"][i] > 0 and shown:
+            assert verdict == "b better"
+        elif out["ci_high"][i] < 0 and shown:
+            assert verdict == "a better"
+        else:
+            assert verdict == "not settled"
+
+
+def test_a_better_at_p_one_quarter_on_six_items_is_not_settled(constructor: Any) -> None:
+    # Three items right only for a, none only for b: the interval of the differences excludes
+    # 0, but McNemar's exact p is 0.25.
+    data = {
+        "model": ["a"] * 6 + ["b"] * 6,
+        "question_id": list("uvwxyz") * 2,
+        "correct": [True, True, True, True, False, True, False, False, False, True, False, True],
+    }
+    out = to_data(gf.compare(constructor(data)))
+    assert out["ci_high"][0] < 0
+    close(out["p_value"], [0.25])
+    assert out["verdict"] == ["not settled"]
+
+
+def test_compare_by_a_list_splits_the_comparisons_and_adjusts_within_each(
+    constructor: Any,
+) -> None:
+    first, second = many_models(1), many_models(2)
+    data = {
+        "task": ["t1"] * len(first["model"]) + ["t2"] * len(second["model"]),
+        **{k: first[k] + second[k] for k in first},
+    }
+    out = to_data(gf.compare(constructor(data), by=["model", "task"]))
+    assert list(out)[:3] == ["task", "a", "b"]
+    assert out["task"] == ["t1"] * 6 + ["t2"] * 6
+    for task, part in (("t1", first), ("t2", second)):
+        alone = to_data(gf.compare(pl.DataFrame(part)))
+        rows = [i for i, t in enumerate(out["task"]) if t == task]
+        for name in ("a", "b", "n_items", "only_a", "only_b", "verdict"):
+            assert [out[name][i] for i in rows] == alone[name], name
+        close([out["p_adjusted"][i] for i in rows], alone["p_adjusted"])
+        close(
+            [out["p_adjusted"][i] for i in rows],
+            multipletests(alone["p_value"], method="holm")[1].tolist(),
+        )
+
+
+def test_discordant_by_a_list_keeps_the_split_columns() -> None:
+    from gradeframe.compare import discordant
+
+    frame = pl.DataFrame(
+        {
+            "task": ["t1"] * 4 + ["t2"] * 4,
+            "model": ["x", "x", "y", "y"] * 2,
+            "question_id": ["q1", "q2"] * 4,
+            "correct": [True, False, False, False, True, True, True, False],
+        }
+    )
+    out = discordant(frame, by=["model", "task"])
+    assert out.columns[:3] == ["task", "a", "b"]
+    assert out.select("task", "question_id", "only").rows() == [
+        ("t1", "q1", "a"),
+        ("t2", "q2", "a"),
+    ]

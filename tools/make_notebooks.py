@@ -228,19 +228,35 @@ YOUR_OWN_FILE = [
     ),
     new_code_cell('from pathlib import Path\n\nprint(Path("my_runs.csv").read_text())'),
     new_markdown_cell(
-        "## Read it as text\n\n"
-        "Read every CSV cell as text (`infer_schema=False`): guessed types would turn the "
-        "answer `007` into the number 7, `0.10` into 0.1, and a reply `1987` into an integer "
-        "that is no answer text at all. The `gold` cells are JSON lists (any one is right)."
+        "## Read it as the command line does\n\n"
+        "`gf.read_table` reads the file exactly as `gradeframe score` does: every CSV cell is "
+        "text (nothing is guessed: the answer `007` stays `007`, and the answer `NA`, "
+        "Namibia's country code, stays `NA`), and a `gold` cell that holds a JSON list is a "
+        "list of acceptable answers while any other cell is one answer. This file mixes both."
     ),
     new_code_cell(
         "import polars as pl\n\nimport gradeframe as gf\n\n"
         "pl.Config.set_fmt_str_lengths(40)\npl.Config.set_tbl_cols(-1)\npl.Config.set_tbl_rows(20)\n"
         "pl.Config.set_tbl_width_chars(200)\npl.Config.set_tbl_hide_dataframe_shape(True)\n\n"
-        'runs = pl.read_csv("my_runs.csv", infer_schema=False).with_columns(\n'
-        '    pl.col("gold").str.json_decode(pl.List(pl.String))\n'
-        ")\n"
-        "runs.schema"
+        'runs = gf.read_table("my_runs.csv", answer="response", refs="gold")\n'
+        'runs.select("question_id", "model", "response", "gold")'
+    ),
+    new_markdown_cell(
+        "**pandas changes cells by default.** `pd.read_csv` reads `NA` (and `N/A`, `None`, "
+        "`null`, ...) as a missing value and a column of digits as numbers (`007` becomes 7). "
+        "Here Namibia's answer and its acceptable answer both vanish. "
+        "`keep_default_na=False, dtype=str` reads every cell as the text it is, and then "
+        "pandas and `read_table` give the same verdicts."
+    ),
+    new_code_cell(
+        "import pandas as pd\n\n"
+        'as_guessed = pd.read_csv("my_runs.csv")\n'
+        'as_text = pd.read_csv("my_runs.csv", keep_default_na=False, dtype=str)\n'
+        'print(as_guessed.loc[[12, 13], ["model", "response", "gold"]])\n'
+        'print(as_text.loc[[12, 13], ["model", "response", "gold"]])\n'
+        'from_pandas = as_text.grade.answer_contains("response", "gold")["correct"].tolist()\n'
+        'from_table = runs.grade.answer_contains("response", "gold")["correct"].to_list()\n'
+        "print(from_pandas == from_table)"
     ),
     new_markdown_cell(
         "## answer_contains: is an acceptable answer in the reply?\n\n"
@@ -306,6 +322,14 @@ YOUR_OWN_FILE = [
     new_code_cell(
         'gradeframe("score", "/tmp/my_runs_graded.csv", "--answer", "response", "--refs", '
         '"gold", "--by", "model")'
+    ),
+    new_markdown_cell(
+        "The matchers run on the command line too: `--grader NAME` with the column it compares "
+        "with (`--expected`) and its options (`--option KEY=VALUE`)."
+    ),
+    new_code_cell(
+        'gradeframe("score", "my_runs.csv", "--answer", "final", "--grader", "exact_match",\n'
+        '           "--expected", "gold", "--option", "fold=true", "--by", "model", "-q")'
     ),
     new_markdown_cell(
         "Errors name the flag you typed and, for a bad cell, the row; the exit status is 2."

@@ -8,9 +8,11 @@ dependency) is imported with the package; its names stay in its own namespace.
 """
 
 import sys
+from importlib import metadata as _metadata
 
 from gradeframe import _pandas, _polars  # noqa: F401  (register .grade)
 from gradeframe._limits import MAX_METADATA_LENGTH
+from gradeframe._record import StatusWarning
 from gradeframe._threads import one_at_a_time as _one_at_a_time
 from gradeframe.answer import (
     DEFAULT_NOT_FOUND_PHRASES,
@@ -39,6 +41,7 @@ from gradeframe.logs import (
     read_openai_evals,
     read_phoenix,
     read_promptfoo,
+    scan_log,
 )
 from gradeframe.matchers import (
     choice,
@@ -86,11 +89,19 @@ with_matches = _one_at_a_time(with_matches)
 with_within = _one_at_a_time(with_within)
 del _one_at_a_time
 
+try:
+    #: The installed version, from the package metadata (as ``gradeframe --version`` prints).
+    __version__: str = _metadata.version("gradeframe")
+except _metadata.PackageNotFoundError:  # run from a source tree that was never installed
+    __version__ = "0+unknown"
+del _metadata
+
 __all__ = [
     "DEFAULT_NOT_FOUND_PHRASES",
     "DEFAULT_REFUSAL_PHRASES",
     "KINDS",
     "MAX_METADATA_LENGTH",
+    "StatusWarning",
     "agreement",
     "answer_contains",
     "chart",
@@ -133,6 +144,7 @@ __all__ = [
     "report",
     "report_counts",
     "report_from_counts",
+    "scan_log",
     "with_answer_contains",
     "with_choice",
     "with_equivalent",

@@ -113,7 +113,7 @@ def struct_fields(dtype: pl.DataType) -> dict[str, pl.DataType]:
     return {}
 
 
-#: The item columns tried in order when ``on`` is None (SPEC §2 "Defaults that follow the data"):
+#: The item columns tried in order when ``on`` is None:
 #: ``question_id``; else ``task`` and ``sample_id`` together (log frames, whose sample ids repeat
 #: across tasks); else ``sample_id``.
 ITEM_DEFAULTS: tuple[tuple[str, ...], ...] = (
@@ -129,7 +129,8 @@ def item_columns(on: str | list[str] | tuple[str, ...] | None, schema: Schema) -
     Parameters
     ----------
     on
-        A column name, a list of column names, or None for the default of SPEC §2.
+        A column name, a list of column names, or None for the default
+        (:data:`ITEM_DEFAULTS`).
     schema
         The frame's schema.
 

@@ -5,5 +5,5 @@ from __future__ import annotations
 from typing import Final
 
 #: Where actual and expected values are shown (failure listings, exports, the command line),
-#: each is cut to this many characters (SPEC.md §3).
+#: each is cut to this many characters.
 MAX_METADATA_LENGTH: Final = 500

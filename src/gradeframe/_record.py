@@ -1,11 +1,18 @@
 """The output record answer_contains reads: answer text, partial, notes, trace, status, kind.
 
 Each part is an expression over the frame; flat columns passed by keyword win over the fields of
-the answer struct, and a few flat columns are read by name (SPEC §2 v3).
+the answer struct, and a few flat columns (``partial``, ``notes``, ``trace``, ``status``) are
+read by name when they are not given.
+
+A ``status`` is read trimmed and in lower case against the vocabularies of
+:mod:`gradeframe.kinds`; a value in none of them is read as a normal finish and named in a
+:class:`StatusWarning` (:func:`warn_unread_statuses`), so an unknown status is never silently
+ignored.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, TypeAlias
@@ -82,7 +89,7 @@ def read_text(expr: pl.Expr, dtype: pl.DataType | None, name: str) -> pl.Expr:
 
 
 def _number_answer_error(name: str, dtype: pl.DataType) -> TypeError:
-    """Return the error for an answer column of numbers or booleans (SPEC §2 v3).
+    """Return the error for an answer column of numbers or booleans.
 
     Every row of such a column would be a ``parse_failure``: a silently wrong score. (A pandas
     object column that mixes text and numbers is text, and its numbers are per-row failures.)
@@ -262,7 +269,7 @@ def resolve_record(
 
 
 #: The record inputs read from a flat column of the same name when not given and not a field of
-#: the answer struct (SPEC §2 v3). Not ``failure_kind``: that is an output column.
+#: the answer struct. Not ``failure_kind``: that is an output column.
 BY_NAME: Final = ("partial", "notes", "trace", "status")
 
 
@@ -288,7 +295,61 @@ def _read_by_name(reader: Reader, role: str, dtype: pl.DataType) -> pl.Expr:
     except TypeError as exc:
         msg = (
             f"{exc} A column named {role!r} is read as the {role} of each row when `{role}` is "
-            f"not given (SPEC: flat record columns by name): rename it, or pass {role}=... "
+            f"not given (flat record columns are read by name): rename it, or pass {role}=... "
             "naming the column that holds it."
         )
         raise TypeError(msg) from None
+
+
+# --------------------------------------------------------------------------------------------
+# Status values the chain does not read
+# --------------------------------------------------------------------------------------------
+
+
+class StatusWarning(UserWarning):
+    """A ``status`` value answer_contains does not read: the row is read as a normal finish.
+
+    ``counts`` holds each such value and its count (most first), for a caller that adds up the
+    warnings of several calls (the command line grades in chunks and says it once).
+    """
+
+    def __init__(self, message: str, counts: list[tuple[str, int]] | None = None) -> None:
+        super().__init__(message)
+        self.counts = list(counts or [])
+
+
+def unread_statuses(frame: pl.LazyFrame, status: pl.Expr) -> list[tuple[str, int]]:
+    """Return each status value that is in no vocabulary of :mod:`gradeframe.kinds`, with its count.
+
+    ``status`` is the record's status as read (trimmed, lower case); null and blank are a
+    normal finish. Most rows first, then by value. One query over the status alone.
+    """
+    value = pl.col("status")
+    counts = (
+        frame.select(status.alias("status"))
+        .filter(value.is_not_null() & (value != "") & ~value.is_in(kinds.KNOWN_STATUSES))
+        .group_by("status")
+        .len()
+        .sort(["len", "status"], descending=[True, False])
+        .collect()
+    )
+    return [(str(name), int(count)) for name, count in counts.iter_rows()]
+
+
+def unread_status_message(counts: list[tuple[str, int]]) -> str:
+    """Name each unread status value and its count, as the warning and the command line say it.
+
+    Examples
+    --------
+    >>> unread_status_message([("pending", 3), ("queued", 1)])
+    "status values not read: 'pending' (3), 'queued' (1); each row was read as a normal finish"
+    """
+    listed = ", ".join(f"{value!r} ({count})" for value, count in counts)
+    return f"status values not read: {listed}; each row was read as a normal finish"
+
+
+def warn_unread_statuses(frame: pl.LazyFrame, status: pl.Expr) -> None:
+    """Warn once (:class:`StatusWarning`) naming the status values no vocabulary reads."""
+    counts = unread_statuses(frame, status)
+    if counts:
+        warnings.warn(StatusWarning(unread_status_message(counts), counts), stacklevel=4)

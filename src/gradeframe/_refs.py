@@ -33,7 +33,7 @@ def number_text(expr: pl.Expr, dtype: pl.DataType) -> pl.Expr:
     ``12400.0`` is "12400", ``1e15`` "1000000000000000", ``1e-7`` "0.0000001", ``2.50`` "2.5";
     a float has the shortest digits that read back as the same value in its own width (Float32
     or Float64). NaN, infinities and null are null (no acceptable answer), and ``-0.0`` is "0".
-    A Decimal keeps its scale (SPEC v3 §2): Decimal(4, 2) 2.50 is "2.50", as it was written.
+    A Decimal keeps its scale: Decimal(4, 2) 2.50 is "2.50", as it was written.
     """
     if dtype.is_integer() or dtype.is_decimal():
         return expr.cast(pl.String)
@@ -128,7 +128,7 @@ def resolve_refs(refs: IntoExpr, schema: Schema | None) -> tuple[pl.Expr, bool, 
 # --------------------------------------------------------------------------------------------
 
 # A String acceptable answer whose trimmed text is a JSON array of strings and numbers is that
-# list of acceptable answers (SPEC §2 "On the user's path"); any other text ("[citation needed]",
+# list of acceptable answers, on every surface; any other text ("[citation needed]",
 # "[1, 2", an array holding null, true, an object or another array) is one acceptable answer.
 # The grammar is checked by one regex (Polars' json_decode raises on the first bad cell, and a
 # Python loop over the rows is not allowed), then the values are cut out of the checked text.
@@ -144,7 +144,7 @@ _JSON_ESCAPE: Final = (
 #: A JSON string: quotes around characters other than quote, backslash and control characters.
 _JSON_STRING: Final = r'"(?:[^"\\\x00-\x1f]|' + _JSON_ESCAPE + r')*"'
 #: A JSON number. The exponent has at most three digits: a number is written out in positional
-#: digits (as §2 writes numbers), and "1e999999999" would be a billion zeros; such a cell is one
+#: digits (as numbers are written), and "1e999999999" would be a billion zeros; such a cell is one
 #: acceptable answer, as written.
 _JSON_NUMBER: Final = r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]{1,3})?"
 #: One value of the array: a string or a number (not null, true, false, an object or an array).
@@ -160,7 +160,7 @@ def json_list_refs(text: pl.Expr) -> pl.Expr:
     r"""Read String acceptable answers that are JSON lists: List(String) there, null elsewhere.
 
     A value whose trimmed text is a JSON array of strings and numbers (``["61.9", "61.9 m"]``,
-    ``[12400]``, ``[]``) becomes that list; numbers are written as SPEC §2 writes numbers, in
+    ``[12400]``, ``[]``) becomes that list; numbers are written as everywhere, in
     plain positional digits (``12400.0`` is "12400", ``1e15`` "1000000000000000"). Any other
     value, such as "[citation needed]", "[1, 2" or ``[null]``, is null (one acceptable answer, as
     written). Rows without a "[" cost one literal search; the grammar is checked with one regex

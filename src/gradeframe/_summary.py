@@ -27,6 +27,7 @@ from gradeframe._inputs import IntoExpr
 from gradeframe.html import _page as html_rules
 from gradeframe.report import By
 from gradeframe.samples import Groups, On
+from gradeframe.stats import Adjustment
 
 if TYPE_CHECKING:
     import altair as alt
@@ -105,13 +106,16 @@ class SummaryMethods(Generic[Summarized]):
     @delegates(compare_rules.compare)
     def compare(
         self,
-        by: str = "model",
+        by: str | Sequence[str] = "model",
         on: str | Sequence[str] | None = None,
         *,
         correct: str = "correct",
         baseline: Any = None,
+        adjust: Adjustment = "holm",
     ) -> Summarized:
-        return compare_rules.compare(self._frame, by, on, correct=correct, baseline=baseline)
+        return compare_rules.compare(
+            self._frame, by, on, correct=correct, baseline=baseline, adjust=adjust
+        )
 
     @delegates(compare_rules.agreement)
     def agreement(self, a: str, b: str, *, by: str | Sequence[str] | None = None) -> Summarized:
@@ -140,9 +144,18 @@ class SummaryMethods(Generic[Summarized]):
         on: str | Sequence[str] | None = None,
         title: str | None = None,
         max_failures: int = 5000,
+        actual: str | bool | None = None,
+        expected: str | bool | None = None,
     ) -> str:
         return html_rules.html_report(
-            self._frame, path, by=by, on=on, title=title, max_failures=max_failures
+            self._frame,
+            path,
+            by=by,
+            on=on,
+            title=title,
+            max_failures=max_failures,
+            actual=actual,
+            expected=expected,
         )
 
     @delegates(sample_rules.pass_at_k)

@@ -66,7 +66,7 @@ def default_name(value: Any, default: str, prefix: str, argument: str) -> tuple[
     return name, False
 
 
-#: What to do when a summary finds no verdict column (SPEC §2 "Defaults that follow the data").
+#: What to do when a summary finds no verdict column: grade the frame first.
 GRADE_FIRST: Final = (
     "Grade the frame first: df.grade.answer_contains('answer', 'refs') (or a matcher such as "
     "df.grade.exact_match(...)) adds the Boolean `correct` column; or name your own Boolean "

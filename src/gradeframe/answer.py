@@ -49,7 +49,7 @@ from gradeframe._inputs import (
 )
 from gradeframe._record import BY_NAME as BY_NAME
 from gradeframe._record import Reader as Reader
-from gradeframe._record import resolve_record
+from gradeframe._record import resolve_record, warn_unread_statuses
 from gradeframe._refs import JSON_LIST_RE as JSON_LIST_RE
 from gradeframe._refs import json_list_refs, resolve_refs
 from gradeframe._refs import number_text as number_text
@@ -332,6 +332,7 @@ def _deferred(
 class _Plan:
     """answer_contains as stages over one struct: run as one expression or stage by stage."""
 
+    status: pl.Expr  # the status as read (trimmed, lower case), over the frame
     base: pl.Expr  # the struct of inputs: text, refs, partial, budget_notes, ...
     refs: pl.Expr  # the acceptable answers, as String or List(String)
     folding: dict[str, pl.Expr]  # adds outcome
@@ -412,11 +413,16 @@ def _plan(
             verdict_first["text_refusal"] = detected.fill_null(value=False)
 
     status_field = pl.field("status")
-    error = (status_field == "error").fill_null(value=False)
-    refused = pl.field("trace_refusal") | (status_field == "refused").fill_null(value=False)
+    error = status_field.is_in(kinds.ERROR_STATUSES).fill_null(value=False)
+    refused = pl.field("trace_refusal") | status_field.is_in(kinds.REFUSAL_STATUSES).fill_null(
+        value=False
+    )
     if "text_refusal" in verdict_first:
         refused = refused | pl.field("text_refusal")
-    budget_stop = pl.field("partial") & pl.field("budget_notes")
+    # a token budget ended the reply: a stop, as a partial run whose notes name a limit
+    budget_stop = (pl.field("partial") & pl.field("budget_notes")) | status_field.is_in(
+        kinds.BUDGET_STATUSES
+    ).fill_null(value=False)
     outcome = pl.field("outcome")
     parse_failure = (outcome.is_null() | (outcome == "")).fill_null(value=True)
     correct = (
@@ -450,6 +456,7 @@ def _plan(
         **judge,
     )
     return _Plan(
+        status=record.status,
         base=base,
         refs=ref_expr,
         folding={"outcome": fold(pl.field("text"))},
@@ -527,6 +534,9 @@ def with_answer_contains(
         explain=explain,
         whole_words=whole_words,
     )
+    # Status values no vocabulary reads are named in one warning, now: one query over the
+    # status alone (a LazyFrame's too, as for the longest list of acceptable answers below).
+    warn_unread_statuses(staged.lazy(), plan.status)
     state = "__gradeframe_answer_contains__"
     if isinstance(staged, pl.LazyFrame):
         width = _list_width(staged, plan) if plan.listed else 0

@@ -29,6 +29,9 @@ from gradeframe._summary_inputs import (
 )
 from gradeframe.stats import (
     Z_95,
+    Adjustment,
+    adjusted_p_value,
+    check_adjust,
     cohens_kappa,
     mcnemar_p_value,
     normal_interval,
@@ -52,11 +55,13 @@ COMPARE_COLUMNS: Final = (
     "only_b",
     "both_wrong",
     "p_value",
+    "p_adjusted",
     "verdict",
 )
 
-#: The words of ``verdict`` in :func:`compare`: the interval of the difference b − a lies above
-#: 0, below 0, or holds 0.
+#: The words of ``verdict`` in :func:`compare`: b is better (the interval of the difference b − a
+#: lies above 0 and the adjusted p-value is below :data:`LEVEL`), a is better (below 0, and the
+#: same p-value), or neither is shown.
 VERDICTS: Final = ("b better", "a better", "not settled")
 
 #: The statistics columns of :func:`agreement`, in order, after the group columns.
@@ -73,6 +78,9 @@ AGREEMENT_COLUMNS: Final = (
 
 _TABLE: Final = ("both_right", "only_a", "only_b", "both_wrong")
 
+#: The p-value a verdict other than "not settled" must be below.
+LEVEL: Final = 0.05
+
 
 def _pandas_on(on: Any, frame: Any) -> list[str]:
     """Return the item columns a pandas frame's ``on`` names (the default resolved)."""
@@ -81,7 +89,9 @@ def _pandas_on(on: Any, frame: Any) -> list[str]:
     return [on] if isinstance(on, str) else list(on) if isinstance(on, Sequence) else []
 
 
-def _pandas_pair_frame(frame: Any, by: Any, on: Any, correct: Any) -> tuple[pl.DataFrame, Any]:
+def _pandas_pair_frame(
+    frame: Any, by: Any, on: Any, correct: Any, answer: Any = None
+) -> tuple[pl.DataFrame, Any]:
     """Return the pandas frame's columns that compare/discordant read, as Polars, and its ``on``.
 
     ``on`` comes back with the default resolved on the pandas columns.
@@ -89,22 +99,94 @@ def _pandas_pair_frame(frame: Any, by: Any, on: Any, correct: Any) -> tuple[pl.D
     from gradeframe import _frames
 
     on_names = _pandas_on(on, frame)
-    arguments = [("by", by, None), *[("on", c, None) for c in on_names], ("correct", correct, None)]
+    by_names = list(by) if isinstance(by, list | tuple) else [by]
+    arguments = [
+        *[("by", c, None) for c in by_names],
+        *[("on", c, None) for c in on_names],
+        ("correct", correct, None),
+        *([] if answer is None else [("answer", answer, None)]),
+    ]
     polars_frame = _frames.to_polars(frame, _frames.needed_columns(frame, arguments))
     return polars_frame, on_names or on
 
 
-def _pair_columns(frame: Any, by: Any, on: Any, function: str) -> tuple[Schema, str, list[str]]:
-    """Check the frame, ``by`` and ``on`` of compare/discordant: (schema, group, item columns)."""
+def _by_columns(by: Any, schema: Schema) -> tuple[str, list[str]]:
+    """Return the compared column and the split columns of ``by`` (a name, or a list of them)."""
+    if isinstance(by, list | tuple):
+        if not by:
+            msg = "`by` must be a column name or a non-empty list of column names, got []"
+            raise ValueError(msg)
+        names = [column_name(c, "by") for c in by]
+        if len(set(names)) != len(names):
+            msg = f"`by` names a column more than once: {names!r}"
+            raise ValueError(msg)
+    else:
+        names = [column_name(by, "by")]
+    for name in names:
+        check_column(schema, name, "by")
+    return names[0], names[1:]
+
+
+def _pair_columns(
+    frame: Any, by: Any, on: Any, function: str, outputs: Sequence[str]
+) -> tuple[Schema, str, list[str], list[str]]:
+    """Check the frame, ``by`` and ``on`` of compare/discordant.
+
+    Returns the schema, the compared column, the split columns (the rest of ``by``) and the
+    item columns.
+    """
     check_frame(frame, function)
     schema = frame_schema(frame)
-    group = column_name(by, "by")
-    check_column(schema, group, "by")
+    group, splits = _by_columns(by, schema)
     items = _on_columns(item_columns(None, schema) if on is None else on, schema)
-    if group in items:
-        msg = f"`by={group!r}` is also an `on` column."
+    for name in (group, *splits):
+        if name in items:
+            msg = f"`by`: {name!r} is also an `on` column."
+            raise ValueError(msg)
+    clash = sorted(set(splits) & {*outputs, "a", "b"})
+    if clash:
+        msg = f"`by`: the split column(s) {clash!r} share a name with {function}'s columns."
         raise ValueError(msg)
-    return schema, group, items
+    return schema, group, splits, items
+
+
+def _check_baseline(frame: Any, group: str, baseline: Any) -> None:
+    """Raise when a DataFrame's ``by`` column does not hold ``baseline``."""
+    if baseline is None or not isinstance(frame, pl.DataFrame):
+        return
+    present = frame.select((pl.col(group) == pl.lit(baseline)).any()).item()
+    if not present:
+        shown = frame.get_column(group).drop_nulls().unique().sort().head(20).to_list()
+        msg = f"`baseline={baseline!r}` is not a value of {group!r}; it has {shown!r}."
+        raise ValueError(msg)
+
+
+def _answer_text(answer: Any, schema: Schema) -> pl.Expr:
+    """Return the answer text :func:`discordant` lists.
+
+    ``answer`` is a String column or expression, or a struct output record (its ``answer``
+    field, else its ``text``).
+    """
+    if isinstance(answer, pl.Expr):
+        return answer.cast(pl.String)
+    name = column_name(answer, "answer")
+    check_column(schema, name, "answer")
+    dtype = schema[name]
+    if isinstance(dtype, pl.Struct):
+        fields = [f.name for f in dtype.fields if f.name in ("answer", "text")]
+        if not fields:
+            raise dtype_error("answer", name, dtype, "String, or a record with an answer field")
+        return pl.coalesce([pl.col(name).struct.field(f).cast(pl.String) for f in fields])
+    if dtype not in (pl.String, pl.Categorical, pl.Null) and not isinstance(dtype, pl.Enum):
+        raise dtype_error("answer", name, dtype, "String (the answer text)")
+    return pl.col(name).cast(pl.String)
+
+
+def _wanted(baseline: Any) -> pl.Expr:
+    """Return the filter that keeps the compared pairs (a, b)."""
+    if baseline is None:
+        return pl.col("a") < pl.col("b")
+    return (pl.col("a") == pl.lit(baseline)) & (pl.col("b") != pl.lit(baseline))
 
 
 def _on_columns(on: str | Sequence[str], schema: Schema) -> list[str]:
@@ -123,11 +205,12 @@ def _on_columns(on: str | Sequence[str], schema: Schema) -> list[str]:
 
 def compare(
     frame: Any,
-    by: str = "model",
+    by: str | Sequence[str] = "model",
     on: str | Sequence[str] | None = None,
     *,
     correct: str = "correct",
     baseline: Any = None,
+    adjust: Adjustment = "holm",
 ) -> Any:
     r"""Compare the groups of ``by`` pairwise on the items they share.
 
@@ -138,7 +221,7 @@ def compare(
     with no shared item has ``n_items`` 0 and null statistics. Rows whose ``by`` value is null
     are left out.
 
-    Columns:
+    Columns (after the split columns when ``by`` is a list):
 
     - ``a``, ``b``: the two groups; ``n_items`` (Int64): the items they share;
     - ``accuracy_a``, ``accuracy_b``: mean per-item accuracy on those items;
@@ -151,16 +234,22 @@ def compare(
     - ``p_value``: McNemar's exact test on ``only_a`` and ``only_b`` when every shared item has
       exactly one row on each side (:func:`gradeframe.stats.mcnemar_p_value`); otherwise the
       paired t-test on the per-item differences (:func:`gradeframe.stats.paired_t_p_value`);
+    - ``p_adjusted``: the p-values of the call's pairs adjusted for their number
+      (:func:`gradeframe.stats.adjusted_p_value`; within each split when ``by`` is a list); with
+      one pair, or ``adjust=None``, it equals ``p_value``;
     - ``verdict`` (String), in words for a reader who is no statistician: ``"b better"`` when
-      ``ci_low > 0``, ``"a better"`` when ``ci_high < 0``, else ``"not settled"`` (also when
-      there is no interval: fewer than two shared items).
+      ``ci_low > 0`` and ``p_adjusted < 0.05``, ``"a better"`` when ``ci_high < 0`` and
+      ``p_adjusted < 0.05``, else ``"not settled"`` (also when there is no interval: fewer than
+      two shared items). The words never contradict the p-value.
 
     Parameters
     ----------
     frame
         A graded Polars DataFrame or LazyFrame, or a pandas DataFrame.
     by
-        The column whose values are compared (say the model).
+        The column whose values are compared (say the model), or a list of columns: the first
+        names the compared groups, the others split the comparisons (``["model", "task"]``
+        compares the models within each task; the split columns come first in the output).
     on
         The column or columns that name an item (say the question). None (the default): the
         frame's ``question_id``, else ``task`` and ``sample_id`` together (the log readers'
@@ -171,14 +260,20 @@ def compare(
     baseline
         A value of ``by`` to compare every other group against (as ``a``); it must occur in the
         frame (checked on a DataFrame; on a LazyFrame an absent baseline gives no rows).
+    adjust
+        How ``p_adjusted`` accounts for the number of pairs: ``"holm"`` (the default, Holm's
+        step-down), ``"bonferroni"``, or None (no adjustment).
 
     Returns
     -------
     pl.DataFrame | pl.LazyFrame | pandas.DataFrame
-        The same kind of frame as the input, sorted by ``a`` and ``b``.
+        The same kind of frame as the input, sorted by the split columns, ``a`` and ``b``.
 
     Examples
     --------
+    Three more right answers out of six is a difference of 0.5, but McNemar's p is 0.25: not
+    settled.
+
     >>> import polars as pl
     >>> import gradeframe as gf
     >>> df = pl.DataFrame(
@@ -190,42 +285,39 @@ def compare(
     ...     }
     ... )
     >>> out = gf.compare(df, baseline="old")
-    >>> out.select("a", "b", "n_items", "difference", "only_a", "only_b", "p_value").with_columns(
+    >>> out.select("a", "b", "difference", "ci_low", "p_value", "verdict").with_columns(
     ...     pl.selectors.float().round(4)
     ... )
-    shape: (1, 7)
-    ┌─────┬─────┬─────────┬────────────┬────────┬────────┬─────────┐
-    │ a   ┆ b   ┆ n_items ┆ difference ┆ only_a ┆ only_b ┆ p_value │
-    │ --- ┆ --- ┆ ---     ┆ ---        ┆ ---    ┆ ---    ┆ ---     │
-    │ str ┆ str ┆ i64     ┆ f64        ┆ i64    ┆ i64    ┆ f64     │
-    ╞═════╪═════╪═════════╪════════════╪════════╪════════╪═════════╡
-    │ old ┆ new ┆ 6       ┆ 0.5        ┆ 0      ┆ 3      ┆ 0.25    │
-    └─────┴─────┴─────────┴────────────┴────────┴────────┴─────────┘
+    shape: (1, 6)
+    ┌─────┬─────┬────────────┬────────┬─────────┬─────────────┐
+    │ a   ┆ b   ┆ difference ┆ ci_low ┆ p_value ┆ verdict     │
+    │ --- ┆ --- ┆ ---        ┆ ---    ┆ ---     ┆ ---         │
+    │ str ┆ str ┆ f64        ┆ f64    ┆ f64     ┆ str         │
+    ╞═════╪═════╪════════════╪════════╪═════════╪═════════════╡
+    │ old ┆ new ┆ 0.5        ┆ 0.0617 ┆ 0.25    ┆ not settled │
+    └─────┴─────┴────────────┴────────┴─────────┴─────────────┘
     """
+    adjust = check_adjust(adjust)
     if is_pandas(frame):
         from gradeframe import _frames
 
         if isinstance(correct, str):
             check_column(dict.fromkeys(map(str, frame.columns)), correct, "correct", GRADE_FIRST)  # type: ignore[arg-type]
         polars_frame, on = _pandas_pair_frame(frame, by, on, correct)
-        result = compare(polars_frame, by, on, correct=correct, baseline=baseline)
+        result = compare(polars_frame, by, on, correct=correct, baseline=baseline, adjust=adjust)
         return _frames.to_pandas_frame(result)
-    schema, group, items = _pair_columns(frame, by, on, "compare")
+    schema, group, splits, items = _pair_columns(frame, by, on, "compare", COMPARE_COLUMNS)
     right = correct_expr(column_name(correct, "correct"), schema)
     lazy = frame.lazy().filter(pl.col(group).is_not_null())
-    if baseline is not None and isinstance(frame, pl.DataFrame):
-        present = frame.select((pl.col(group) == pl.lit(baseline)).any()).item()
-        if not present:
-            shown = frame.get_column(group).drop_nulls().unique().sort().head(20).to_list()
-            msg = f"`baseline={baseline!r}` is not a value of {group!r}; it has {shown!r}."
-            raise ValueError(msg)
+    _check_baseline(frame, group, baseline)
 
     keys = [f"__gf_on{i}" for i in range(len(items))]
     per_item = (
-        lazy.group_by(group, *items)
+        lazy.group_by(group, *splits, *items)
         .agg(right.cast(pl.Float64).mean().alias("__gf_s"), pl.len().alias("__gf_r"))
         .select(
             pl.col(group).alias("__gf_g"),
+            *splits,
             *[pl.col(c).alias(k) for c, k in zip(items, keys, strict=True)],
             "__gf_s",
             "__gf_r",
@@ -233,18 +325,15 @@ def compare(
     )
     side_a = per_item.rename({"__gf_g": "a", "__gf_s": "__gf_sa", "__gf_r": "__gf_ra"})
     side_b = per_item.rename({"__gf_g": "b", "__gf_s": "__gf_sb", "__gf_r": "__gf_rb"})
-    if baseline is None:
-        wanted = pl.col("a") < pl.col("b")
-    else:
-        wanted = (pl.col("a") == pl.lit(baseline)) & (pl.col("b") != pl.lit(baseline))
+    wanted = _wanted(baseline)
 
     sa, sb = pl.col("__gf_sa"), pl.col("__gf_sb")
     right_a, right_b = sa >= 0.5, sb >= 0.5
     difference = sb - sa
     paired = (
-        side_a.join(side_b, on=keys, how="inner", nulls_equal=True)
+        side_a.join(side_b, on=[*splits, *keys], how="inner", nulls_equal=True)
         .filter(wanted)
-        .group_by("a", "b")
+        .group_by(*splits, "a", "b")
         .agg(
             pl.len().cast(pl.Int64).alias("n_items"),
             sa.mean().alias("accuracy_a"),
@@ -258,12 +347,13 @@ def compare(
             ((pl.col("__gf_ra") == 1) & (pl.col("__gf_rb") == 1)).all().alias("__gf_single"),
         )
     )
-    groups = lazy.select(pl.col(group).unique())
-    pairs = (
-        groups.select(pl.col(group).alias("a"))
-        .join(groups.select(pl.col(group).alias("b")), how="cross")
-        .filter(wanted)
-    )
+    groups = lazy.select(*splits, group).unique()
+    side = [groups.rename({group: name}) for name in ("a", "b")]
+    if splits:
+        pairs = side[0].join(side[1], on=splits, how="inner", nulls_equal=True)
+    else:
+        pairs = side[0].join(side[1], how="cross")
+    pairs = pairs.filter(wanted)
     n = pl.col("n_items")
     se = pl.when(n >= 2).then(pl.col("__gf_sd") / n.cast(pl.Float64).sqrt())
     low, high = normal_interval("difference", se, z=Z_95, clip=(-1.0, 1.0))
@@ -275,17 +365,19 @@ def compare(
         .otherwise(paired_t_p_value("difference", "__gf_sd", "n_items"))
     )
     b_better, a_better, unsettled = (pl.lit(v, dtype=pl.String) for v in VERDICTS)
+    shown = pl.col("p_adjusted") < LEVEL
     verdict = (
-        pl.when(pl.col("ci_low") > 0)
+        pl.when((pl.col("ci_low") > 0) & shown)
         .then(b_better)
-        .when(pl.col("ci_high") < 0)
+        .when((pl.col("ci_high") < 0) & shown)
         .then(a_better)
         .otherwise(unsettled)
     )
     out = (
-        pairs.join(paired, on=["a", "b"], how="left")
+        pairs.join(paired, on=[*splits, "a", "b"], how="left", nulls_equal=True)
         .with_columns(pl.col("n_items", *_TABLE).fill_null(0))
         .select(
+            *splits,
             "a",
             "b",
             "n_items",
@@ -297,8 +389,9 @@ def compare(
             *_TABLE,
             p_value.alias("p_value"),
         )
+        .with_columns(adjusted_p_value("p_value", adjust, over=splits))
         .with_columns(verdict.alias("verdict"))
-        .sort("a", "b")
+        .sort(*splits, "a", "b", nulls_last=True)
     )
     return same_kind(out, frame)
 
@@ -415,25 +508,32 @@ def agreement(
 
 def discordant(
     frame: Any,
-    by: str = "model",
+    by: str | Sequence[str] = "model",
     on: str | Sequence[str] | None = None,
     *,
     correct: str = "correct",
     baseline: Any = None,
+    answer: str | pl.Expr | None = None,
 ) -> Any:
     """List the items of each pair of :func:`compare` on which the two groups disagree.
 
     The same pairs, items and majority verdicts as :func:`compare` (an item's rows are averaged
     per group; a mean ≥ 0.5 is right): one row per pair and item where exactly one side is
-    right, so each pair has ``only_a + only_b`` rows of :func:`compare`. Columns: ``a``, ``b``,
-    the ``on`` columns, ``accuracy_a`` and ``accuracy_b`` (the item's mean on each side) and
-    ``only`` (``"a"`` or ``"b"``: the side that was right). Sorted by ``a``, ``b``, ``only``
-    and the ``on`` columns (nulls last).
+    right, so each pair has ``only_a + only_b`` rows of :func:`compare`. Columns: the split
+    columns (when ``by`` is a list), ``a``, ``b``, the ``on`` columns, ``accuracy_a`` and
+    ``accuracy_b`` (the item's mean on each side) and ``only`` (``"a"`` or ``"b"``: the side
+    that was right). Sorted by the split columns, ``a``, ``b``, ``only`` and the ``on`` columns
+    (nulls last). With ``answer``, ``answers_a`` and ``answers_b`` (List(String)) hold each
+    side's distinct answers to the item, in the order of the rows (nulls left out), so the two
+    can be read side by side.
 
     Parameters
     ----------
     frame, by, on, correct, baseline
         As in :func:`compare`.
+    answer
+        None, or the answer text: a String column name or expression (a struct output record
+        is read by its ``answer`` field, else ``text``).
 
     Returns
     -------
@@ -465,44 +565,47 @@ def discordant(
     if is_pandas(frame):
         from gradeframe import _frames
 
-        polars_frame, on = _pandas_pair_frame(frame, by, on, correct)
-        result = discordant(polars_frame, by, on, correct=correct, baseline=baseline)
+        polars_frame, on = _pandas_pair_frame(frame, by, on, correct, answer)
+        result = discordant(polars_frame, by, on, correct=correct, baseline=baseline, answer=answer)
         return _frames.to_pandas_frame(result)
-    schema, group, items = _pair_columns(frame, by, on, "discordant")
-    clash = sorted(set(items) & {"a", "b", "accuracy_a", "accuracy_b", "only"})
+    outputs = ("accuracy_a", "accuracy_b", "only", "answers_a", "answers_b")
+    schema, group, splits, items = _pair_columns(frame, by, on, "discordant", outputs)
+    clash = sorted(set(items) & {"a", "b", *outputs})
     if clash:
         msg = f"`on`: the column(s) {clash!r} share a name with discordant's columns."
         raise ValueError(msg)
     right = correct_expr(column_name(correct, "correct"), schema)
-    if baseline is not None and isinstance(frame, pl.DataFrame):
-        present = frame.select((pl.col(group) == pl.lit(baseline)).any()).item()
-        if not present:
-            msg = f"`baseline={baseline!r}` is not a value of {group!r}."
-            raise ValueError(msg)
+    _check_baseline(frame, group, baseline)
+    said = [] if answer is None else [_answer_text(answer, schema).alias("__gf_answers")]
     per_item = (
         frame.lazy()
         .filter(pl.col(group).is_not_null())
-        .group_by(group, *items)
-        .agg(right.cast(pl.Float64).mean().alias("__gf_s"))
+        .group_by(group, *splits, *items)
+        .agg(right.cast(pl.Float64).mean().alias("__gf_s"), *said)
     )
-    side_a = per_item.rename({group: "a", "__gf_s": "accuracy_a"})
-    side_b = per_item.rename({group: "b", "__gf_s": "accuracy_b"})
-    if baseline is None:
-        wanted = pl.col("a") < pl.col("b")
-    else:
-        wanted = (pl.col("a") == pl.lit(baseline)) & (pl.col("b") != pl.lit(baseline))
+    if said:
+        distinct = pl.col("__gf_answers").list.drop_nulls().list.unique(maintain_order=True)
+        per_item = per_item.with_columns(distinct)
+    side_a = per_item.rename(
+        {group: "a", "__gf_s": "accuracy_a", "__gf_answers": "answers_a"}, strict=False
+    )
+    side_b = per_item.rename(
+        {group: "b", "__gf_s": "accuracy_b", "__gf_answers": "answers_b"}, strict=False
+    )
     right_a, right_b = pl.col("accuracy_a") >= 0.5, pl.col("accuracy_b") >= 0.5
     out = (
-        side_a.join(side_b, on=items, how="inner", nulls_equal=True)
-        .filter(wanted, right_a != right_b)
+        side_a.join(side_b, on=[*splits, *items], how="inner", nulls_equal=True)
+        .filter(_wanted(baseline), right_a != right_b)
         .select(
+            *splits,
             "a",
             "b",
             *items,
             "accuracy_a",
             "accuracy_b",
             pl.when(right_a).then(pl.lit("a")).otherwise(pl.lit("b")).alias("only"),
+            *(["answers_a", "answers_b"] if said else []),
         )
-        .sort("a", "b", "only", *items, nulls_last=True)
+        .sort(*splits, "a", "b", "only", *items, nulls_last=True)
     )
     return same_kind(out, frame)

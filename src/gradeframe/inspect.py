@@ -1,4 +1,4 @@
-r"""gradeframe's rules as inspect_ai scorers, at eval time and on finished logs (SPEC §12).
+r"""gradeframe's rules as inspect_ai scorers, at eval time and on finished logs.
 
 Needs ``inspect_ai`` (``pip install 'gradeframe[inspect]'``); ``import gradeframe`` does not
 import this module. Each scorer reads the sample as :func:`gradeframe.read_inspect` reads a

@@ -8,10 +8,11 @@ order  kind                when
 =====  ==================  ===============================================================
 0      ``no_reference``    no usable acceptable answer
 1      the carried kind    the row carries its own non-blank ``failure_kind`` (never right)
-2      ``error``           ``status`` is ``"error"`` (never right)
-3      ``budget_stop``     ``partial`` is true and ``notes`` holds a budget note
-4      ``refusal``         a ``trace`` step finished with a refusal, or ``status`` is
-                           ``"refused"``
+2      ``error``           ``status`` is one of :data:`ERROR_STATUSES` (never right)
+3      ``budget_stop``     ``partial`` is true and ``notes`` holds a budget note, or
+                           ``status`` is one of :data:`BUDGET_STATUSES`
+4      ``refusal``         a ``trace`` step finished with a refusal, or ``status`` is one
+                           of :data:`REFUSAL_STATUSES`
 5      ``parse_failure``   no answer text
 6      ``not_in_document`` an answer was expected and the answer is a not-found report
 7      ``wrong``           anything else
@@ -64,6 +65,40 @@ BUDGET_NOTES: Final[tuple[str, ...]] = ("cost_cap_reached", "call_cap_reached", 
 
 #: The trace finish reasons that say a model refused (matched as whole words, in any case).
 REFUSAL_REASONS: Final[tuple[str, ...]] = ("refusal", "content_filter")
+
+# The ``status`` vocabulary. A status is compared trimmed and in lower case; each value below is
+# read as its row of the chain, and any value in none of these lists is read as a normal finish
+# and named in a warning (it may be a word a tool uses that the chain does not know).
+
+#: Statuses of a failed run: chain row 2, ``error``.
+ERROR_STATUSES: Final[tuple[str, ...]] = ("error", "failed", "failure", "exception", "timeout")
+
+#: Statuses of a refused run: chain row 4, ``refusal``.
+REFUSAL_STATUSES: Final[tuple[str, ...]] = ("refused", "refusal", "content_filter")
+
+#: Statuses of a reply a token budget ended: chain row 3, ``budget_stop`` (as if ``partial``
+#: were true and ``notes`` named a limit).
+BUDGET_STATUSES: Final[tuple[str, ...]] = ("length", "max_tokens")
+
+#: Statuses of a normal finish (a null or blank status is one too).
+FINISHED_STATUSES: Final[tuple[str, ...]] = (
+    "ok",
+    "success",
+    "succeeded",
+    "completed",
+    "complete",
+    "done",
+    "stop",
+    "end_turn",
+)
+
+#: Every status value the chain reads; any other one is a normal finish, with a warning.
+KNOWN_STATUSES: Final[tuple[str, ...]] = (
+    *ERROR_STATUSES,
+    *REFUSAL_STATUSES,
+    *BUDGET_STATUSES,
+    *FINISHED_STATUSES,
+)
 
 
 def failure_chain(

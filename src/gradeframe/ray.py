@@ -137,7 +137,7 @@ within = _grading("within")
 choice = _grading("choice")
 f1 = _grading("f1")
 equivalent = _grading("equivalent")
-# judge (§13) and tool_calls (§14): one line each, `judge = _grading("judge")`, once they are
+# judge and tool_calls: one line each, `judge = _grading("judge")`, once they are
 # .grade methods on main (as for Spark).
 
 

@@ -10,9 +10,11 @@ answer a refusal hides a wrong answer behind the wrong reason, so each of these 
 - a refusal that is quoted or reported, not made: 'He said "I can't help with that."' (the reply
   must open with the refusal itself);
 - an empty reply (that is a ``parse_failure``);
-- a sentence that refuses and then answers: "I can't help with that, but the answer is 45."
-  (see :data:`ANSWER_ANYWAY_CLAUSE`); a limit of the model followed by an answer ("I can't be
-  certain, but ...", "I cannot browse the web, but ...") is no refusal of the request at all;
+- a reply that refuses and then answers: "I can't help with that, but the answer is 45.", "I
+  can't help with that. Paris." (see :data:`ANSWER_ANYWAY_CLAUSE`: any later sentence that is
+  not an apology, an offer of other help or a reason for refusing is an answer); a limit of
+  the model followed by an answer ("I can't be certain, but ...", "I cannot browse the web, but
+  ...") is no refusal of the request at all;
 - a report that the document does not hold the answer ("I cannot answer this from the
   provided text."): that is :func:`gradeframe.is_not_found`'s, and on an unanswerable item the
   right answer.
@@ -66,7 +68,8 @@ _APOLOGY: Final = _any(
     _I_AM + r" (?:so |very |really |truly |terribly |deeply )?sorry",
     r"sorry",
     r"(?:i |we )?(?:sincerely )?apologi[sz]e",
-    r"my apologies",
+    r"(?:my )?apologies",
+    _I + r" (?:must |have to )?regret(?: to (?:say|inform you|tell you))?(?: that)?",
     r"unfortunately",
     r"regrettably",
     _I_AM + r" afraid",
@@ -80,11 +83,16 @@ _AS_AN_AI: Final = (
     r"(?: (?:language model|assistant|model|system|chatbot))?)"
 )
 
+#: What joins an opener to what follows: a space after ",", ".", "!", ";", ":" or nothing, or a
+#: dash ("-", "--", "—"; an en dash is folded to "-") with or without spaces around it.
+_JOIN: Final = r"(?:[,.!;:]? | ?(?:--?|\u2014|\u2015) ?)"
+
 #: Up to two openers, each followed by its punctuation and maybe "but" ("I'm sorry, but as an
-#: AI language model, I cannot ..."), after markdown emphasis ("**I'm sorry, ...**"). A quote
-#: mark is not allowed: a quoted refusal is dialogue, not the answer's own.
+#: AI language model, I cannot ...", "I'm sorry — I can't ..."), after markdown emphasis
+#: ("**I'm sorry, ...**"). A quote mark is not allowed: a quoted refusal is dialogue, not the
+#: answer's own.
 _OPENERS: Final = (
-    r"(?:\*{1,2}|_{1,2})?(?:" + _any(_APOLOGY, _AS_AN_AI) + r"[,.!]? (?:but |however,? )?){0,2}"
+    r"(?:\*{1,2}|_{1,2})?(?:" + _any(_APOLOGY, _AS_AN_AI) + _JOIN + r"(?:but |however,? )?){0,2}"
 )
 
 #: The subject and the refusing modal: "I can't", "I cannot", "I won't", "I will not", "I'm
@@ -128,7 +136,12 @@ _VERB: Final = _any(
     r"|share|complete|participate|respond|offer|discuss|continue|produce|disclose|reveal"
     r"|facilitate|proceed|accommodate|condone|endorse|encourage|entertain|process|honou?r"
     r"|grant|carry out|go along|be of (?:help|assistance|service)|be part of)" + _B,
+    r"be (?:helping|assisting|providing|answering|complying|fulfilling|engaging|supporting"
+    r"|generating|creating|writing|sharing|participating|responding|discussing|continuing"
+    r"|producing|disclosing|revealing|giving|doing)" + _B,
     r"do (?:that|this|it|so|what)" + _B,
+    r"(?:browse|access (?:the )?(?:internet|web|real-time|live|external|websites?|urls?|links?))"
+    + _B,
     r"give (?:you |out )?(?:that|this|it|any|such|information|advice|instructions|details"
     r"|guidance|an answer|a response)" + _B,
 )
@@ -198,9 +211,10 @@ _DEFAULT_PATTERN: Final = "|".join(f"(?:{p})" for p in DEFAULT_REFUSAL_PHRASES)
 # An answer after the refusal
 # --------------------------------------------------------------------------------------------
 
-#: The clauses after the refusal phrase that may give an answer: each later sentence, and each
-#: clause that begins with ";" or a word of contrast ("but", "however", "that said", ...). The
-#: rest of the refusal's own clause ("... with that, because it is harmful") is not one.
+#: The clauses after the refusal phrase that may give an answer: each later sentence (after
+#: ".", "!", "?" and a space, or after ";"), and each clause of the refusal's own sentence that
+#: begins with a word of contrast ("but", "however", "that said", ...). The rest of the
+#: refusal's own clause ("... with that, because it is harmful") is not one.
 ANSWER_ANYWAY_CLAUSE: Final = (
     r"(?:[.!?]+ |;|"
     + _B
@@ -208,8 +222,17 @@ ANSWER_ANYWAY_CLAUSE: Final = (
     r"|that said|having said that|even so)" + _B + r")[^.!?;]*"
 )
 
-#: A clause gives an answer when it holds a number, "the answer is", or a verb that states
-#: something ("is", "was", "'s", "says", "equals", ...)...
+#: A clause that is a sentence of its own (it begins with the end of the one before).
+SENTENCE: Final = r"^[.!?;]"
+
+#: A later sentence gives an answer when it holds a letter or a digit ("Paris.", "Paris,
+#: probably.") and is not about the refusal (:data:`ABOUT_THE_REFUSAL`: an apology, an offer of
+#: other help, a reason for refusing).
+HAS_WORD: Final = r"[\p{L}\p{N}]"
+
+#: A contrast clause in the refusal's own sentence ("..., but it is Lyon") gives an answer when
+#: it holds a number, or a verb that states something ("is", "was", "'s", "says", "equals",
+#: ...), and is not about the refusal...
 GIVES_ANSWER: Final = (
     r"\d|"
     + _B
@@ -218,14 +241,18 @@ GIVES_ANSWER: Final = (
     r"|won|lost)" + _B + r"|" + _A + r"(?:s|re)" + _B
 )
 
-#: ... and is not about the refusal itself: not negative, and not about the speaker, the user, or
-#: the request ("It's against my guidelines.", "Is there anything else I can help with?").
+#: What makes a clause about the refusal itself, not an answer: a negative, the speaker, the
+#: user, the request, a reason ("It's against my guidelines.", "That could cause harm."), an
+#: offer of other help or a courtesy ("Is there anything else I can help with?", "Feel free to
+#: ask another question.", "Thanks for understanding.").
 ABOUT_THE_REFUSAL: Final = (
     _B + r"(?:not|no|never|neither|nor|cannot|unable|none|nothing|i|me|my|mine|myself|we|us|our"
     r"|you|your|yours|please|sorry|apologi[sz]e|apologies|request|requests|guidelines?"
     r"|polic(?:y|ies)|ethical|unethical|harmful|illegal|inappropriate|appropriate|allowed"
     r"|assist|assistance|help|support|safe|unsafe|dangerous|against|violates?|comply"
-    r"|content|programming|designed|able|ai|model|assistant)" + _B + "|n" + _A + "t" + _B
+    r"|content|programming|designed|able|ai|model|assistant|harm|privacy|sensitive|copyright"
+    r"|else|other|others|another|questions?|ask|feel free|thanks?|thank you|understand"
+    r"|understanding|luck|hope|recommend|suggest|consult)" + _B + "|n" + _A + "t" + _B
 )
 
 #: "the answer is", "answer:" anywhere after the phrase: an answer, whatever the clause.
@@ -307,9 +334,13 @@ def _confirm(text: pl.Expr) -> pl.Expr:
     rest = pl.field("text").str.slice(pl.field("phrase").str.len_chars())
     staged = staged.struct.with_fields(rest=rest)
     clauses = pl.field("rest").str.extract_all(ANSWER_ANYWAY_CLAUSE)
-    answers = clauses.list.eval(
-        pl.element().str.contains(GIVES_ANSWER) & ~pl.element().str.contains(ABOUT_THE_REFUSAL)
-    ).list.any()
+    clause = pl.element()
+    states = (
+        pl.when(clause.str.contains(SENTENCE))
+        .then(clause.str.contains(HAS_WORD))
+        .otherwise(clause.str.contains(GIVES_ANSWER))
+    )
+    answers = clauses.list.eval(states & ~clause.str.contains(ABOUT_THE_REFUSAL)).list.any()
     answered = answers.fill_null(value=False) | pl.field("rest").str.contains(ANSWER_IS)
     # A report about the document is the not-found detector's, not a refusal.
     reported = not_found_in_folded(pl.field("text"), phrase_pattern(None)).fill_null(value=False)

@@ -1,4 +1,4 @@
-r"""Reward functions for reinforcement-learning trainers (SPEC §16): a batch graded at a time.
+r"""Reward functions for reinforcement-learning trainers: a batch of completions graded at a time.
 
 RL trainers score thousands of completions a step against gold answers. The functions here
 take a trainer's batch as Python lists, put it in one Polars frame, and grade it with the same

@@ -1,4 +1,4 @@
-r"""Repeated samples: pass@k, consistency, and the flaky items (SPEC §10).
+r"""Repeated samples: pass@k, consistency, and the flaky items.
 
 Evaluations often draw several samples per item (epochs in inspect, repeats in lm-eval, 16 to 64
 samples per AIME problem). A graded frame already holds each sample as a row, so each of these is
@@ -13,7 +13,7 @@ and the second once on the sums (the same split as :func:`gradeframe.report_coun
 2. **Statistics** from the counts (:func:`pass_at_k_from_counts`,
    :func:`consistency_from_counts`, :func:`flaky_from_counts`).
 
-Choices where SPEC §10 is silent (also in ``docs/samples.md``):
+Choices made here (also in ``docs/samples.md``):
 
 - A null ``correct`` is a sample that is not right (as in :func:`gradeframe.report` and
   :func:`gradeframe.compare`): it counts in ``n`` and not in ``c``.
@@ -85,7 +85,8 @@ __all__ = [
 #: when the frame has that column, else no groups).
 Groups: TypeAlias = str | Sequence[str] | EllipsisType | None
 
-#: ``on``: the column or columns that name an item; None for the default of SPEC §2.
+#: ``on``: the column or columns that name an item; None for the default (``question_id``, else
+#: ``task`` and ``sample_id``, else ``sample_id``).
 On: TypeAlias = str | Sequence[str] | None
 
 #: The columns of :func:`pass_at_k` after the group columns, in order.

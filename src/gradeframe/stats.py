@@ -19,6 +19,8 @@ Sources
   proportions or percentages. *Psychometrika* 12(2), 153-157. (The exact form is the two-sided
   binomial test of the discordant pairs at one half.)
 - Student (1908). The probable error of a mean. *Biometrika* 6(1), 1-25. (The paired t-test.)
+- Holm, S. (1979). A simple sequentially rejective multiple test procedure. *Scandinavian
+  Journal of Statistics* 6(2), 65-70. (The step-down adjustment of several p-values.)
 - Cohen, J. (1960). A coefficient of agreement for nominal scales. *Educational and
   Psychological Measurement* 20(1), 37-46.
 - Chen, M. et al. (2021). Evaluating large language models trained on code. arXiv:2107.03374.
@@ -30,7 +32,8 @@ Sources
 from __future__ import annotations
 
 import math
-from typing import Final
+from collections.abc import Sequence
+from typing import Final, Literal
 
 import numpy as np
 import polars as pl
@@ -38,7 +41,9 @@ import polars as pl
 from gradeframe._inputs import IntoExpr, to_expr
 
 __all__ = [
+    "ADJUSTMENTS",
     "Z_95",
+    "adjusted_p_value",
     "betainc",
     "binomial_cdf_half",
     "clustered_standard_error",
@@ -455,6 +460,95 @@ def paired_t_p_value(mean: IntoExpr, sd: IntoExpr, n: IntoExpr) -> pl.Expr:
     return values.map_batches(_paired_t_batch, return_dtype=pl.Float64, is_elementwise=True).alias(
         "p_value"
     )
+
+
+# --------------------------------------------------------------------------------------------
+# Several p-values at once
+# --------------------------------------------------------------------------------------------
+
+#: The adjustments of :func:`adjusted_p_value` (``None``: no adjustment).
+ADJUSTMENTS: Final = ("holm", "bonferroni")
+
+Adjustment = Literal["holm", "bonferroni"] | None
+
+
+def check_adjust(adjust: object) -> Adjustment:
+    """Return ``adjust`` when it is one of :data:`ADJUSTMENTS` or None; else raise naming them."""
+    if adjust is None or (isinstance(adjust, str) and adjust in ADJUSTMENTS):
+        return adjust  # type: ignore[return-value]
+    msg = f"`adjust` must be one of 'holm', 'bonferroni' or None, got {adjust!r}"
+    raise ValueError(msg)
+
+
+def adjusted_p_value(
+    p_value: IntoExpr, adjust: Adjustment = "holm", *, over: Sequence[str] = ()
+) -> pl.Expr:
+    r"""Return p-values adjusted for how many were computed together, as an expression.
+
+    The family is the rows of one frame, or of each group of ``over``; a null p-value is not
+    one of the family and stays null. With :math:`m` p-values in the family:
+
+    - ``"holm"`` (Holm 1979, step-down): the :math:`j`-th smallest, :math:`p_{(j)}`, becomes
+      :math:`\max_{i \le j} \min(1, (m - i + 1)\, p_{(i)})` (tied p-values get the same
+      value), which controls the chance of any false "better" at the level without assuming the
+      tests are independent, and never adjusts more than Bonferroni;
+    - ``"bonferroni"``: :math:`\min(1, m\, p)`;
+    - ``None``: the p-values as they are.
+
+    One p-value in its family is unchanged by either. The same values as ``statsmodels``'
+    ``multipletests(p, method="holm")`` (or ``"bonferroni"``).
+
+    Parameters
+    ----------
+    p_value
+        A column name or expression of p-values.
+    adjust
+        ``"holm"``, ``"bonferroni"`` or None.
+    over
+        The columns whose groups are separate families (none: the whole frame is one).
+
+    Returns
+    -------
+    pl.Expr
+        A Float64 expression named ``p_adjusted``.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from gradeframe.stats import adjusted_p_value
+    >>> df = pl.DataFrame({"p": [0.01, 0.04, 0.03, None]})
+    >>> df.with_columns(
+    ...     holm=adjusted_p_value("p"), bonferroni=adjusted_p_value("p", "bonferroni")
+    ... )
+    shape: (4, 3)
+    ┌──────┬──────┬────────────┐
+    │ p    ┆ holm ┆ bonferroni │
+    │ ---  ┆ ---  ┆ ---        │
+    │ f64  ┆ f64  ┆ f64        │
+    ╞══════╪══════╪════════════╡
+    │ 0.01 ┆ 0.03 ┆ 0.03       │
+    │ 0.04 ┆ 0.06 ┆ 0.12       │
+    │ 0.03 ┆ 0.06 ┆ 0.09       │
+    │ null ┆ null ┆ null       │
+    └──────┴──────┴────────────┘
+    """
+    adjust = check_adjust(adjust)
+    p = to_expr(p_value, "p_value").cast(pl.Float64)
+    partition = list(over)
+
+    def within(expr: pl.Expr) -> pl.Expr:
+        return expr.over(partition) if partition else expr
+
+    if adjust is None:
+        return p.alias("p_adjusted")
+    m = within(p.count())
+    if adjust == "bonferroni":
+        return (m * p).clip(upper_bound=1.0).alias("p_adjusted")
+    # "min" ranks: tied p-values take the larger factor, as the running maximum gives them.
+    step = ((m - within(p.rank("min")) + 1) * p).clip(upper_bound=1.0)
+    running = step.cum_max()
+    running = running.over(partition, order_by=p) if partition else running.over(order_by=p)
+    return running.alias("p_adjusted")
 
 
 # --------------------------------------------------------------------------------------------

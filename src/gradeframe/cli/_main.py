@@ -7,6 +7,8 @@ import os
 import signal
 import sys
 import threading
+import warnings
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from types import FrameType
@@ -14,6 +16,8 @@ from typing import Any, TextIO
 
 import polars as pl
 
+from gradeframe._record import StatusWarning, unread_status_message
+from gradeframe.cli import graders
 from gradeframe.cli._common import (
     EXIT_ERROR,
     OUTPUT_COLUMNS,
@@ -45,13 +49,84 @@ from gradeframe.cli.writing import (
 )
 from gradeframe.report import report
 
+#: The columns a matcher or ``--explain``/``--extract`` adds besides answer_contains' own.
+_OTHER_OUTPUTS = (
+    "matched",
+    "near_miss",
+    "extracted",
+    "chosen",
+    "missing",
+    "extra",
+    "method",
+    "tolerance",
+    "difference",
+    "f1",
+)
+
 
 def _drop_earlier_grading(frame: pl.DataFrame, prefix: str) -> pl.DataFrame:
-    """Replace the output columns of an earlier grading (they all end up re-added)."""
-    names = [prefix + name for name in OUTPUT_COLUMNS]
-    if all(name in frame.columns for name in names):
-        return frame.drop(names)
-    return frame
+    """Replace the output columns of an earlier grading (they all end up re-added).
+
+    An earlier grading is answer_contains' three columns, or a matcher's ``correct`` and
+    ``expectation``; with either, the other columns gradeframe adds are replaced too.
+    """
+    ours = [prefix + name for name in OUTPUT_COLUMNS]
+    matcher = [prefix + "correct", prefix + "expectation"]
+    if not (
+        all(name in frame.columns for name in ours)
+        or all(name in frame.columns for name in matcher)
+    ):
+        return frame
+    names = [*ours, *matcher, *(prefix + name for name in _OTHER_OUTPUTS)]
+    return frame.drop([name for name in names if name in frame.columns])
+
+
+def _grader_and_options(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
+    """Return the ``--grader`` function and its ``--option`` values; refuse flags it ignores."""
+    grade = graders.grader(args.grader)
+    options = graders.parse_options(args.grader, args.option)
+    if args.grader == graders.DEFAULT_GRADER:
+        if args.expected is not None:
+            msg = (
+                f"--expected {args.expected}: answer_contains reads the acceptable answers from "
+                "--refs; --expected names the column a matcher (--grader NAME) compares with"
+            )
+            raise CliError(msg)
+        return grade, options
+    only_answer_contains = {
+        "--whole-words": args.whole_words,
+        "--refusals": args.refusals,
+        "--not-found": args.not_found,
+        "--explain": args.explain,
+        **{f"--{role.replace('_', '-')}": getattr(args, role) for role in RECORD_FIELDS},
+    }
+    for flag, value in only_answer_contains.items():
+        if value:
+            msg = f"{flag} applies to --grader answer_contains only, not to --grader {args.grader}"
+            raise CliError(msg)
+    return grade, options
+
+
+def _compared_name(args: argparse.Namespace, schema: pl.Schema) -> str:
+    """Return the column the answer is compared with: --refs, or a matcher's --expected.
+
+    A matcher without --expected compares with the input's ``expected`` column, else with the
+    --refs column (``refs`` by default).
+    """
+    if args.grader == graders.DEFAULT_GRADER or args.expected is not None:
+        return args.expected or args.refs
+    for name in ("expected", args.refs):
+        if name in schema:
+            return name
+    msg = (
+        f"--grader {args.grader} compares the answer with a column: the input has no "
+        f"'expected' or {args.refs!r} column; name it with --expected COL"
+    )
+    raise CliError(msg)
+
+
+def _compared_flag(args: argparse.Namespace) -> str:
+    return "--refs" if args.grader == graders.DEFAULT_GRADER else "--expected"
 
 
 def _report_options(args: argparse.Namespace, schema: pl.Schema) -> dict[str, Any]:
@@ -84,38 +159,50 @@ def _run_score(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             "note: lm-eval tasks here were scored with several filters, and this report pools "
             "their verdicts; add --by lm_eval_filter for one figure per filter"
         )
+    grade, grade_options = _grader_and_options(args)
     answer_name = args.answer or given.answer
     answer = column_or_field(frame.schema, answer_name, "--answer")
-    refs = column_or_field(frame.schema, args.refs, "--refs")
+    refs = column_or_field(frame.schema, _compared_name(args, frame.schema), _compared_flag(args))
     check_record(frame, answer, answer_name)
     record = {field: getattr(args, field) for field in RECORD_FIELDS}
     frame = read_columns(frame, answer, refs, record)
     for name in by:
         check_column(frame.schema, name, "--by")
     options = _report_options(args, frame.schema)
-    graded = score(
-        frame,
-        chunk_rows=args.chunk_rows,
-        progress=None if args.quiet else err,
-        answer=answer,
-        refs=refs,
-        partial=args.partial,
-        notes=args.notes,
-        trace=args.trace,
-        status=args.status,
-        failure_kind=args.failure_kind,
-        not_found=args.not_found,
-        refusal=True if args.refusals else None,
-        whole_words=args.whole_words,
-        prefix=args.prefix,
-    )
-    table = report(
-        graded,
-        by or None,
-        correct=args.prefix + "correct",
-        failure_kind=args.prefix + "failure_kind",
-        **options,
-    )
+    graded_answer, compared = answer, refs
+    if args.extract is not None:
+        extracted = args.prefix + graders.EXTRACTED
+        frame = frame.drop(extracted, strict=False)  # an earlier run's, replaced
+        text = graders.extracted_text(frame.schema, answer, args.extract)
+        frame = frame.with_columns(text.alias(extracted))
+        graded_answer = graders.with_extracted(frame.schema, answer, extracted)
+    if args.grader in graders.EXPECTED_READERS:
+        compared = graders.EXPECTED_READERS[args.grader](frame, refs, _compared_flag(args))
+    if args.grader == graders.DEFAULT_GRADER:
+        grade_options = {
+            "partial": args.partial,
+            "notes": args.notes,
+            "trace": args.trace,
+            "status": args.status,
+            "failure_kind": args.failure_kind,
+            "not_found": args.not_found,
+            "refusal": True if args.refusals else None,
+            "whole_words": args.whole_words,
+            "explain": args.explain,
+            **grade_options,
+        }
+    with _statuses_said_once(err):
+        graded = score(
+            frame,
+            grade=grade,
+            chunk_rows=args.chunk_rows,
+            progress=None if args.quiet else err,
+            answer=graded_answer,
+            refs=compared,
+            prefix=args.prefix,
+            **grade_options,
+        )
+    table = report(graded, by or None, prefix=args.prefix, **options)
     n_correct = int(table.get_column("n_correct").sum())
     share = f" ({n_correct / graded.height:.1%})" if graded.height else ""
     grouped = f", by {', '.join(by)}" if by else ""
@@ -140,6 +227,27 @@ def _run_score(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.html is not None and not args.quiet:
         print(f"gradeframe: wrote the HTML page to {args.html}", file=err)
     return 0
+
+
+@contextmanager
+def _statuses_said_once(err: TextIO) -> Iterator[None]:
+    """Say the status values no vocabulary reads in one line on stderr, for all the chunks.
+
+    Each chunk's grading warns about its own rows (:class:`StatusWarning`); their counts are
+    added up and said once. Other warnings pass through as they were.
+    """
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        yield
+    counts: Counter[str] = Counter()
+    for item in caught:
+        if isinstance(item.message, StatusWarning):
+            counts.update(dict(item.message.counts))
+        else:
+            warnings.warn_explicit(item.message, item.category, item.filename, item.lineno)
+    if counts:
+        ordered = sorted(counts.items(), key=lambda pair: (-pair[1], pair[0]))
+        print(f"gradeframe: warning: {unread_status_message(ordered)}", file=err)
 
 
 @contextmanager

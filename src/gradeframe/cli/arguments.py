@@ -128,6 +128,51 @@ def _parser() -> argparse.ArgumentParser:
             "with that.') as a refusal, not as wrong"
         ),
     )
+    grading = score_parser.add_argument_group("grader")
+    grading.add_argument(
+        "--grader",
+        default="answer_contains",
+        metavar="NAME",
+        help=(
+            "the grader: answer_contains (the default: an acceptable answer in the reply, with "
+            "failure kinds) or a matcher, which compares the answer with --expected: "
+            "exact_match, includes, matches, within, choice, f1, equivalent"
+        ),
+    )
+    grading.add_argument(
+        "--expected",
+        metavar="COL",
+        help=(
+            "the column a matcher compares the answer with (default: expected when the input "
+            "has it, else the --refs column)"
+        ),
+    )
+    grading.add_argument(
+        "--option",
+        action="append",
+        metavar="KEY=VALUE",
+        help=(
+            "an option of the grader (repeat): the value is read as JSON when it is JSON "
+            "(ignore_case=false, delta=0.5), else as text (letters=ABCD)"
+        ),
+    )
+    grading.add_argument(
+        "--extract",
+        metavar="boxed|answer|number|REGEX",
+        help=(
+            "grade what this takes from the answer, not the whole reply: the last \\boxed{}, "
+            "the text after a final 'ANSWER:' line, the last number, or a regular expression's "
+            "first group (its whole match without one); added as the column extracted"
+        ),
+    )
+    grading.add_argument(
+        "--explain",
+        action="store_true",
+        help=(
+            "answer_contains: add matched (the acceptable answer found) and near_miss (one "
+            "found only inside a longer number or word) to the output and the listings"
+        ),
+    )
     evaluation = score_parser.add_argument_group("evaluation logs")
     evaluation.add_argument(
         "--from",

@@ -186,17 +186,29 @@ def print_failures(
     shown = failures(frame, actual=names[0], expected=names[1], prefix=prefix)
     total = shown.height
     ids = [name for name in ID_COLUMNS if name in shown.columns and name not in by]
+    # answer_contains' kind and outcome, or a matcher's expectation and its own columns; what
+    # --extract took from the answer and --explain's columns when they are there
+    kind = prefix + "failure_kind" if prefix + "failure_kind" in shown.columns else None
+    extra = [
+        prefix + name
+        for name in ("extracted", "outcome", "matched", "near_miss", *MATCHER_DETAILS)
+        if prefix + name in shown.columns and prefix + name not in names
+    ]
     columns = [
-        prefix + "failure_kind",
+        kind or prefix + "expectation",
         *by,
         *ids,
         prefix + "actual",
         names[1],
-        prefix + "outcome",
+        *extra,
     ]
     rows = shown.head(args.failures).select(columns)
     print(f"\nrows that are not right ({_first(rows.height, total)}):", file=out)
     print_report(listing(rows, folder=folder), out)
+
+
+#: A matcher's own columns, listed after the answer (what it chose, missed, or how it decided).
+MATCHER_DETAILS: Final = ("chosen", "missing", "extra", "method", "difference", "tolerance", "f1")
 
 
 def listing(

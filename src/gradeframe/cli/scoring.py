@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Final, TextIO
 
@@ -69,20 +69,28 @@ def _plain_progress(total: int, err: TextIO) -> Any:
 def score(
     frame: pl.DataFrame,
     *,
+    grade: Callable[..., pl.DataFrame] = answer_rules.with_answer_contains,
+    answer: Any = "answer",
+    refs: Any = "refs",
     chunk_rows: int = CHUNK_ROWS,
     progress: TextIO | None = None,
     **kwargs: Any,
 ) -> pl.DataFrame:
-    """Grade a frame with answer_contains, in chunks of rows, showing progress on long runs."""
+    """Grade a frame in chunks of rows, showing progress on long runs.
+
+    ``grade`` is the frame function of ``--grader`` (answer_contains by default), called as
+    ``grade(chunk, answer, refs, **kwargs)``: the answer, and the acceptable answers or the
+    column a matcher compares with.
+    """
     # Check the columns and arguments once, on the whole frame, before any row is scored.
-    answer_rules.with_answer_contains(frame.clear(), **kwargs)
+    grade(frame.clear(), answer, refs, **kwargs)
     total = frame.height
     if total <= chunk_rows:
-        return answer_rules.with_answer_contains(frame, **kwargs)
+        return grade(frame, answer, refs, **kwargs)
     parts = []
     with _progress(total, progress) as advance:
         for offset in range(0, total, chunk_rows):
             chunk = frame.slice(offset, chunk_rows)
-            parts.append(answer_rules.with_answer_contains(chunk, **kwargs))
+            parts.append(grade(chunk, answer, refs, **kwargs))
             advance(chunk.height)
     return pl.concat(parts, how="vertical")

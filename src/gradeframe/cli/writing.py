@@ -273,7 +273,12 @@ def _grader(args: argparse.Namespace) -> Any:
     options = [f"--answer {args.answer}"] if args.answer else []
     if args.refs != "refs":
         options.append(f"--refs {args.refs}")
-    for flag in ("whole_words", "refusals"):
+    if args.expected:
+        options.append(f"--expected {args.expected}")
+    options += [f"--option {item}" for item in args.option or []]
+    if args.extract:
+        options.append(f"--extract {args.extract}")
+    for flag in ("whole_words", "refusals", "explain"):
         if getattr(args, flag, False):
             options.append("--" + flag.replace("_", "-"))
     options += [f"--not-found {phrase!r}" for phrase in args.not_found or []]
@@ -281,4 +286,4 @@ def _grader(args: argparse.Namespace) -> Any:
         options.append(f"--prefix {args.prefix!r}")
     if args.cluster:
         options.append(f"--cluster {args.cluster}")
-    return Grader("answer_contains", options)
+    return Grader(args.grader, options)

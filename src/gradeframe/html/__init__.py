@@ -1,4 +1,4 @@
-"""The self-contained HTML page of a graded run (SPEC §11).
+"""The self-contained HTML page of a graded run.
 
 ``df.grade.html(path=None, *, by=None, on=None, title=None, max_failures=5000)`` on a Polars
 DataFrame or LazyFrame or a pandas DataFrame, and the same as a function,

@@ -65,12 +65,18 @@ CARRIED_COLOURS: Final = ("#9c755f", "#ff9da7", "#8cd17d", "#499894", "#d37295",
 #: The columns a matcher adds besides ``correct`` and ``expectation``, and the matcher they
 #: name (how the page tells which matcher graded a frame).
 MATCHER_COLUMNS: Final = {
+    "method": "equivalent",
     "chosen": "choice",
     "missing": "includes",
     "tolerance": "within",
     "difference": "within",
     "f1": "f1",
 }
+#: A matcher's own columns the failure browser shows beside the answer: what ``choice``
+#: chose, what ``includes`` or a tool-call matcher missed (and the calls it did not expect),
+#: how ``equivalent`` decided, and ``within``'s and ``f1``'s figures.
+DETAIL_COLUMNS: Final = ("chosen", "missing", "extra", "method", "difference", "tolerance", "f1")
+
 #: The default ``expectation`` of the matchers that add no column of their own.
 MATCHER_EXPECTATIONS: Final = {
     "exact match": "exact_match",
@@ -79,7 +85,7 @@ MATCHER_EXPECTATIONS: Final = {
     "choice": "choice",
 }
 
-#: The tool's own verdict, when a log frame carries it (SPEC §6).
+#: The tool's own verdict, when a log frame carries it (see :func:`gradeframe.read_log`).
 TOOL_VERDICT: Final = "tool_correct"
 
 
@@ -104,6 +110,8 @@ def html_report(
     on: str | Sequence[str] | None = None,
     title: str | None = None,
     max_failures: int = 5000,
+    actual: str | bool | None = None,
+    expected: str | bool | None = None,
 ) -> str:
     """Return one self-contained HTML page of a graded frame, and write it to ``path``.
 
@@ -138,8 +146,16 @@ def html_report(
     title
         The page's heading and the input's name. None: "gradeframe report".
     max_failures
-        At most this many rows in the failure browser (and in each other list of rows); the page
-        says when rows were cut.
+        At most this many rows in the failure browser, in the flaky items and in the rows where
+        gradeframe and the tool disagree (the pairs' disagreeing items share it); the page says
+        the cap and when rows were cut.
+    actual, expected
+        The answer column and the acceptable-answer column, as in :func:`gradeframe.failures`:
+        the failure browser shows both, the flaky items list each item's answers with their
+        votes, and the disagreeing items of a pair show both groups' answers side by side.
+        Default: on ``answer_contains`` output ``answer`` (else a log frame's ``output``) and
+        ``refs`` when present; on a matcher's output none (name them: a matcher's output does
+        not say which columns it compared). False: not shown.
 
     Returns
     -------
@@ -156,7 +172,15 @@ def html_report(
     >>> 'id="failures-title"' in page, page == graded.grade.html(title="Example run")
     (True, True)
     """
-    page = build_page(frame, by=by, on=on, title=title, max_failures=max_failures)
+    page = build_page(
+        frame,
+        by=by,
+        on=on,
+        title=title,
+        max_failures=max_failures,
+        actual=actual,
+        expected=expected,
+    )
     if path is not None:
         write_page(page, path)
     return page
@@ -336,9 +360,13 @@ def page_context(
     # Within a group, the item columns that are not group columns name an item (a log frame
     # grouped by tool, model and task has items task and sample_id: sample_id within a group).
     paired = [c for c in items or [] if c not in groups] or None
-    context["compare"] = _compare_section(df, groups, paired, correct, max_failures)
+    actual, expected = _compared_columns(df, actual, expected, prefix)
+    said = _answer_column(df, actual)
+    context["compare"] = _compare_section(df, groups, paired, correct, max_failures, said)
     context["agreement"] = _agreement_section(df, groups, prefix, max_failures)
-    context["samples"] = _samples_section(df, groups, paired, correct, max_failures)
+    context["samples"] = _samples_section(
+        df, groups, paired, correct, max_failures, said or _outcome(df, prefix)
+    )
     context["failures"] = _failures_section(
         df,
         groups=groups,
@@ -351,6 +379,50 @@ def page_context(
         prefix=prefix,
     )
     return context
+
+
+def _compared_columns(
+    df: pl.DataFrame, actual: str | bool | None, expected: str | bool | None, prefix: str
+) -> tuple[str | bool, str | bool]:
+    """Return the answer and acceptable-answer columns shown (False: none), defaults resolved.
+
+    On answer_contains output: ``answer`` (else ``output``, a log frame's record) and ``refs``
+    when present; on a matcher's output none, unless named.
+    """
+    for name, value in (("actual", actual), ("expected", expected)):
+        if value is not None and not isinstance(value, str | bool):
+            msg = f"`{name}` must be a column name, False or None, got {value!r}"
+            raise TypeError(msg)
+        if value is True:
+            msg = f"`{name}=True` names no column: give a column name, False or None"
+            raise ValueError(msg)
+        if isinstance(value, str) and value not in df.columns:
+            msg = f"`{name}={value!r}` is not a column of the frame; it has {df.columns!r}"
+            raise pl.exceptions.ColumnNotFoundError(msg)
+    if prefix + "outcome" in df.columns:
+        answers = [c for c in ("answer", "output") if c in df.columns]
+        if actual is None:
+            actual = answers[0] if answers else False
+        if expected is None:
+            expected = "refs" if "refs" in df.columns else False
+    return (False if actual is None else actual), (False if expected is None else expected)
+
+
+def _answer_column(df: pl.DataFrame, actual: str | bool) -> str | None:
+    """Return the answer column whose text the listings show (String, or an output record)."""
+    if not isinstance(actual, str):
+        return None
+    dtype = df.schema[actual]
+    if dtype == pl.String:
+        return actual
+    if isinstance(dtype, pl.Struct) and {"answer", "text"} & {f.name for f in dtype.fields}:
+        return actual
+    return None
+
+
+def _outcome(df: pl.DataFrame, prefix: str) -> str | None:
+    """Return answer_contains' folded answer column, when the frame has one."""
+    return prefix + "outcome" if prefix + "outcome" in df.columns else None
 
 
 def _kind_column(schema: Mapping[str, Any], prefix: str) -> str | None:
@@ -428,7 +500,8 @@ def _summary(overall: Mapping[str, Any], groups: list[str]) -> dict[str, Any]:
 
 
 def _label(values: Sequence[Any]) -> str:
-    return " · ".join("(null)" if v is None else str(v) for v in values)
+    """Show a group's or an item's values, a missing one as "—" (never "null")."""
+    return " · ".join(MISSING if v is None else str(v) for v in values)
 
 
 def _report_section(
@@ -491,7 +564,12 @@ def _bar(row: Mapping[str, Any], shown_kinds: list[str]) -> list[dict[str, Any]]
 
 
 def _compare_section(
-    df: pl.DataFrame, groups: list[str], items: list[str] | None, correct: str, limit: int
+    df: pl.DataFrame,
+    groups: list[str],
+    items: list[str] | None,
+    correct: str,
+    limit: int,
+    answer: str | None,
 ) -> dict[str, Any] | None:
     if len(groups) != 1 or items is None:
         return None
@@ -499,7 +577,7 @@ def _compare_section(
     table = compare(df, group, items, correct=correct).filter(pl.col("n_items") > 0)
     if table.is_empty():
         return None
-    pairs = discordant(df, group, items, correct=correct)
+    pairs = discordant(df, group, items, correct=correct, answer=answer)
     # The pairs share the page's row budget (at least 100 items listed each): with 8 models,
     # 28 pairs each listing thousands of items would outweigh everything else on the page.
     limit = max(100, limit // table.height)
@@ -535,6 +613,7 @@ def _compare_section(
                 "only_b": count(row["only_b"]),
                 "both_wrong": count(row["both_wrong"]),
                 "p_value": p_value(row["p_value"]),
+                "p_adjusted": p_value(row.get("p_adjusted")),
                 "discordant": [
                     {
                         "item": _label([d[c] for c in items]),
@@ -542,6 +621,8 @@ def _compare_section(
                         "only": d["only"],
                         "accuracy_a": proportion(d["accuracy_a"]),
                         "accuracy_b": proportion(d["accuracy_b"]),
+                        "answers_a": _cell(d.get("answers_a")) if answer else None,
+                        "answers_b": _cell(d.get("answers_b")) if answer else None,
                     }
                     for d in listed.head(limit).iter_rows(named=True)
                 ],
@@ -553,8 +634,10 @@ def _compare_section(
         "on": items,
         "rows": rows,
         "has_verdict": has_verdict,
+        "has_adjusted": "p_adjusted" in table.columns,
         "scale": scale,
         "limit": limit,
+        "answer": answer,
     }
 
 
@@ -583,11 +666,22 @@ def _agreement_section(
     ]
     total = int(table.select(pl.col("only_a").sum() + pl.col("only_b").sum()).item())
     differ = disagreements(df, limit, correct=correct, failure_kind=prefix + "failure_kind")
-    return {"groups": groups, "rows": rows, "differ": _plain_table(differ), "total": count(total)}
+    return {
+        "groups": groups,
+        "rows": rows,
+        "differ": _plain_table(differ),
+        "total": count(total),
+        "limit": limit,
+    }
 
 
 def _samples_section(
-    df: pl.DataFrame, groups: list[str], items: list[str] | None, correct: str, limit: int
+    df: pl.DataFrame,
+    groups: list[str],
+    items: list[str] | None,
+    correct: str,
+    limit: int,
+    answer: str | None,
 ) -> dict[str, Any] | None:
     if items is None:
         return None
@@ -640,15 +734,37 @@ def _samples_section(
         }
         for row in consistency.iter_rows(named=True)
     ]
-    flaky = samples.flaky(df, by=by, on=items, correct=correct)
+    text = None
+    if answer is not None:
+        dtype = df.schema[answer]
+        text = pl.col(answer)
+        if isinstance(dtype, pl.Struct):
+            fields = [f.name for f in dtype.fields if f.name in ("answer", "text")]
+            text = pl.coalesce([pl.col(answer).struct.field(f).cast(pl.String) for f in fields])
+    flaky = samples.flaky(df, by=by, on=items, correct=correct, answer=text)
+    listed = flaky.head(limit)
+    if "answers" in listed.columns:
+        shown = [_votes(answers) for answers in listed.get_column("answers").to_list()]
+        listed = listed.with_columns(pl.Series("answers", shown, dtype=pl.String)).rename(
+            {"answers": "answers (votes)"}
+        )
     return {
         "groups": groups,
         "ks": ks,
         "pass_at_k": pass_rows,
         "consistency": consistency_rows,
-        "flaky": _plain_table(flaky.head(limit)),
+        "flaky": _plain_table(listed),
         "n_flaky": count(flaky.height),
+        "limit": limit,
+        "answer": answer,
     }
+
+
+def _votes(answers: Sequence[Mapping[str, Any]] | None) -> str:
+    """Show a flaky item's answers, most votes first: "paris ×3 right | lyon ×1 wrong"."""
+    return " | ".join(
+        f"{a['answer']} ×{a['n']} {'right' if a['correct'] else 'wrong'}" for a in answers or []
+    )
 
 
 def _failures_section(
@@ -666,14 +782,7 @@ def _failures_section(
     if total == 0:
         return None
     by_answer_contains = prefix + "outcome" in df.columns
-    if by_answer_contains:
-        # `output`: the output record of a log frame (gradeframe.read_log), graded from it.
-        answers = [c for c in ("answer", "output") if c in df.columns]
-        actual = (answers[0] if answers else False) if actual is None else actual
-        expected = ("refs" if "refs" in df.columns else False) if expected is None else expected
-    else:
-        actual = False if actual is None else actual
-        expected = False if expected is None else expected
+    actual, expected = _compared_columns(df, actual, expected, prefix)
     # failures() of the LazyFrame: only the rows shown are cut and turned into text.
     shown = failures(df.lazy(), actual=actual, expected=expected, prefix=prefix).head(max_failures)
     if by_answer_contains:  # the outcome is the folded answer: shown cut as failures() cuts it
@@ -681,9 +790,7 @@ def _failures_section(
         shown = shown.with_columns(cut_text(outcome, max_metadata_length()))
     near_miss = prefix + "near_miss"
     details = [
-        prefix + c
-        for c in ("chosen", "missing", "difference", "tolerance", "f1")
-        if prefix + c in df.columns and not by_answer_contains
+        prefix + c for c in DETAIL_COLUMNS if prefix + c in df.columns and not by_answer_contains
     ]
     columns: list[tuple[str, str]] = []
     if groups:
@@ -729,7 +836,8 @@ def _failures_section(
             elif key == "outcome":
                 cells.append(_cell(row[prefix + "outcome"]))
             else:
-                cells.append(_cell(row[key.removeprefix("detail:")], number=True))
+                value = row[key.removeprefix("detail:")]
+                cells.append(_cell(value, number=isinstance(value, int | float)))
         rows.append({"group": group, "kind": kind, "cells": cells})
     kinds_present = {r["kind"] for r in rows}
     order = [k for k in kinds.KINDS if k in kinds_present]

@@ -37,9 +37,12 @@ from gradeframe.logs._common import (
     LogFormatError,
     PathLike,
     concat,
+    iter_json_lines,
+    load_json,
     log_error,
     markers_in,
 )
+from gradeframe.logs.scan import scan_log
 from gradeframe.logs.verdicts import disagreements, tool_agreement
 
 Tool = Literal[
@@ -97,6 +100,7 @@ __all__ = [
     "read_openai_evals",
     "read_phoenix",
     "read_promptfoo",
+    "scan_log",
     "tool_agreement",
 ]
 
@@ -189,6 +193,27 @@ def detect_tool(path: PathLike) -> str | None:
     return _looks_like(path)
 
 
+# The kind of a file in a folder that may be a log but cannot be parsed at all (a JSON Lines
+# file cut inside its first line, a JSON file cut before any key a tool is known by).
+_UNREADABLE = "unreadable"
+
+
+def _unreadable(path: Path) -> LogFormatError | None:
+    """Return the error of a JSON (Lines) file no tool recognises that cannot be parsed."""
+    if path.suffix not in (".json", ".jsonl") or path.name in _NOT_LOGS:
+        return None
+    try:
+        if path.suffix == ".jsonl":
+            next(iter_json_lines(path), None)  # its first line: where a log says what it is
+        else:
+            load_json(path)
+    except LogFormatError as error:
+        return LogFormatError(f"{error} (not recognised as any tool's log)")
+    except OSError as error:
+        return log_error(path, f"cannot be read ({error})")
+    return None
+
+
 def _logs_in(folder: Path, tool: str | None) -> list[tuple[str, Path]]:
     """Every log under a folder, with its tool, in sorted path order (HELM runs as folders)."""
     found: list[tuple[str, Path]] = []
@@ -210,9 +235,11 @@ def _logs_in(folder: Path, tool: str | None) -> list[tuple[str, Path]]:
                 kind = tool if READERS[tool].detect(file) or _looks_like(file) == tool else None
             else:
                 kind = detect_tool(file)
+            if kind is None and _unreadable(file) is not None:
+                kind = _UNREADABLE  # named when the folder is read, never left out silently
             if kind is not None:
                 found.append((kind, file))
-    return found
+    return inspect.read_once(found)  # inspect's shard layout and -recovered logs: each once
 
 
 # What reading a malformed field can raise besides the readers' own named errors.
@@ -230,6 +257,8 @@ _DATA_ERRORS = (
 
 def _read_one(tool: str, path: Path, options: dict[str, Any]) -> pl.DataFrame:
     """Read one log; any error from a malformed field becomes a LogFormatError naming the file."""
+    if tool == _UNREADABLE:
+        raise _unreadable(path) or log_error(path, "cannot be read")
     try:
         return READERS[tool].read(path, **options)
     except (LogFormatError, ImportError):
@@ -246,6 +275,8 @@ def _options_for(tool: str, options: dict[str, Any]) -> dict[str, Any]:
     """Return the options the tool's reader takes (a folder read passes each reader its own)."""
     import inspect as introspect
 
+    if tool == _UNREADABLE:
+        return {}
     accepted = introspect.signature(READERS[tool].read).parameters
     return {k: v for k, v in options.items() if k in accepted}
 
@@ -359,7 +390,7 @@ def read_log(
                     f"`tool={held[0]!r}`, or with no tool to recognise each file"
                 )
             raise FileNotFoundError(msg)
-        _check_options(sorted({t for t, _ in logs}), options)
+        _check_options(sorted({t for t, _ in logs if t != _UNREADABLE}), options)
         frames, failed = [], []
         for t, p in logs:
             try:

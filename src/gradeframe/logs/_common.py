@@ -50,14 +50,29 @@ IDENTITY: dict[str, pl.DataType] = {
     "refs": pl.List(pl.String),
     "tool_score": pl.String(),
     "tool_correct": pl.Boolean(),
+    # "grader_failure" where the tool's own grader failed (its verdict is then null), else null.
+    # Every reader has it, the formats added later too (build_frame adds it from this schema).
+    "tool_failure": pl.String(),
 }
+
+#: ``tool_failure`` of a row whose tool could not grade it (a judge's unreadable reply, an
+#: unscored inspect score): the tool failed, not the model (``tool_correct`` is then null).
+GRADER_FAILURE = "grader_failure"
 
 #: Columns a reader adds where its tool records them.
 MEASURES: dict[str, pl.DataType] = {
     "input_tokens": pl.Int64(),
     "output_tokens": pl.Int64(),
     "total_tokens": pl.Int64(),
+    "cache_read_tokens": pl.Int64(),  # input tokens read from the provider's prompt cache
+    "reasoning_tokens": pl.Int64(),
     "seconds": pl.Float64(),
+    "cost": pl.Float64(),  # the cost the tool recorded for the model's call (its currency)
+    # a grader's or judge's tokens, never added to the model's (inspect's grader role or other
+    # models' usage, promptfoo's grading tokens), and the grader's name
+    "grader_input_tokens": pl.Int64(),
+    "grader_output_tokens": pl.Int64(),
+    "grader_model": pl.String(),
 }
 
 #: The notes that make a partial run a budget stop (see the failure kinds).

@@ -23,7 +23,9 @@ import polars as pl
 from gradeframe.logs._common import (
     CALL_CAP,
     COST_CAP,
+    GRADER_FAILURE,
     MAX_BYTES,
+    LogFormatError,
     PathLike,
     ZipLog,
     as_text,
@@ -42,6 +44,7 @@ TOOL = "inspect"
 
 EXTRAS: dict[str, pl.DataType] = {
     "inspect_scorer": pl.String(),
+    "inspect_score_reason": pl.String(),
     "inspect_score_answer": pl.String(),
     "inspect_score_explanation": pl.String(),
     "inspect_scores": pl.String(),
@@ -57,6 +60,18 @@ EXTRAS: dict[str, pl.DataType] = {
     "inspect_eval_id": pl.String(),  # the run's id: the same in its .eval and its .json
 }
 
+# Score reasons that say the grader or the scorer failed, not the model (Score.reason).
+_GRADER_FAILED = ("grader_failed", "scoring_failed")
+# The common columns of the token counts in ``usage`` (see _USAGE), in its order.
+_USAGE_COLUMNS = (
+    "input_tokens",
+    "output_tokens",
+    "total_tokens",
+    "cache_read_tokens",
+    "reasoning_tokens",
+    "grader_input_tokens",
+    "grader_output_tokens",
+)
 # A stop reason that cut the answer short (not a run budget: a generation setting).
 _CUT_SHORT = ("max_tokens", "model_length")
 _SAMPLE_MEMBER = re.compile(r"^samples/.+\.json$")
@@ -129,9 +144,7 @@ def read(
     """
     path = Path(path)
     if path.suffix == ".eval":
-        header, members, summaries = _read_eval(path, max_bytes)
-        scorers = _scorers(header, summaries) or _member_scorers(path, members)
-        parts = _fast_parts(path, members, scorers, _evaluated_model(header))
+        header, parts, scorers = _read_eval(path, max_bytes)
     else:
         log = load_json(path)
         if not isinstance(log, dict) or not isinstance(log.get("eval"), dict):
@@ -210,15 +223,6 @@ def _scorers(header: dict[str, Any], samples: list[Any]) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def _member_scorers(path: Path, members: _Members) -> list[str]:
-    """Return the scorers of the first sample (for a header that lists none)."""
-    for member, data in members[:1]:
-        sample = load_json(path, data, member=member)
-        scores = sample.get("scores") if isinstance(sample, dict) else None
-        return list(scores) if isinstance(scores, dict) else []
-    return []
-
-
 class _Members:
     """The sample members of a ``.eval`` log, held once: one JSON text a line, in one buffer.
 
@@ -239,6 +243,11 @@ class _Members:
         for chunk in chunks:
             self.lines.write(chunk.replace(b"\n", b" "))
         self.spans.append((name, start, self.lines.tell()))
+
+    @property
+    def size(self) -> int:
+        """The bytes held."""
+        return self.lines.tell()
 
     def _bytes(self, start: int, end: int) -> bytes:
         with self.lines.getbuffer() as view:
@@ -263,8 +272,18 @@ class _Members:
         return (self[i] for i in range(len(self)))
 
 
-def _read_eval(path: Path, max_bytes: int | None) -> tuple[dict[str, Any], _Members, list[Any]]:
-    """Return the header, the sample members (in archive order) and the sample summaries."""
+#: The sample members read and parsed at a time: about this many bytes of JSON (whole
+#: members), so that reading holds one batch beside the columns already built, however large
+#: the log.
+BATCH_BYTES = 8 * 1024**2
+
+
+def _read_eval(path: Path, max_bytes: int | None) -> tuple[dict[str, Any], pl.DataFrame, list[str]]:
+    """Return the header, the samples' parts (in archive order) and the scorers.
+
+    The samples are decompressed and parsed a batch at a time (:data:`BATCH_BYTES`): only
+    their columns are kept, never the whole log's JSON.
+    """
     with open_zip(path) as archive:
         log = ZipLog(path, archive, max_bytes)
         infos = log.infos
@@ -273,10 +292,10 @@ def _read_eval(path: Path, max_bytes: int | None) -> tuple[dict[str, Any], _Memb
         if name not in infos:
             raise log_error(path, "not an inspect .eval log (no header.json)")
         header = load_json(path, log.read(name), member=name)
-        members = _Members()
-        for member in infos:
-            if _SAMPLE_MEMBER.match(member):
-                members.add(member, log.chunks(member))
+        if not isinstance(header, dict):
+            raise log_error(path, f"{name} is not a JSON object")
+        if "eval" not in header and isinstance(header.get("eval_spec"), dict):
+            header = {**header, "eval": header["eval_spec"]}
         # compact summaries (no output): they name every scorer a sample was scored by
         summaries: list[Any] = []
         for member in [m for m in infos if m == "summaries.json"] or sorted(
@@ -284,11 +303,41 @@ def _read_eval(path: Path, max_bytes: int | None) -> tuple[dict[str, Any], _Memb
         ):
             found = load_json(path, log.read(member), member=member)
             summaries.extend(found if isinstance(found, list) else [])
-    if not isinstance(header, dict):
-        raise log_error(path, f"{name} is not a JSON object")
-    if "eval" not in header and isinstance(header.get("eval_spec"), dict):
-        header = {**header, "eval": header["eval_spec"]}
-    return header, members, summaries
+        names = [member for member in infos if _SAMPLE_MEMBER.match(member)]
+        scorers = _scorers(header, summaries)
+        if not scorers and names:  # a header that lists none: the first sample's scorers
+            first = load_json(path, log.read(names[0]), member=names[0])
+            scores = first.get("scores") if isinstance(first, dict) else None
+            scorers = list(scores) if isinstance(scores, dict) else []
+        model = _evaluated_model(header)
+        # every model a sample called, read as columns: the run's usage sums every sample's
+        # (a run still going has none yet: its sample summaries' usage then)
+        stats = header.get("stats")
+        usages = [stats.get("model_usage") if isinstance(stats, dict) else None]
+        usages += [s.get("model_usage") for s in summaries if isinstance(s, dict)]
+        used = [name for u in usages if isinstance(u, dict) for name in u if isinstance(name, str)]
+        models = list(dict.fromkeys([*([model] if model else []), *used]))
+        frames, batch = [], _Members()
+        for member in names:
+            batch.add(member, log.chunks(member))
+            if batch.size >= BATCH_BYTES:
+                frames.append(_compact(_fast_parts(path, batch, scorers, model, models)))
+                batch = _Members()
+        if len(batch) or not frames:
+            frames.append(_compact(_fast_parts(path, batch, scorers, model, models)))
+    return header, pl.concat(frames, rechunk=False) if len(frames) > 1 else frames[0], scorers
+
+
+def _compact(parts: pl.DataFrame) -> pl.DataFrame:
+    """Return a batch's columns holding only their own text.
+
+    Polars' text columns are views into the buffers the batch's JSON was parsed into: kept as
+    they are, each batch's columns would keep that whole batch's text alive. Copying them out
+    through Arrow's plain string layout keeps only the text the columns hold.
+    """
+    compact = pl.from_arrow(parts.to_arrow(compat_level=pl.CompatLevel.oldest()))
+    assert isinstance(compact, pl.DataFrame)  # a table converts to a frame
+    return compact.cast(PARTS)
 
 
 # The columns both ways of reading produce, before they become the common columns.
@@ -302,8 +351,11 @@ PARTS: dict[str, pl.DataType] = {
     "limit": pl.String(),
     "error": pl.String(),
     "trace": pl.List(pl.String),
-    "usage": pl.List(pl.Int64),
+    "usage": pl.List(pl.Int64),  # see _USAGE
+    "cost": pl.Float64(),
+    "grader_model": pl.String(),
     "scores": pl.List(pl.String),  # one value per scorer, as text, in the scorers' order
+    "score_reason": pl.List(pl.String),
     "score_answer": pl.List(pl.String),
     "score_explanation": pl.List(pl.String),
     "choices": pl.List(pl.String),
@@ -365,8 +417,9 @@ def _exact_row(sample: dict[str, Any], scorers: list[str], model: str | None) ->
         "limit": limit.get("type") if isinstance(limit, dict) else limit,
         "error": error.get("message") if isinstance(error, dict) else error,
         "trace": trace if trace else [stop for _ in choices[:1]],
-        "usage": _usage(sample.get("model_usage") or {}, model),
+        **_usage(sample.get("model_usage") or {}, sample.get("role_usage"), model),
         "scores": [_value_text(c.get("value")) for c in chosen],
+        "score_reason": [_reason(c) for c in chosen],
         "score_answer": [as_text(c.get("answer")) for c in chosen],
         "score_explanation": [as_text(c.get("explanation")) for c in chosen],
         "choices": sample.get("choices"),
@@ -401,7 +454,7 @@ def _exact_parts(
 # ---- the fast way: Polars parses every sample at once ----------------------------------------
 
 
-def _fast_schema(scorers: list[str]) -> dict[str, pl.DataType]:
+def _fast_schema(scorers: list[str], models: list[str]) -> dict[str, pl.DataType]:
     """Return the fields to read, typed where inspect's schema fixes the type.
 
     A field whose JSON type varies (``input``: a string or messages; ``target``: a string or a
@@ -409,7 +462,15 @@ def _fast_schema(scorers: list[str]) -> dict[str, pl.DataType]:
     only when it holds no backslash (Polars leaves backslashes and tabs in strings as they
     are), so rows whose text has one are read again the exact way.
     """
-    score = pl.Struct({"value": pl.String, "answer": pl.String, "explanation": pl.String})
+    score = pl.Struct(
+        {
+            "value": pl.String,
+            "answer": pl.String,
+            "explanation": pl.String,
+            "reason": pl.String,
+            "metadata": pl.Struct({"unscored_reason": pl.String}),
+        }
+    )
     schema: dict[str, pl.DataType] = {
         "id": pl.String(),
         "epoch": pl.Int64(),
@@ -419,24 +480,84 @@ def _fast_schema(scorers: list[str]) -> dict[str, pl.DataType]:
         "output": pl.Struct(
             {"completion": pl.String, "choices": pl.List(pl.Struct({"stop_reason": pl.String}))}
         ),
-        "events": pl.List(pl.Struct({"event": pl.String, "output": pl.String})),
-        "model_usage": pl.String(),
+        "events": pl.List(
+            pl.Struct(
+                {
+                    "event": pl.String,
+                    "output": pl.Struct(
+                        {"choices": pl.List(pl.Struct({"stop_reason": pl.String}))}
+                    ),
+                }
+            )
+        ),
+        "model_usage": pl.Struct({name: _USAGE_STRUCT for name in models or ["-"]}),
+        "role_usage": pl.Struct({"grader": _USAGE_STRUCT}),
         "error": pl.Struct({"message": pl.String}),
         "limit": pl.Struct({"type": pl.String}),
         "total_time": pl.Float64(),
         "working_time": pl.Float64(),
         "uuid": pl.String(),
         "metadata": pl.String(),
-        "attachments": pl.String(),
     }
     if scorers:
         schema["scores"] = pl.Struct({name: score for name in scorers})
     return schema
 
 
-# The stop reason of a model call, from the call's output as JSON text (a quote inside the
-# message text is written \", so only the field itself matches).
-_STOP_REASON = r'"stop_reason"\s*:\s*"([^"\\]*)"'
+# A score's NaN value (inspect's "unscored"), written as the JSON constant NaN: read as the text
+# "NaN", as Python's json gives it (a quote inside a string is escaped, so never matches).
+_NAN = re.compile(b"NaN")
+_NAN_VALUE = re.compile(rb'((?<!\\)"value"\s*:\s*)NaN(?=\s*[,}])')
+# One model's entry of ``model_usage`` (the fields read).
+_USAGE_STRUCT = pl.Struct(
+    {
+        "input_tokens": pl.Int64,
+        "output_tokens": pl.Int64,
+        "total_tokens": pl.Int64,
+        "input_tokens_cache_read": pl.Int64,
+        "reasoning_tokens": pl.Int64,
+        "total_cost": pl.Float64,
+    }
+)
+
+
+def _usage_exprs(model: str | None, models: list[str]) -> dict[str, pl.Expr]:
+    """Return the ``usage``, ``cost`` and ``grader_model`` parts (as :func:`_usage` does)."""
+    usage = pl.col("model_usage")
+    own = usage.struct.field(model) if model in models else pl.lit(None, dtype=_USAGE_STRUCT)
+    others = sorted(name for name in models if name != model)
+    role = pl.col("role_usage").struct.field("grader")
+    present = [usage.struct.field(name).is_not_null() for name in others]
+    any_other = pl.any_horizontal(present) if present else pl.lit(value=False)
+
+    def grader(key: str) -> pl.Expr:
+        summed = (
+            pl.sum_horizontal(usage.struct.field(n).struct.field(key).fill_null(0) for n in others)
+            if others
+            else pl.lit(None, dtype=pl.Int64)
+        )
+        return (
+            pl.when(role.is_not_null())
+            .then(role.struct.field(key))
+            .when(any_other)
+            .then(summed)
+            .cast(pl.Int64)
+        )
+
+    names = pl.concat_str(
+        [pl.when(p).then(pl.lit(name)) for p, name in zip(present, others, strict=True)],
+        separator=", ",
+        ignore_nulls=True,
+    )
+    return {
+        "usage": pl.concat_list(
+            *(own.struct.field(key) for key in _USAGE[:5]),
+            grader("input_tokens"),
+            grader("output_tokens"),
+        ),
+        "cost": own.struct.field("total_cost"),
+        "grader_model": pl.when(any_other).then(names) if others else pl.lit(None, pl.String),
+    }
 
 
 def _members_exactly(
@@ -453,13 +574,18 @@ def _members_exactly(
 
 
 def _fast_parts(
-    path: Path, members: _Members, scorers: list[str], model: str | None
+    path: Path, members: _Members, scorers: list[str], model: str | None, models: list[str]
 ) -> pl.DataFrame:
     if not members:
         return pl.DataFrame(schema=PARTS)
+    data: Any = members.lines
+    with members.lines.getbuffer() as view:
+        unscored = _NAN.search(view) is not None  # a literal: a fast scan
+    if unscored:  # an unscored score's value (a JSON constant Polars does not parse)
+        data = io.BytesIO(_NAN_VALUE.sub(rb'\1"NaN"', members.lines.getvalue()))
     try:
-        members.lines.seek(0)
-        raw = pl.read_ndjson(members.lines, schema=_fast_schema(scorers))
+        data.seek(0)
+        raw = pl.read_ndjson(data, schema=_fast_schema(scorers, models))
     except (pl.exceptions.PolarsError, RecursionError):
         raw = None
     if raw is None or raw.height != len(members) or not members.all_objects():
@@ -468,11 +594,14 @@ def _fast_parts(
     output = pl.col("output")
     choices = output.struct.field("choices")
     events = pl.col("events")
+    event_output = pl.element().struct.field("output")
     model_stops = events.list.eval(
-        pl.element()
-        .filter(pl.element().struct.field("event") == "model")
-        .struct.field("output")
-        .str.extract(_STOP_REASON)
+        event_output.filter(
+            (pl.element().struct.field("event") == "model") & event_output.is_not_null()
+        )
+        .struct.field("choices")
+        .list.first()
+        .struct.field("stop_reason")
     )
     final_stop = choices.list.first().struct.field("stop_reason")
     fields = [pl.col("scores").struct.field(name) for name in scorers] if scorers else []
@@ -496,8 +625,17 @@ def _fast_parts(
         trace=pl.when(model_stops.list.len() > 0)
         .then(model_stops)
         .otherwise(choices.list.head(1).list.eval(pl.element().struct.field("stop_reason"))),
-        usage=pl.col("model_usage"),
+        **_usage_exprs(model, models),
         scores=per_scorer("value"),
+        score_reason=pl.concat_list(
+            pl.coalesce(
+                f.struct.field("reason"),
+                f.struct.field("metadata").struct.field("unscored_reason"),
+            )
+            for f in fields
+        )
+        if fields
+        else pl.lit([], dtype=pl.List(pl.String)),
         score_answer=per_scorer("answer"),
         score_explanation=per_scorer("explanation"),
         choices="choices",
@@ -523,15 +661,12 @@ def _fast_parts(
             pl.when(text_input.not_()).then("input"),
             _python(parts["__json_input"], _json_question, pl.String()),
         ),
-        usage=_python(
-            parts["usage"],
-            lambda text: _usage_text(text, model),
-            pl.List(pl.Int64),
-        ),
         __exact=exact,
     )
     redo = parts["__exact"].arg_true().to_list()
-    parts = parts.drop("__json_refs", "__json_input", "__attachments", "__exact")
+    parts = parts.drop("__json_refs", "__json_input", "__attachments", "__exact").select(
+        list(PARTS)
+    )
     if not redo:
         return parts.cast(PARTS)
     again = _exact_parts(
@@ -594,28 +729,63 @@ def _json_question(text: str) -> str | None:
     return text
 
 
-def _usage(usage: Any, model: str | None) -> list[int | None]:
-    """Return the input, output and total tokens of the model under test.
+#: The token counts in ``usage``, in order: the model under test's, then the grader's.
+_USAGE = (
+    "input_tokens",
+    "output_tokens",
+    "total_tokens",
+    "input_tokens_cache_read",
+    "reasoning_tokens",
+    "grader_input_tokens",
+    "grader_output_tokens",
+)
+
+
+def _count(entry: Any, key: str) -> int | None:
+    value = entry.get(key) if isinstance(entry, dict) else None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _usage(usage: Any, roles: Any, model: str | None) -> dict[str, Any]:
+    """Return the tokens (and cost) of the model under test, and the grader's apart.
 
     ``model_usage`` has an entry per model the sample called: the model under test's, and any
-    grader's or judge's a scorer asked. Only the evaluated model's entry is counted (null when
-    the sample has none).
+    grader's or judge's a scorer asked. Only the evaluated model's entry is the model's (null
+    when the sample has none). The grader's tokens are the ``grader`` role's usage
+    (``role_usage``) when the sample has one, else the sum of the other models' entries;
+    ``grader_model`` names those other models.
     """
-    entry = usage.get(model) if isinstance(usage, dict) and model is not None else None
-    if not isinstance(entry, dict):
-        return [None, None, None]
-    return [
-        entry.get(key) if isinstance(entry.get(key), int) else None
-        for key in ("input_tokens", "output_tokens", "total_tokens")
-    ]
+    usage = usage if isinstance(usage, dict) else {}
+    entry = usage.get(model) if model is not None else None
+    others = {name: e for name, e in usage.items() if name != model and isinstance(e, dict)}
+    grader = roles.get("grader") if isinstance(roles, dict) else None
+    if isinstance(grader, dict):
+        graded = [_count(grader, "input_tokens"), _count(grader, "output_tokens")]
+    elif others:
+        graded = [
+            sum(_count(e, key) or 0 for e in others.values())
+            for key in ("input_tokens", "output_tokens")
+        ]
+    else:
+        graded = [None, None]
+    cost = entry.get("total_cost") if isinstance(entry, dict) else None
+    own = [_count(entry, key) for key in _USAGE[:5]]
+    return {
+        "usage": own + graded,
+        "cost": float(cost)
+        if isinstance(cost, int | float) and not isinstance(cost, bool)
+        else None,
+        "grader_model": ", ".join(sorted(others)) if others else None,
+    }
 
 
-def _usage_text(text: str, model: str | None) -> list[int | None]:
-    try:
-        usage = json.loads(text, strict=False)
-    except (ValueError, RecursionError):
-        usage = None  # not an object of models: no token counts
-    return _usage(usage, model)
+def _reason(score: dict[str, Any]) -> str | None:
+    """Return a score's reason (``Score.reason``; older logs: ``metadata.unscored_reason``)."""
+    reason = score.get("reason")
+    if reason is None:
+        metadata = score.get("metadata")
+        reason = metadata.get("unscored_reason") if isinstance(metadata, dict) else None
+    return as_text(reason)
 
 
 def _resolve(value: Any, attachments: dict[str, Any]) -> Any:
@@ -716,6 +886,11 @@ def _frame(
         else None
     )
     scored = pl.col("scores").list.eval(pl.element().is_not_null()).list.any()
+    reason = chosen("score_reason")
+    # An unscored score (NaN, inspect's sentinel for "not scored"), or a grader or scorer that
+    # says it failed: the tool could not grade the answer (the model did not fail).
+    unscored = (value.str.to_lowercase() == "nan") | reason.is_in(_GRADER_FAILED)
+    unscored = unscored.fill_null(value=False)
     return parts.select(
         **context,
         sample_id="sample_id",
@@ -734,12 +909,19 @@ def _frame(
         ),
         refs=pl.when(is_choice).then(target_options).otherwise("refs"),
         tool_score=value,
-        tool_correct=value.replace_strict(_VERDICT_TEXT, default=None, return_dtype=pl.Boolean),
-        input_tokens=pl.col("usage").list.get(0, null_on_oob=True),
-        output_tokens=pl.col("usage").list.get(1, null_on_oob=True),
-        total_tokens=pl.col("usage").list.get(2, null_on_oob=True),
+        tool_correct=pl.when(~unscored).then(
+            value.replace_strict(_VERDICT_TEXT, default=None, return_dtype=pl.Boolean)
+        ),
+        tool_failure=pl.when(unscored).then(pl.lit(GRADER_FAILURE)),
+        **{
+            name: pl.col("usage").list.get(i, null_on_oob=True)
+            for i, name in enumerate(_USAGE_COLUMNS)
+        },
         seconds="total_time",
+        cost="cost",
+        grader_model="grader_model",
         inspect_scorer=pl.when(value.is_not_null()).then(pl.lit(scorer, dtype=pl.String)),
+        inspect_score_reason=reason,
         inspect_score_answer=chosen("score_answer"),
         inspect_score_explanation=chosen("score_explanation"),
         inspect_scores=pl.when(scored).then(named.struct.json_encode())
@@ -755,3 +937,110 @@ def _frame(
         inspect_working_time="working_time",
         inspect_uuid="uuid",
     )
+
+
+# ---- inspect's per-worker layout: each sample-epoch read once ---------------------------------
+
+_SHARDS = ".shards"
+_RECOVERED = "-recovered"
+_CREATED = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d[-:]\d\d[-:]\d\d)")
+
+
+def eval_status(path: Path) -> str | None:
+    """Return a ``.eval`` log's status, or None when it cannot be read.
+
+    The status is ``header.json``'s; a log with only its journal is ``"started"``. A log whose
+    status cannot be read is read as it is (reading it then names the problem).
+    """
+    try:
+        with open_zip(path) as archive:
+            names = set(archive.namelist())
+            if "header.json" not in names:
+                return "started" if "_journal/start.json" in names else None
+            header = load_json(path, ZipLog(path, archive, MAX_BYTES).read("header.json"))
+    except (LogFormatError, ImportError, OSError):
+        return None
+    status = header.get("status") if isinstance(header, dict) else None
+    return status if isinstance(status, str) else None
+
+
+def _attempt_key(path: Path) -> tuple[bool, str, bool, float]:
+    """Return the key that orders a shard's attempts as inspect does.
+
+    By the time in the name, a ``-recovered`` copy after its original, then by modification
+    time (names without a time first).
+    """
+    created = _CREATED.match(path.name)
+    stem = path.name.removesuffix(".eval")
+    return (
+        created is not None,
+        created[1].replace(":", "-") if created else "",
+        stem.endswith(_RECOVERED),
+        path.stat().st_mtime,
+    )
+
+
+def _base(path: Path) -> str:
+    return path.name.removesuffix(".eval").removesuffix(_RECOVERED)
+
+
+def read_once(found: list[tuple[str, Path]]) -> list[tuple[str, Path]]:
+    """Return the logs of a folder read with each inspect sample-epoch in one log only.
+
+    inspect's per-worker layout puts a run's merged log ``NAME.eval`` beside ``NAME.shards/``,
+    which holds a folder per worker (``<k>/``) with that worker's attempts; a crashed log
+    ``NAME.eval`` may have a ``NAME-recovered.eval`` beside it. A merged log that finished
+    (status ``success``) is read instead of its shards; otherwise each shard's newest attempt
+    is read (by the time in its name, a ``-recovered`` copy after its original), and a merged
+    log that did not finish is left out, as are a shard's older attempts. Of a log and its
+    ``-recovered`` copy, the one that finished is read, else the recovered one. A log whose
+    status cannot be read is always kept, so that reading it names what is wrong with it.
+    """
+    logs = [p for tool, p in found if tool == TOOL and p.suffix == ".eval"]
+    present = set(logs)
+    status: dict[Path, str | None] = {}
+
+    def finished(path: Path) -> bool:
+        if path not in status:
+            status[path] = eval_status(path)
+        return status[path] == "success"
+
+    def unreadable(path: Path) -> bool:
+        finished(path)
+        return status[path] is None
+
+    dropped: set[Path] = set()
+    attempts: dict[Path, list[Path]] = {}
+    for path in logs:
+        shards = path.parent.parent
+        if shards.name.endswith(_SHARDS) and shards.name != _SHARDS:
+            attempts.setdefault(path.parent, []).append(path)
+    by_set: dict[Path, list[Path]] = {}
+    for worker, tries in attempts.items():
+        tries.sort(key=_attempt_key)
+        dropped.update(tries[:-1])
+        by_set.setdefault(worker.parent, []).append(tries[-1])
+    covered: set[Path] = set()
+    for shards, newest in by_set.items():
+        base = shards.name.removesuffix(_SHARDS)
+        merged = [shards.parent / f"{base}{end}.eval" for end in ("", _RECOVERED)]
+        merged = [m for m in merged if m in present]
+        covered.update(merged)
+        done = [m for m in merged if finished(m)]
+        if done:
+            dropped.update(newest)
+            dropped.update(m for m in merged if m != max(done, key=_attempt_key))
+        else:
+            dropped.update(m for m in merged if not unreadable(m))
+    pairs: dict[tuple[Path, str], list[Path]] = {}
+    for path in logs:
+        if path not in covered and path not in dropped:
+            pairs.setdefault((path.parent, _base(path)), []).append(path)
+    for pair in pairs.values():
+        if len(pair) < 2:
+            continue
+        readable = [p for p in pair if not unreadable(p)]
+        done = [p for p in readable if finished(p)]
+        keep = max(done or readable, key=_attempt_key) if readable else None
+        dropped.update(p for p in readable if p != keep)
+    return [(tool, p) for tool, p in found if p not in dropped]

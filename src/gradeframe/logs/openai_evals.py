@@ -19,6 +19,7 @@ from typing import Any
 import polars as pl
 
 from gradeframe.logs._common import (
+    GRADER_FAILURE,
     PathLike,
     as_text,
     as_text_list,
@@ -32,6 +33,7 @@ from gradeframe.logs._common import (
 )
 
 TOOL = "openai_evals"
+_INVALID = "__invalid__"  # the choice of a model-graded eval whose judge's reply was unreadable
 
 EXTRAS: dict[str, pl.DataType] = {
     "openai_evals_run_id": pl.String(),
@@ -39,6 +41,7 @@ EXTRAS: dict[str, pl.DataType] = {
     "openai_evals_picked": pl.String(),
     "openai_evals_samplings": pl.Int64(),
     "openai_evals_error": pl.String(),
+    "openai_evals_grader_text": pl.String(),
     "openai_evals_complete": pl.Boolean(),
 }
 
@@ -143,6 +146,13 @@ def _sample_row(events: dict[str, Any], sample_id: str, context: dict[str, Any])
 
 def _row(sample_id: str, events: dict[str, Any], context: dict[str, Any]) -> dict[str, Any]:
     samplings = events["sampling"]
+    metrics = events.get("metrics") if isinstance(events.get("metrics"), dict) else {}
+    # A model-graded eval (a per-sample ``metrics`` event with the judge's ``choice``) samples
+    # the model, then asks the judge: its last sampling is the judge's, not the answer.
+    graded = not events.get("match") and "choice" in metrics and len(samplings) > 1
+    judge = samplings[-1] if graded else None
+    if graded:
+        samplings = samplings[:-1]
     last = samplings[-1] if samplings else {}
     sampled = last.get("sampled")
     match = events.get("match")
@@ -160,11 +170,24 @@ def _row(sample_id: str, events: dict[str, Any], context: dict[str, Any]) -> dic
         return sum(values) if values else None
 
     correct = match.get("correct") if match else None
-    # model-graded evals record their verdict in a per-sample metrics event instead
-    metrics = events.get("metrics") if isinstance(events.get("metrics"), dict) else {}
-    score = correct if match else metrics.get("score", metrics.get("choice"))
+    # model-graded evals record their verdict in a per-sample metrics event instead: the
+    # choice's score where the spec scores its choices (1 right, 0 wrong), else the choice
+    score = correct if match else metrics.get("score")
+    if not match and score is None:
+        score = metrics.get("choice")
+    if not match and isinstance(metrics.get("score"), int | float):
+        value = metrics["score"]
+        correct = True if value == 1 else (False if value == 0 else None)
     if not match and isinstance(metrics.get("correct"), bool):
         correct = score = metrics["correct"]
+    judge_usage = (judge or {}).get("usage")
+    judge_usage = judge_usage if isinstance(judge_usage, dict) else {}
+    judge_text = (judge or {}).get("sampled")
+    if isinstance(judge_text, list):
+        judge_text = judge_text[0] if judge_text else None
+    # a model-graded eval whose judge gave no choice it offered records "__invalid__": the
+    # grader failed, not the model
+    invalid = not match and metrics.get("choice") == _INVALID
     return {
         "tool": "openai_evals",
         **context,
@@ -174,7 +197,8 @@ def _row(sample_id: str, events: dict[str, Any], context: dict[str, Any]) -> dic
         "output": output_record(answer, status="error" if error is not None else None),
         "refs": as_text_list(match.get("expected")) if match else None,
         "tool_score": as_text(score),
-        "tool_correct": correct if isinstance(correct, bool) else None,
+        "tool_correct": correct if isinstance(correct, bool) and not invalid else None,
+        "tool_failure": GRADER_FAILURE if invalid else None,
         "input_tokens": total("prompt_tokens"),
         "output_tokens": total("completion_tokens"),
         "total_tokens": total("total_tokens"),
@@ -182,4 +206,8 @@ def _row(sample_id: str, events: dict[str, Any], context: dict[str, Any]) -> dic
         "openai_evals_picked": as_text(match.get("picked")) if match else None,
         "openai_evals_samplings": len(samplings),
         "openai_evals_error": json_text(error) if error is not None else None,
+        "grader_input_tokens": judge_usage.get("prompt_tokens") if judge else None,
+        "grader_output_tokens": judge_usage.get("completion_tokens") if judge else None,
+        "grader_model": as_text(judge.get("model")) if judge else None,
+        "openai_evals_grader_text": as_text(judge_text),
     }

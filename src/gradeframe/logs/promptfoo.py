@@ -22,10 +22,12 @@ from typing import Any
 import polars as pl
 
 from gradeframe.logs._common import (
+    GRADER_FAILURE,
     PathLike,
     as_text,
     as_text_list,
     build_frame,
+    concat,
     first_json_line,
     head,
     iter_json_lines,
@@ -37,6 +39,8 @@ from gradeframe.logs._common import (
 )
 
 TOOL = "promptfoo"
+#: JSON Lines results are read a line at a time and turned into columns this many at a time.
+BATCH_ROWS = 5_000
 
 EXTRAS: dict[str, pl.DataType] = {
     "promptfoo_test": pl.String(),
@@ -46,6 +50,7 @@ EXTRAS: dict[str, pl.DataType] = {
     "promptfoo_provider_id": pl.String(),
     "promptfoo_failure_reason": pl.Int64(),
     "promptfoo_reason": pl.String(),
+    "promptfoo_grader_text": pl.String(),
     "promptfoo_error": pl.String(),
     "promptfoo_cost": pl.Float64(),
     "promptfoo_vars": pl.String(),
@@ -64,6 +69,21 @@ _REF_ASSERTIONS = {
     "starts-with",
 }
 _TEMPLATE = re.compile(r"\{\{\s*([A-Za-z_][\w.]*)\s*\}\}")
+# Model-graded assertions: a judge model's reply is their verdict (its text is kept).
+_MODEL_GRADED = {
+    "llm-rubric",
+    "g-eval",
+    "factuality",
+    "model-graded-closedqa",
+    "model-graded-factuality",
+    "answer-relevance",
+    "context-faithfulness",
+    "context-recall",
+    "context-relevance",
+    "select-best",
+    "search-rubric",
+    "conversation-relevance",
+}
 _ERROR = 2  # failureReason of a provider error (1 is a failed assertion)
 # The result field behind each column (named when a value does not fit the column).
 _FIELDS = {
@@ -82,6 +102,11 @@ _FIELDS = {
     "promptfoo_provider_id": "provider.id",
     "promptfoo_failure_reason": "failureReason",
     "promptfoo_reason": "gradingResult.reason",
+    "grader_input_tokens": "gradingResult.tokensUsed.prompt",
+    "grader_output_tokens": "gradingResult.tokensUsed.completion",
+    "cache_read_tokens": "response.tokenUsage.completionDetails.cacheReadInputTokens",
+    "reasoning_tokens": "response.tokenUsage.completionDetails.reasoning",
+    "cost": "cost",
     "promptfoo_cost": "cost",
     "promptfoo_id": "id",
 }
@@ -119,14 +144,23 @@ def read(path: PathLike, *, refs: str = "expected") -> pl.DataFrame:
         One row per test case, prompt, provider and repeat.
     """
     path = Path(path)
-    description = None
+    extras = {**EXTRAS, "_test_key": pl.String(), "_repeat_key": pl.String()}
     if path.suffix == ".jsonl":
-        results, lines = [], []
-        for number, record in iter_json_lines(path):
+        # JSON Lines output has no eval description: the file's stem names the task
+        context = {"log": os.fspath(path), "task": path.stem}
+        frames, rows, locations = [], [], []
+        for number, record in iter_json_lines(path):  # a line at a time, rows in batches
             if not isinstance(record, dict) or "testIdx" not in record:
                 raise log_error(path, "not a promptfoo result (no 'testIdx')", line=number)
-            results.append(record)
-            lines.append(number)
+            where, what = f"{os.fspath(path)}, line {number}", "the result"
+            rows.append(record_row(_row, record, context, refs, where=where, what=what))
+            locations.append((where, what))
+            if len(rows) >= BATCH_ROWS:
+                frames.append(build_frame(rows, extras, locations=locations, fields=_FIELDS))
+                rows, locations = [], []
+        if rows or not frames:
+            frames.append(build_frame(rows, extras, locations=locations, fields=_FIELDS))
+        frame = concat(frames)
     else:
         document = load_json(path)
         body = document.get("results") if isinstance(document, dict) else None
@@ -137,26 +171,52 @@ def read(path: PathLike, *, refs: str = "expected") -> pl.DataFrame:
         if not isinstance(config, dict):
             raise log_error(path, "field 'config' is not a JSON object")
         description = as_text(config.get("description"))
-        lines = []
-    # JSON Lines output has no eval description: the file's stem names the task (never null)
-    task = description if isinstance(description, str) and description else path.stem
-    context = {"log": os.fspath(path), "task": task}
-    rows, locations = [], []
-    for index, result in enumerate(results):
-        if not isinstance(result, dict):
-            raise log_error(path, f"result {index} is not a JSON object")
-        where = f"{os.fspath(path)}, line {lines[index]}" if lines else path
-        what = "the result" if lines else f"results[{index}]"
-        rows.append(record_row(_row, result, context, refs, where=where, what=what))
-        locations.append((where, what))
-    extras = {**EXTRAS, "_test_key": pl.String(), "_repeat_key": pl.String()}
-    frame = build_frame(rows, extras, locations=locations, fields=_FIELDS)
+        task = description if isinstance(description, str) and description else path.stem
+        context = {"log": os.fspath(path), "task": task}
+        rows, locations = [], []
+        for index, result in enumerate(results):
+            if not isinstance(result, dict):
+                raise log_error(path, f"result {index} is not a JSON object")
+            what = f"results[{index}]"
+            rows.append(record_row(_row, result, context, refs, where=path, what=what))
+            locations.append((path, what))
+        frame = build_frame(rows, extras, locations=locations, fields=_FIELDS)
     # Repeats carry no number: identical tests are repeats, numbered in the order promptfoo ran
     # them, and share the id of the first one.
     return frame.with_columns(
         sample_id=pl.col("promptfoo_test_idx").min().over("_test_key").cast(pl.String),
         epoch=pl.col("promptfoo_test_idx").rank("ordinal").over("_repeat_key").cast(pl.Int64),
     ).drop("_test_key", "_repeat_key")
+
+
+def _grader_error(component: dict[str, Any]) -> bool:
+    """Whether a grading result (or one of its components) says its grader failed."""
+    metadata = component.get("metadata") or {}
+    return bool(metadata.get("graderError")) if isinstance(metadata, dict) else False
+
+
+def _judged(grading: dict[str, Any]) -> list[dict[str, Any]]:
+    """Return the components graded by a judge model (or whose grader failed)."""
+    components = grading.get("componentResults") or []
+    found = []
+    for component in components:
+        if not isinstance(component, dict):
+            continue
+        assertion = component.get("assertion") or {}
+        kind = assertion.get("type") if isinstance(assertion, dict) else assertion
+        metadata = component.get("metadata") or {}
+        if kind in _MODEL_GRADED or _grader_error(component) or "graderOutputs" in metadata:
+            found.append(component)
+    return found
+
+
+def _judge_text(component: dict[str, Any]) -> str | None:
+    """Return a judge's text: its raw outputs where promptfoo kept them, else its reason."""
+    outputs = (component.get("metadata") or {}).get("graderOutputs")
+    if outputs:
+        texts = outputs if isinstance(outputs, list) else [outputs]
+        return "\n\n".join(t for t in (as_text(x) for x in texts) if t)
+    return as_text(component.get("reason"))
 
 
 def _render(value: Any, variables: dict[str, Any]) -> Any:
@@ -222,6 +282,15 @@ def _row(result: dict[str, Any], context: dict[str, Any], refs_key: str) -> dict
     status = "error" if failure == _ERROR or error else ("refused" if refused else "ok")
     usage = response.get("tokenUsage") or result.get("tokenUsage") or {}
     latency = result.get("latencyMs")
+    grading = result.get("gradingResult") or {}
+    judged = _judged(grading)
+    grader_failed = any(_grader_error(c) for c in [grading, *judged])
+    judge_text = [_judge_text(c) for c in judged]
+    grader_usage = grading.get("tokensUsed") or {}
+    details = usage.get("completionDetails") or {}
+    options = test.get("options") or {}
+    grader = options.get("provider") if isinstance(options, dict) else None
+    grader = grader.get("id") if isinstance(grader, dict) else grader
     test_key = json_text([test.get("description"), variables])
     model = provider.get("label") or provider.get("id")
     prompt_idx = result.get("promptIdx")
@@ -239,18 +308,27 @@ def _row(result: dict[str, Any], context: dict[str, Any], refs_key: str) -> dict
         ),
         "refs": _refs(result, variables, refs_key),
         "tool_score": as_text(result.get("score")),
-        "tool_correct": result.get("success"),
+        # a judge that failed (graderError) leaves the test ungraded: not the model's failure
+        "tool_correct": None if grader_failed else result.get("success"),
+        "tool_failure": GRADER_FAILURE if grader_failed else None,
         "input_tokens": usage.get("prompt"),
         "output_tokens": usage.get("completion"),
         "total_tokens": usage.get("total"),
+        "cache_read_tokens": details.get("cacheReadInputTokens"),
+        "reasoning_tokens": details.get("reasoning"),
         "seconds": latency / 1000 if isinstance(latency, int | float) else None,
+        "cost": result.get("cost"),
+        "grader_input_tokens": grader_usage.get("prompt") if judged else None,
+        "grader_output_tokens": grader_usage.get("completion") if judged else None,
+        "grader_model": as_text(grader) if judged else None,
         "promptfoo_test": test.get("description"),
         "promptfoo_test_idx": result.get("testIdx"),
         "promptfoo_prompt": as_text(prompt.get("label")),
         "promptfoo_prompt_idx": prompt_idx,
         "promptfoo_provider_id": provider.get("id"),
         "promptfoo_failure_reason": failure,
-        "promptfoo_reason": (result.get("gradingResult") or {}).get("reason"),
+        "promptfoo_reason": grading.get("reason"),
+        "promptfoo_grader_text": "\n\n".join(t for t in judge_text if t) or None,
         "promptfoo_error": as_text(error),
         "promptfoo_cost": result.get("cost"),
         "promptfoo_vars": json_text(variables),

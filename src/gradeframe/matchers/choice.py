@@ -76,9 +76,11 @@ class _Patterns:
         #: Capitals run together, the whole text ("AC", "(AC)"): two or more distinct letters
         #: in the order of ``letters`` ("BAD", "CA", "AA" and "CAFE" are no run). Written as
         #: an alternation on the first two letters, each followed by the later ones, optional.
-        self.run = rf"^[(\[]?(?:{_ordered_runs(self.upper)})[)\]]?[.!]?$"
+        #: One option letter has no run: then a bare list is the only form.
+        runs = _ordered_runs(self.upper)
+        self.run = rf"^[(\[]?(?:{runs})[)\]]?[.!]?$" if runs else None
         #: Either of the two.
-        self.bare_or_run = f"{self.bare}|{self.run}"
+        self.bare_or_run = self.bare if self.run is None else f"{self.bare}|{self.run}"
         #: A leading option label followed by its text ("B) Paris", "(B) Paris", "B. Paris",
         #: "[B] Paris", "B: Paris").
         self.label = rf"^{word}[(\[]?([{both}])[)\].:][ \t]+\S"
@@ -89,13 +91,17 @@ class _Patterns:
 
 
 def _ordered_runs(upper: str) -> str:
-    """Return a regex for runs of two or more distinct letters of ``upper``, in its order."""
+    """Return a regex for runs of two or more distinct letters of ``upper``, in its order.
+
+    Empty for one letter (no run exists; Polars' regex engine has no lookaround to write a
+    pattern that never matches).
+    """
     runs = []
     for i, first in enumerate(upper):
         for j in range(i + 1, len(upper)):
             later = "".join(f"{re.escape(c)}?" for c in upper[j + 1 :])
             runs.append(re.escape(first) + re.escape(upper[j]) + later)
-    return "|".join(runs) or "(?!)"
+    return "|".join(runs)
 
 
 def _clean(text: pl.Expr) -> pl.Expr:

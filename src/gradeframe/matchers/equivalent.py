@@ -1,8 +1,8 @@
-r"""equivalent: the answer is the same mathematical value as the expected one (SPEC §9).
+r"""equivalent: the answer is the same mathematical value as the expected one.
 
 Each side is *read* once (:func:`reading`): the wrapping a math answer comes in is removed
 (delimiters, ``\boxed``, ``\text``, ``\left``/``\right``, LaTeX spacing), the text is folded
-(§1: lower case, thousands separators dropped), and a *literal* (an integer, a decimal, a number
+(lower case, thousands separators dropped), and a *literal* (an integer, a decimal, a number
 in scientific notation or a fraction of integers, with an optional percent sign or an ignored
 unit) is turned into an exact rational ``± n / d × 10^e``: ``n`` and ``d`` are digit strings
 (no leading zeros; a decimal has ``d = "1"`` and no trailing zeros in ``n``), ``e`` an integer.
@@ -71,7 +71,7 @@ _NEEDS_READING_RE: Final = (
     r"^\s|\s$|\.$|^(?:\$|\\[(\[]|\\boxed|\\text|\\mathrm)|\\(?:left|right|[!,; ])|~"
     "|[0-9](?:[,\u00a0\u2007\u2009\u202f]|\\{,\\})[0-9]{3}"
 )
-#: A thousands separator as fold (§1) drops it, LaTeX's {,} too: between a digit and exactly
+#: A thousands separator as fold drops it, LaTeX's {,} too: between a digit and exactly
 #: three digits not followed by a digit. The fourth group is consumed; see :func:`_drop_separators`.
 _SEPARATOR_RE: Final = "(\\d)(?:[,\u00a0\u2007\u2009\u202f]|\\{,\\})(\\d{3})(\\D|$)"
 #: Marks a dropped separator between the two passes (a private-use character).
@@ -135,7 +135,7 @@ def _read(text: pl.Expr) -> pl.Expr:
 
 
 def reading(text: pl.Expr) -> pl.Expr:
-    r"""Read a String column as §9 does: a struct of :data:`READING` (null stays null).
+    r"""Read a String column as equivalent does: a struct of :data:`READING` (null stays null).
 
     ``raw`` is the text with its wrapping removed; a literal's value is ``± n / d × 10^e``.
 
@@ -372,7 +372,7 @@ def equivalent(
 ) -> pl.Expr:
     r"""Check that answers are the same mathematical value as the expected ones.
 
-    Each side is read as SPEC §9 says: white space and a final "." trimmed; one pair of math
+    Each side is read the same way: white space and a final "." trimmed; one pair of math
     delimiters (``$...$``, ``$$...$$``, ``\(...\)``, ``\[...\]``), one enclosing ``\boxed{}``
     and a ``\text{}``/``\mathrm{}`` around the whole value removed, with ``\left``/``\right``
     and the spacing commands ``\!``, ``\,``, ``\;``, ``\ ``, ``~``; thousands separators dropped
