@@ -13,8 +13,9 @@ Three measurements, all in this one process, printed as a RESULTS.md section:
    time, beside 2,000 in-process Math-Verify calls and the projection for 200,000.
 3. **Side by side** on the same 3,000 rows (the first of measurement 1, plus 500 MATH-500 golds
    against an answer spelled another way): gradeframe, Math-Verify ``verify(parse(gold),
-   parse(answer))`` per row, and lm-eval's hendrycks ``is_equiv`` (copied in
-   ``hendrycks_is_equiv.py``): time, and agreement on the rows where both sides are literals,
+   parse(answer))`` per row, and lm-eval's hendrycks ``is_equiv`` (imported from
+   ``lm_eval.tasks.hendrycks_math.utils`` when lm-eval is installed; else the output says the
+   comparison was skipped): time, and agreement on the rows where both sides are literals,
    with every distinct disagreement and who is right by §9 (decided by the independent
    ``fractions.Fraction`` reference of the tests, ``tests/reference_equivalent.py``).
 """
@@ -174,10 +175,17 @@ def fallback_path(rows: int, distinct: int) -> dict[str, Any]:
     }
 
 
-def _unboxed(answer: str) -> str:
-    """The answer as lm-eval hands it to ``is_equiv``: the last ``\\boxed{...}``'s content."""
-    import hendrycks_is_equiv as hendrycks
+def _hendrycks() -> Any:
+    """Return lm-eval's hendrycks MATH module (``is_equiv``), or None when lm-eval is missing."""
+    try:
+        from lm_eval.tasks.hendrycks_math import utils
+    except ImportError:
+        return None
+    return utils
 
+
+def _unboxed(hendrycks: Any, answer: str) -> str:
+    """The answer as lm-eval hands it to ``is_equiv``: the last ``\\boxed{...}``'s content."""
     if "\\boxed" not in answer and "\\fbox" not in answer:
         return answer
     boxed = hendrycks.last_boxed_only_string(answer)
@@ -185,7 +193,6 @@ def _unboxed(answer: str) -> str:
 
 
 def side_by_side(literal: pl.DataFrame, rows: int) -> dict[str, Any]:
-    import hendrycks_is_equiv as hendrycks
     from math_verify import parse, verify
 
     from tests import reference_equivalent as reference
@@ -209,10 +216,16 @@ def side_by_side(literal: pl.DataFrame, rows: int) -> dict[str, Any]:
         except Exception:
             mv.append(False)
     t_mv = time.perf_counter() - start
+    hendrycks = _hendrycks()
     start = time.perf_counter()
-    hd = [bool(hendrycks.is_equiv(_unboxed(a), b)) for a, b in zip(answers, gold, strict=True)]
-    t_hd = time.perf_counter() - start
-    verdicts = ours.with_columns(math_verify=pl.Series(mv), hendrycks=pl.Series(hd))
+    hd = [
+        bool(hendrycks.is_equiv(_unboxed(hendrycks, a), b)) if hendrycks else None
+        for a, b in zip(answers, gold, strict=True)
+    ]
+    t_hd = time.perf_counter() - start if hendrycks else None
+    verdicts = ours.with_columns(
+        math_verify=pl.Series(mv), hendrycks=pl.Series(hd, dtype=pl.Boolean)
+    )
     literal_rows_ = verdicts.filter(pl.col("method") == "literal")
     right = [
         reference.equivalent(a, b) for a, b in literal_rows_.select("answer", "gold").iter_rows()
@@ -221,7 +234,7 @@ def side_by_side(literal: pl.DataFrame, rows: int) -> dict[str, Any]:
     differences = (
         literal_rows_.filter(
             (pl.col("correct") != pl.col("math_verify"))
-            | (pl.col("correct") != pl.col("hendrycks"))
+            | (pl.col("correct") != pl.col("hendrycks")).fill_null(value=False)
             | (pl.col("correct") != pl.col("section_9"))
         )
         # one line per kind of difference: the pairs' shapes, digits written N
@@ -288,8 +301,13 @@ def section(rows: int, bare_number: str, aligned: Callable[[pl.DataFrame], pl.Da
         f"| gradeframe `equivalent` | {side['times']['gradeframe']:.2f} s | - |",
         f"| Math-Verify `verify(parse(...))` per row | {side['times']['Math-Verify per row']:.2f} s"
         f" | {side['agree']['Math-Verify']:,} of {side['literal']:,} |",
-        f"| lm-eval hendrycks `is_equiv` | {side['times']['hendrycks is_equiv']:.3f} s | "
-        f"{side['agree']['hendrycks']:,} of {side['literal']:,} |",
+        (
+            f"| lm-eval hendrycks `is_equiv` | {side['times']['hendrycks is_equiv']:.3f} s | "
+            f"{side['agree']['hendrycks']:,} of {side['literal']:,} |"
+            if side["times"]["hendrycks is_equiv"] is not None
+            else "| lm-eval hendrycks `is_equiv` | skipped: lm-eval is not installed "
+            "(`pip install lm-eval` to compare) | - |"
+        ),
         f"| §9 reference (`fractions.Fraction`, the tests' oracle) | - | "
         f"{side['agree']['§9 reference']:,} of {side['literal']:,} |",
         "",

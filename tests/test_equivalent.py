@@ -8,6 +8,7 @@ start Math-Verify workers once for the session (they are kept by ``_symbolic``).
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -151,21 +152,28 @@ def test_exact_rationals(constructor, actual, expected, correct) -> None:
     check(constructor, [actual], [expected], [correct], ["literal"])
 
 
-def test_beyond_int128_a_close_fraction_goes_to_the_fallback(constructor) -> None:
-    # 39 digits over 3 against its 38-digit quotient: the products do not fit Int128 and the
-    # magnitudes are alike, so the literal path leaves the pair to the fallback
-    ones = "1" * 39
-    quotient = str(int(ones) // 3)
-    far = "1" * 45 + "/7"  # a magnitude apart: decided on the literal path
-    check(
-        constructor,
-        [f"{ones}/3", far],
-        [quotient, "2"],
-        [False, False],
-        ["unparsed", "literal"],
-        fallback=None,
-    )
-    check(constructor, [f"{ones}/3"], [quotient], [True], ["symbolic"])
+BIG = [
+    pytest.param("0." + "3" * 40, r"\frac13", False, id="forty_threes_are_not_a_third"),
+    pytest.param("1e-37", r"\frac{1}{1" + "0" * 37 + "}", True, id="1e-37_is_one_over_ten_to_37"),
+    pytest.param("1" * 39 + "/2", str(int("1" * 39) // 2) + ".5", True, id="39_digits_halved"),
+    pytest.param(
+        "1e40", r"\frac{1" + "0" * 80 + "}{1" + "0" * 40 + "}", True, id="1e40_as_80_over_40"
+    ),
+    pytest.param("1" * 39 + "/3", str(int("1" * 39) // 3), True, id="39_digits_over_3"),
+    pytest.param("1" * 39 + "/3", str(int("1" * 39) // 3 + 1), False, id="39_digits_over_3_off"),
+    pytest.param("1e-37", r"\frac{1}{1" + "0" * 36 + "}", False, id="one_power_of_ten_apart"),
+    pytest.param("1e999999999", "1e999999999", True, id="huge_exponents_equal"),
+    pytest.param("1e999999999", "1e999999998", False, id="huge_exponents_differ"),
+]
+
+
+@pytest.mark.parametrize(("actual", "expected", "correct"), BIG)
+@pytest.mark.parametrize("fallback", ["symbolic", None])
+def test_beyond_int128_literals_stay_exact_and_literal(constructor, actual, expected, correct,
+                                                       fallback) -> None:  # fmt: skip
+    before = _symbolic.CALLS
+    check(constructor, [actual], [expected], [correct], ["literal"], fallback=fallback)
+    assert before == _symbolic.CALLS  # a literal pair never reaches the engine
 
 
 TOLERANCES = [
@@ -174,6 +182,21 @@ TOLERANCES = [
     pytest.param("0.000001", "0", {"abs_tol": 1e-5}, True, id="abs_tol_admits_near_zero"),
     pytest.param("0.000001", "0", {"rel_tol": 0.5}, False, id="rel_tol_never_admits_zero"),
     pytest.param("101", "100", {"rel_tol": 0.01}, True, id="rel_tol_of_the_larger"),
+    pytest.param("1.3", "1", {"abs_tol": 0.3}, True, id="abs_tol_as_written_not_its_binary"),
+    pytest.param(
+        "0.1000000000000000000001", "0.1", {"abs_tol": 1e-30}, False, id="tolerance_on_exact_values"
+    ),
+    pytest.param("0.1000000000000000000001", "0.1", {"abs_tol": 1e-21}, True, id="exact_admits"),
+    pytest.param("1e-400", "0", {"abs_tol": 1e-300}, True, id="below_float_range_admitted"),
+    pytest.param("1e400", "1.0000001e400", {"rel_tol": 1e-6}, True, id="above_float_range"),
+    pytest.param("1e999999999", "0", {"rel_tol": 0.5}, False, id="huge_exponent_with_tolerance"),
+    pytest.param(
+        "0%",
+        "1%",
+        {"abs_tol": 0.3, "percent": "fraction"},
+        False,
+        id="two_percents_keep_their_gap_under_fraction",
+    ),
 ]
 
 
@@ -244,6 +267,89 @@ def test_symbolic_decides_non_literals(constructor) -> None:
     )
 
 
+DECIMAL_AGAINST_NON_LITERAL = [
+    pytest.param("1.414214", r"\sqrt{2}", False, id="rounded_root_is_not_the_root"),
+    pytest.param("0.33333333", r"\frac{1}{\sqrt{9}}", False, id="no_six_decimal_rounding"),
+    pytest.param("0.5", r"\frac{\sqrt{4}}{4}", True, id="exactly_equal_decimal"),
+    pytest.param("1e-2", r"\frac{1}{\sqrt{10^4}}", True, id="exponent_is_a_decimal_too"),
+    pytest.param("2", r"\sqrt{4}", True, id="an_integer_stays_with_the_engine"),
+    pytest.param(r"\sqrt{2}", "1.414214", False, id="decimal_on_the_expected_side"),
+]
+
+
+@pytest.mark.parametrize(("actual", "expected", "correct"), DECIMAL_AGAINST_NON_LITERAL)
+def test_a_decimal_against_a_non_literal_is_exact(constructor, actual, expected,
+                                                  correct) -> None:  # fmt: skip
+    check(constructor, [actual], [expected], [correct], ["symbolic"])
+
+
+DECIMAL_TOLERANCE = [
+    pytest.param("1.414214", r"\sqrt{2}", {"abs_tol": 1e-6}, True, id="within_abs_tol"),
+    pytest.param("1.414214", r"\sqrt{2}", {"abs_tol": 1e-7}, False, id="outside_abs_tol"),
+    pytest.param("3.1416", r"\pi", {"rel_tol": 1e-5}, True, id="within_rel_tol"),
+    pytest.param("3.1416", r"x+1", {"rel_tol": 1e-5}, False, id="not_a_number"),
+    pytest.param("50%", r"\frac{\sqrt{4}}{4}", {"abs_tol": 1e-9}, True, id="percent_as_fraction"),
+]
+
+
+@pytest.mark.parametrize(("actual", "expected", "kwargs", "correct"), DECIMAL_TOLERANCE)
+def test_a_decimal_against_a_non_literal_with_a_tolerance_is_numeric(
+    constructor, actual, expected, kwargs, correct
+) -> None:
+    check(constructor, [actual], [expected], [correct], ["symbolic"], **kwargs)
+
+
+#: Identities SymPy proves while Math-Verify's guard-free run evaluates its own code (units,
+#: simplify): the protection against model text must not refuse it.
+IDENTITIES = [
+    ("(x+1)^2", "x^2+2x+1"),
+    (r"\sin^2 x+\cos^2 x", "1"),
+    (r"\sec^2(y)", r"\tan^2(y)+1"),
+    ("(a+b)(a-b)", "a^2-b^2"),
+    (r"\frac{x^2-1}{x-1}", "x+1"),
+    (r"2\sin x\cos x", r"\sin 2x"),
+    (r"\cos^2 x-\sin^2 x", r"\cos 2x"),
+    (r"e^{\ln 5}", "5"),
+    (r"\log_2 8", "3"),
+    (r"\sqrt{8}", r"2\sqrt{2}"),
+    (r"\frac{1}{\sqrt2}", r"\frac{\sqrt2}{2}"),
+    ("x^3-1", "(x-1)(x^2+x+1)"),
+    (r"\binom{5}{2}", "10"),
+    ("(x-2)^3", "x^3-6x^2+12x-8"),
+]
+
+
+def test_sympy_identities_are_equivalent(constructor) -> None:
+    actual = [a for a, _ in IDENTITIES] + [b for _, b in IDENTITIES]
+    expected = [b for _, b in IDENTITIES] + [a for a, _ in IDENTITIES]
+    check(constructor, actual, expected, [True] * len(actual), ["symbolic"] * len(actual))
+
+
+COMMAS = [
+    pytest.param(r"\{1,234\}", r"\{234, 1\}", True, id="a_set_of_two_numbers"),
+    pytest.param("(1,234)", "1234", False, id="a_pair_is_not_a_number"),
+    pytest.param(r"(2,12) \cup (12,102)", r"(12,102)\cup(2,12)", True, id="interval_union"),
+    pytest.param(r"(2,12) \cup (12,102)", "(2,102)", False, id="union_misses_a_point"),
+    pytest.param("(1,2,3)", "(3,2,1)", False, id="tuple_order_counts"),
+    pytest.param(r"\left(1, 2\right)", "(1,2)", True, id="left_right_removed"),
+]
+
+
+@pytest.mark.parametrize(("actual", "expected", "correct"), COMMAS)
+def test_commas_reach_the_engine(constructor, actual, expected, correct) -> None:
+    check(constructor, [actual], [expected], [correct], ["symbolic"])
+
+
+def test_a_pair_the_engine_cannot_read_is_unparsed_not_false(constructor) -> None:
+    check(
+        constructor,
+        [r"\frac{", "x", r"\begin{unknown}"],
+        ["x", r"\sqrt{", "2"],
+        [False, False, False],
+        ["unparsed", "unparsed", "unparsed"],
+    )
+
+
 CODE = [
     "__import__('os').system('touch {path}')",
     "exec(\"open('{path}', 'w').write('x')\")",
@@ -307,11 +413,15 @@ def test_literal_pairs_never_start_the_engine() -> None:
     assert before == _symbolic.CALLS
 
 
-def test_symbolic_without_math_verify_raises_saying_what_to_install(monkeypatch) -> None:
+def test_symbolic_without_math_verify_raises_saying_what_to_install(
+    constructor, monkeypatch
+) -> None:
     monkeypatch.setattr(_symbolic, "available", lambda: False)
-    frame = pl.DataFrame({"a": [r"\sqrt{4}"], "b": ["2"]})
-    with pytest.raises(ImportError, match=r"pip install 'gradeframe\[math\]'"):
-        frame.grade.equivalent("a", "b")
+    frame = constructor({"a": [r"\sqrt{4}"], "b": ["2"]})
+    with pytest.raises(ImportError, match=r"pip install 'gradeframe\[math\]'") as error:
+        to_data(frame.grade.equivalent("a", "b"))
+    if not isinstance(frame, pl.LazyFrame):  # a LazyFrame raises inside Polars' collect
+        assert len(str(error.value).splitlines()) <= 2, str(error.value)
     # every pair literal: the engine is never needed
     literal = pl.DataFrame({"a": ["1/2"], "b": ["0.5"]}).grade.equivalent("a", "b")
     assert literal["correct"].to_list() == [True]
@@ -379,6 +489,83 @@ def test_rows_keep_their_order_and_inputs_are_untouched(constructor) -> None:
     assert out["correct"] == [True, False, False, True, True] * 20
 
 
+def test_a_list_of_expected_answers_is_correct_when_any_item_is(constructor) -> None:
+    frame = constructor(
+        {
+            "actual": ["0.5", "x+1", "7", "2"],
+            "expected": [["1/3", r"\frac12"], ["1+x", "y"], ["8", "9"], ["  ", r"\sqrt{4}"]],
+        }
+    )
+    assert_equal_data(
+        frame.grade.equivalent("actual", "expected"),
+        {
+            "correct": [True, True, False, True],
+            # the deciding item's method, else the last item's
+            "method": ["literal", "symbolic", "literal", "symbolic"],
+        },
+    )
+
+
+@pytest.mark.parametrize("bad", [[], ["", " "]])
+def test_a_list_with_no_expected_answer_raises_naming_the_row(constructor, bad) -> None:
+    frame = constructor({"actual": ["1", "2"], "expected": [["1"], bad]})
+    with pytest.raises(Exception, match="row 1"):
+        to_data(frame.grade.equivalent("actual", "expected"))
+
+
+# --------------------------------------------------------------------------------------------
+# The engine's verdict is Math-Verify's own (on pairs that are not code)
+# --------------------------------------------------------------------------------------------
+
+
+def _rewrites(text: str) -> list[str]:
+    """Spellings of the same answer: delimiters, a box, \\dfrac, spaces, no \\left/\\right."""
+    return [
+        f"${text}$",
+        f"\\boxed{{{text}}}",
+        text.replace("\\frac", "\\dfrac"),
+        text.replace(",", ", ").replace("  ", " "),
+        text.replace("\\left", "").replace("\\right", ""),
+    ]
+
+
+def _agreement_pairs() -> list[tuple[str, str]]:
+    golds = pl.DataFrame({"gold": _answers("math500_answers.jsonl")})
+    read = golds.grade.equivalent("gold", "gold", fallback=None)
+    others = read.filter(pl.col("method") != "literal")["gold"].unique(maintain_order=True)
+    pairs = [(spelling, gold) for gold in others for spelling in _rewrites(gold)]
+    pairs += list(zip(others, others.shift(7).fill_null("0"), strict=True))  # mostly unequal
+    pairs += IDENTITIES + [(b, a) for a, b in IDENTITIES]
+    pairs += [(p.values[0], p.values[1]) for p in COMMAS]
+    return pairs
+
+
+@pytest.mark.skipif(
+    not os.environ.get("GRADEFRAME_ENGINE_AGREEMENT"),
+    reason="runs real Math-Verify in this process (.ci/run sets GRADEFRAME_ENGINE_AGREEMENT=1)",
+)
+def test_engine_verdicts_equal_math_verify_in_process() -> None:
+    from math_verify import LatexExtractionConfig, parse, verify
+
+    config = [LatexExtractionConfig()]
+
+    def read(text: str) -> list:
+        # the reading's first steps (the scalar reference), then Math-Verify's LaTeX reading
+        text = reference.read(text)
+        wrapped = f"\\boxed{{{text}}}" if "$" in text else f"${text}$"
+        return parse(wrapped, extraction_config=config, parsing_timeout=None)
+
+    pairs = _agreement_pairs()
+    assert len(pairs) > 300
+    frame = pl.DataFrame({"a": [a for a, _ in pairs], "b": [b for _, b in pairs]})
+    out = frame.grade.equivalent("a", "b", timeout=30.0)
+    assert set(out["method"]) == {"symbolic"}  # none decided elsewhere, none timed out
+    for (a, b), correct in zip(pairs, out["correct"], strict=True):
+        gold, answer = read(b), read(a)
+        want = bool(gold and answer and verify(gold, answer, timeout_seconds=None))
+        assert correct == want, (a, b)
+
+
 # --------------------------------------------------------------------------------------------
 # The peers' disagreement table (docs/equivalence.md shows it)
 # --------------------------------------------------------------------------------------------
@@ -436,7 +623,11 @@ def test_gsm8k_golds_are_all_literals_and_most_of_math500() -> None:
 # The literal path against a scalar Fraction reference
 # --------------------------------------------------------------------------------------------
 
-_DIGITS = st.text("0123456789", min_size=1, max_size=12)
+# short digit strings (Int128 arithmetic), and long ones far past 128 bits (exact in Python)
+_DIGITS = st.one_of(
+    st.text("0123456789", min_size=1, max_size=12),
+    st.text("0123456789", min_size=30, max_size=90),
+)
 
 
 @st.composite
@@ -453,11 +644,11 @@ def literals(draw: st.DrawFn) -> str:
     elif kind == "dec":
         body = draw(st.sampled_from([f"{a}.{b}", f".{b}", f"{a}."]))
     elif kind == "sci":
-        body = f"{a}.{b}{draw(st.sampled_from(['e', 'E']))}{draw(st.integers(-30, 30))}"
+        body = f"{a}.{b}{draw(st.sampled_from(['e', 'E']))}{draw(st.integers(-400, 400))}"
     elif kind == "times":
         body = f"{a[:4]} \\times 10^{{{draw(st.integers(-9, 9))}}}"
     elif kind == "p10":
-        body = f"10^{{{draw(st.integers(-12, 12))}}}"
+        body = f"10^{{{draw(st.integers(-60, 60))}}}"
     elif kind == "slash":
         body = f"{a}/{b}"
     else:
@@ -468,20 +659,41 @@ def literals(draw: st.DrawFn) -> str:
     return wrap.format(text)
 
 
+def _nudged(text: str, step: int) -> str:
+    """Change the last digit of a literal by ``step`` (a value one unit of its last place away)."""
+    for i in range(len(text) - 1, -1, -1):
+        if text[i].isdigit():
+            return text[:i] + str((int(text[i]) + step) % 10) + text[i + 1 :]
+    return text
+
+
+_TOLERANCES = st.one_of(
+    st.just({}),
+    st.fixed_dictionaries({"rel_tol": st.sampled_from([1e-6, 1e-30, 0.01, 0.5, 1.0, 2.0])}),
+    st.fixed_dictionaries({"abs_tol": st.sampled_from([1e-30, 1e-300, 0.3, 1e-6, 1e20])}),
+    st.fixed_dictionaries(
+        {"rel_tol": st.floats(0, 2, allow_nan=False), "abs_tol": st.floats(0, 1e30)}
+    ),
+)
+
+
 @given(
     pairs=st.lists(st.tuples(literals(), literals()), min_size=1, max_size=25),
     percent=st.sampled_from(["either", "number", "fraction"]),
-    same=st.booleans(),
+    spelling=st.sampled_from(["other", "same", "nudged"]),
+    tolerance=_TOLERANCES,
 )
-def test_literal_path_agrees_with_fraction_reference(pairs, percent, same) -> None:
-    if same:  # equal values in other spellings are the interesting case
+def test_literal_path_agrees_with_fraction_reference(pairs, percent, spelling, tolerance) -> None:
+    if spelling == "same":  # equal values in other spellings are the interesting case
         pairs = [(a, a.replace("\\frac", "\\dfrac").replace("{,}", ",")) for a, _ in pairs]
+    elif spelling == "nudged":  # one unit of the last place apart: the tolerances' edge
+        pairs = [(a, _nudged(a, 1)) for a, _ in pairs]
     frame = pl.DataFrame({"a": [a for a, _ in pairs], "b": [b for _, b in pairs]})
-    out = frame.grade.equivalent("a", "b", percent=percent, fallback=None)
+    out = frame.grade.equivalent("a", "b", percent=percent, fallback=None, **tolerance)
     for (a, b), correct, method in zip(pairs, out["correct"], out["method"], strict=True):
-        want = reference.equivalent(a, b, percent=percent)
+        want = reference.equivalent(a, b, percent=percent, **tolerance)
         if want is None:
             assert method in ("text", "unparsed"), (a, b, method)
         else:
             assert method == "literal", (a, b, method)
-            assert correct == want, (a, b, percent)
+            assert correct == want, (a, b, percent, tolerance)

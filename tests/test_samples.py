@@ -334,6 +334,49 @@ def test_folded_answers_are_one_vote_and_a_tie_is_no_majority(constructor: Any) 
     assert _close(data["majority"][0], Fraction(2, 3))
 
 
+VALUE_VOTES = {
+    "question_id": ["q1"] * 5 + ["q2"] * 4,
+    # q1: \frac12, 0.5 and 1/2 are one value (3 right votes) against two "3"; folded, "3" wins
+    "answer": ["\\frac12", "0.5", "1/2", "3", "3", "x", "X", "y", "y"],
+    "correct": [True, True, True, False, False, True, True, False, False],
+}
+
+
+@pytest.mark.parametrize(("vote", "majority", "ties"), [("fold", 0.0, 1), ("equivalent", 0.5, 1)])
+def test_equal_values_are_one_vote_with_vote_equivalent(constructor: Any, vote: str,
+                                                        majority: float, ties: int) -> None:  # fmt: skip
+    data = to_data(gf.consistency(constructor(VALUE_VOTES), answer="answer", vote=vote))
+    assert data["majority"] == [majority]
+    assert data["ties"] == [ties]  # a count: q2's "x" and "y" tie either way
+
+
+def test_vote_follows_a_method_column(constructor: Any) -> None:
+    # a frame graded by equivalent has a method column: its votes are on values
+    frame = constructor({**VALUE_VOTES, "method": ["literal"] * 9})
+    assert to_data(gf.consistency(frame, answer="answer"))["majority"] == [0.5]
+    plain = constructor(VALUE_VOTES)
+    assert to_data(gf.consistency(plain, answer="answer"))["majority"] == [0.0]
+
+
+def test_flaky_lists_each_value_once_shown_by_its_most_common_text(constructor: Any) -> None:
+    frame = constructor(
+        {
+            "question_id": ["q"] * 6,
+            "answer": ["0.5", "1/2", "0.5", "\\frac{1}{2}", "3", "3.0"],
+            "correct": [True, True, True, True, False, False],
+        }
+    )
+    data = to_data(gf.flaky(frame, answer="answer", vote="equivalent"))
+    assert data["answers"] == [
+        [{"answer": "0.5", "n": 4, "correct": True}, {"answer": "3", "n": 2, "correct": False}]
+    ]
+
+
+def test_an_unknown_vote_raises_naming_the_argument(constructor: Any) -> None:
+    with pytest.raises(ValueError, match="`vote`"):
+        gf.consistency(constructor(VALUE_VOTES), answer="answer", vote="exact")
+
+
 def test_majority_answer_right_needs_more_than_half_its_rows(constructor: Any) -> None:
     # "12" has two rows, one right (different refs could do that): not "most", so not right.
     frame = constructor(

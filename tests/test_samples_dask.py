@@ -67,6 +67,20 @@ def test_dask_samples_equal_the_polars_results(npartitions: int) -> None:
     assert to_data(gf_dask.flaky(ddf, answer="answer")) == to_data(gf.flaky(frame, answer="answer"))
 
 
+@pytest.mark.parametrize("vote", ["fold", "equivalent"])
+def test_dask_votes_on_values_equal_the_polars_results(vote: str) -> None:
+    frame = samples_frame().with_columns(
+        pl.col("answer").replace({"1000": "1e3", "999": "\\frac{1998}{2}"})
+    )
+    ddf = dd.from_pandas(as_pandas(frame), npartitions=3)
+    same(
+        ddf.grade.consistency(answer="answer", vote=vote),
+        gf.consistency(frame, answer="answer", vote=vote),
+    )
+    listed = gf_dask.flaky(ddf, answer="answer", vote=vote)
+    assert to_data(listed) == to_data(gf.flaky(frame, answer="answer", vote=vote))
+
+
 def test_dask_samples_check_arguments_before_reading() -> None:
     ddf = dd.from_pandas(as_pandas(samples_frame()), npartitions=2)
     with pytest.raises(pl.exceptions.ColumnNotFoundError, match="on"):

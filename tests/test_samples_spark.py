@@ -58,6 +58,32 @@ def test_task_counts_summed_on_the_driver_give_the_whole_frame(tasks: int) -> No
     assert to_data(listed) == to_data(gf.flaky(frame, answer="answer"))
 
 
+def test_task_votes_on_values_summed_on_the_driver_give_the_whole_frame() -> None:
+    frame = samples_frame().with_columns(pl.col("answer").replace({"1000": "1e3"}))
+    size = -(-frame.height // 3)
+    pieces = []
+    for start in range(0, frame.height, size):
+        batches = frame.slice(start, size).to_arrow().to_batches(max_chunksize=7)
+        for batch in gs.sample_batches(
+            batches,
+            groups=["model"],
+            items=["question_id"],
+            correct="correct",
+            answer="answer",
+            rows=11,
+            vote="equivalent",
+        ):
+            pieces.append((batch.column(0)[0].as_py(), batch.column(1)[0].as_py()))
+    counts, votes = gs.summed_sample_counts(
+        pieces, frame.clear(), ["model"], ["question_id"], "correct", "answer", "equivalent"
+    )
+    listed = sample_rules.flaky_from_counts(counts, votes, ["model"], ["question_id"]).collect()
+    assert to_data(listed) == to_data(gf.flaky(frame, answer="answer", vote="equivalent"))
+    table = sample_rules.consistency_from_counts(counts, votes, ["model"], ["question_id"])
+    whole = gf.consistency(frame, answer="answer", vote="equivalent")
+    assert to_data(table.collect())["ties"] == whole["ties"].to_list()
+
+
 def test_no_rows_gives_empty_counts() -> None:
     frame = samples_frame().clear()
     counts, votes = gs.summed_sample_counts(
@@ -106,6 +132,8 @@ def test_spark_samples_equal_the_polars_results(tmp_path) -> None:
         assert to_data(got)["n_items"] == want["n_items"].to_list()
         assert to_data(got)["pass_at_k"] == pytest.approx(want["pass_at_k"].to_list(), abs=1e-15)
         assert to_data(gs.flaky(sdf, answer="answer")) == to_data(gf.flaky(frame, answer="answer"))
+        by_value = gs.flaky(sdf, answer="answer", vote="equivalent")
+        assert to_data(by_value) == to_data(gf.flaky(frame, answer="answer", vote="equivalent"))
         summary = gs.consistency(sdf, answer="answer")
         assert to_data(summary)["ties"] == gf.consistency(frame, answer="answer")["ties"].to_list()
         with pytest.raises(pl.exceptions.ColumnNotFoundError, match="on"):

@@ -246,13 +246,15 @@ def sample_table(
     items: list[str],
     correct: str,
     answer: IntoExpr | None,
+    vote: str = "fold",
 ) -> pa.Table:
     """Count one table's samples per group and item (and votes): one row of IPC bytes."""
     frame = _polars(table)
     counts = _ipc(sample_rules.sample_counts(frame, groups, items, correct).collect())
     votes = None
     if answer is not None:
-        votes = _ipc(sample_rules.vote_counts(frame, groups, items, correct, answer).collect())
+        found = sample_rules.vote_counts(frame, groups, items, correct, answer, vote)
+        votes = _ipc(found.collect())
     return pa.table(
         [pa.array([counts], pa.binary()), pa.array([votes], pa.binary())], schema=SAMPLES_SCHEMA
     )
@@ -265,6 +267,7 @@ def summed_sample_counts(
     items: list[str],
     correct: str,
     answer: IntoExpr | None,
+    vote: str = "fold",
 ) -> tuple[pl.LazyFrame, pl.LazyFrame | None]:
     """Sum the counts (and votes) of every piece: the counts of the whole frame.
 
@@ -279,6 +282,6 @@ def summed_sample_counts(
         return summed, None
     votes = [pl.read_ipc(io.BytesIO(v)) for _, v in pieces if v is not None]
     if not votes:
-        votes = [sample_rules.vote_counts(empty, groups, items, correct, answer).collect()]
+        votes = [sample_rules.vote_counts(empty, groups, items, correct, answer, vote).collect()]
     stacked = pl.concat(votes, how="vertical_relaxed").lazy()
-    return summed, sample_rules.summed(stacked, [*keys, "__gf_answer"])
+    return summed, sample_rules.summed(stacked, [*keys, *sample_rules.VOTE_KEYS])

@@ -177,8 +177,11 @@ class SummaryMethods(Generic[Summarized]):
         on: On = None,
         correct: str = "correct",
         answer: IntoExpr | None = None,
+        vote: sample_rules.Vote = ...,
     ) -> Summarized:
-        return sample_rules.consistency(self._frame, by=by, on=on, correct=correct, answer=answer)
+        return sample_rules.consistency(
+            self._frame, by=by, on=on, correct=correct, answer=answer, vote=vote
+        )
 
     @delegates(sample_rules.flaky)
     def flaky(
@@ -188,8 +191,11 @@ class SummaryMethods(Generic[Summarized]):
         on: On = None,
         correct: str = "correct",
         answer: IntoExpr | None = None,
+        vote: sample_rules.Vote = ...,
     ) -> Summarized:
-        return sample_rules.flaky(self._frame, by=by, on=on, correct=correct, answer=answer)
+        return sample_rules.flaky(
+            self._frame, by=by, on=on, correct=correct, answer=answer, vote=vote
+        )
 
     @delegates(chart_rules.pass_at_k_chart)
     def pass_at_k_chart(

@@ -292,12 +292,14 @@ def _partition_samples(
     items: list[str],
     correct: str,
     answer: IntoExpr | None,
+    vote: str = "fold",
 ) -> tuple[pl.DataFrame, pl.DataFrame | None]:
     frame = _frames.to_polars(partition, columns)
     counts = sample_rules.sample_counts(frame, groups, items, correct).collect()
     if answer is None:
         return counts, None
-    return counts, sample_rules.vote_counts(frame, groups, items, correct, answer).collect()
+    votes = sample_rules.vote_counts(frame, groups, items, correct, answer, vote)
+    return counts, votes.collect()
 
 
 def _summed_samples(
@@ -308,8 +310,10 @@ def _summed_samples(
     correct: str,
     answer: IntoExpr | None,
     outputs: Sequence[str],
+    vote: sample_rules.Vote = ...,
 ) -> tuple[list[str], list[str], pl.LazyFrame, pl.LazyFrame | None]:
     """Check the arguments on the empty frame, then sum every partition's counts."""
+    vote = sample_rules.resolve_vote(vote, [str(c) for c in frame.columns])
     columns, groups, items = sample_rules.pandas_columns(frame._meta, by, on, correct, answer)
     if answer is not None:
         frame = keep_objects(frame, _columns_named(frame, [answer]))
@@ -320,7 +324,7 @@ def _summed_samples(
     parts = frame[list(columns)].to_delayed()
     pieces = dask.compute(
         *[
-            dask.delayed(_partition_samples)(part, columns, groups, items, correct, answer)
+            dask.delayed(_partition_samples)(part, columns, groups, items, correct, answer, vote)
             for part in parts
         ]
     )
@@ -330,7 +334,7 @@ def _summed_samples(
     votes = None
     if answer is not None:
         votes = pl.concat([p[1] for p in pieces], how="vertical_relaxed").lazy()  # type: ignore[misc]
-        votes = sample_rules.summed(votes, [*keys, "__gf_answer"])
+        votes = sample_rules.summed(votes, [*keys, *sample_rules.VOTE_KEYS])
     return groups, items, counts, votes
 
 
@@ -368,6 +372,7 @@ def consistency(
     on: On = None,
     correct: str = "correct",
     answer: IntoExpr | None = None,
+    vote: sample_rules.Vote = ...,
 ) -> pd.DataFrame:
     """Summarise the samples' consistency on a Dask frame, from counts summed over partitions.
 
@@ -378,12 +383,12 @@ def consistency(
     ----------
     frame
         A graded Dask DataFrame: one row per sample.
-    by, on, correct, answer
+    by, on, correct, answer, vote
         As for :func:`gradeframe.consistency`. They are checked before any data is read.
     """
     outputs = sample_rules.CONSISTENCY_OUTPUTS
     groups, items, counts, votes = _summed_samples(
-        frame, "consistency", by, on, correct, answer, outputs
+        frame, "consistency", by, on, correct, answer, outputs, vote
     )
     table = sample_rules.consistency_from_counts(counts, votes, groups, items).collect()
     return _frames.to_pandas_frame(table)
@@ -396,6 +401,7 @@ def flaky(
     on: On = None,
     correct: str = "correct",
     answer: IntoExpr | None = None,
+    vote: sample_rules.Vote = ...,
 ) -> pd.DataFrame:
     """List the flaky items of a Dask frame, from counts summed over partitions.
 
@@ -406,11 +412,13 @@ def flaky(
     ----------
     frame
         A graded Dask DataFrame: one row per sample.
-    by, on, correct, answer
+    by, on, correct, answer, vote
         As for :func:`gradeframe.flaky`. They are checked before any data is read.
     """
     outputs = sample_rules.FLAKY_OUTPUTS
-    groups, items, counts, votes = _summed_samples(frame, "flaky", by, on, correct, answer, outputs)
+    groups, items, counts, votes = _summed_samples(
+        frame, "flaky", by, on, correct, answer, outputs, vote
+    )
     table = sample_rules.flaky_from_counts(counts, votes, groups, items).collect()
     return _frames.to_pandas_frame(table)
 
@@ -476,8 +484,9 @@ class DaskFrameGrade:
         on: On = None,
         correct: str = "correct",
         answer: IntoExpr | None = None,
+        vote: sample_rules.Vote = ...,
     ) -> pd.DataFrame:
-        return consistency(self._frame, by=by, on=on, correct=correct, answer=answer)
+        return consistency(self._frame, by=by, on=on, correct=correct, answer=answer, vote=vote)
 
     @delegates(flaky, lock=False)  # its partitions lock, in Dask's threads
     def flaky(  # noqa: D102
@@ -487,8 +496,9 @@ class DaskFrameGrade:
         on: On = None,
         correct: str = "correct",
         answer: IntoExpr | None = None,
+        vote: sample_rules.Vote = ...,
     ) -> pd.DataFrame:
-        return flaky(self._frame, by=by, on=on, correct=correct, answer=answer)
+        return flaky(self._frame, by=by, on=on, correct=correct, answer=answer, vote=vote)
 
 
 def _series_partition(

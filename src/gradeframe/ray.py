@@ -209,20 +209,29 @@ def _summed_samples(
     correct: str,
     answer: IntoExpr | None,
     outputs: Sequence[str],
+    vote: sample_rules.Vote = ...,
 ) -> tuple[list[str], list[str], pl.LazyFrame, pl.LazyFrame | None]:
     """Check the arguments on an empty frame, then sum every batch's counts on the driver."""
+    schema = _arrow_schema(ds)
+    vote = sample_rules.resolve_vote(vote, schema.names)
     columns, groups, items, empty = _arrow.samples_plan(
-        _arrow_schema(ds), function, by, on, correct, answer, outputs
+        schema, function, by, on, correct, answer, outputs
     )
     counted = ds.select_columns(columns).map_batches(
         _arrow.sample_table,
         batch_format="pyarrow",
         batch_size=ROWS_PER_CALL,
         zero_copy_batch=True,
-        fn_kwargs={"groups": groups, "items": items, "correct": correct, "answer": answer},
+        fn_kwargs={
+            "groups": groups,
+            "items": items,
+            "correct": correct,
+            "answer": answer,
+            "vote": vote,
+        },
     )
     pieces = [(row["counts"], row["votes"]) for row in counted.take_all()]
-    counts, votes = _arrow.summed_sample_counts(pieces, empty, groups, items, correct, answer)
+    counts, votes = _arrow.summed_sample_counts(pieces, empty, groups, items, correct, answer, vote)
     return groups, items, counts, votes
 
 
@@ -265,6 +274,7 @@ def consistency(
     on: On = None,
     correct: str = "correct",
     answer: IntoExpr | None = None,
+    vote: sample_rules.Vote = ...,
 ) -> pd.DataFrame:
     """Summarise the samples' consistency on a Ray Dataset, from counts summed on the driver.
 
@@ -274,7 +284,7 @@ def consistency(
     ----------
     ds
         A graded Ray Dataset: one row per sample.
-    by, on, correct, answer
+    by, on, correct, answer, vote
         As for :func:`gradeframe.consistency`. They are checked before the counting runs.
 
     Returns
@@ -286,7 +296,7 @@ def consistency(
 
     outputs = sample_rules.CONSISTENCY_OUTPUTS
     groups, items, counts, votes = _summed_samples(
-        ds, "consistency", by, on, correct, answer, outputs
+        ds, "consistency", by, on, correct, answer, outputs, vote
     )
     table = sample_rules.consistency_from_counts(counts, votes, groups, items).collect()
     return _frames.to_pandas_frame(table)
@@ -299,6 +309,7 @@ def flaky(
     on: On = None,
     correct: str = "correct",
     answer: IntoExpr | None = None,
+    vote: sample_rules.Vote = ...,
 ) -> pd.DataFrame:
     """List the flaky items of a Ray Dataset, from counts summed on the driver.
 
@@ -308,7 +319,7 @@ def flaky(
     ----------
     ds
         A graded Ray Dataset: one row per sample.
-    by, on, correct, answer
+    by, on, correct, answer, vote
         As for :func:`gradeframe.flaky`. They are checked before the counting runs.
 
     Returns
@@ -319,6 +330,8 @@ def flaky(
     from gradeframe import _frames
 
     outputs = sample_rules.FLAKY_OUTPUTS
-    groups, items, counts, votes = _summed_samples(ds, "flaky", by, on, correct, answer, outputs)
+    groups, items, counts, votes = _summed_samples(
+        ds, "flaky", by, on, correct, answer, outputs, vote
+    )
     table = sample_rules.flaky_from_counts(counts, votes, groups, items).collect()
     return _frames.to_pandas_frame(table)

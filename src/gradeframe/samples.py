@@ -130,6 +130,13 @@ _VOTES: Final = "__gf_votes"
 _VOTES_RIGHT: Final = "__gf_votes_right"
 _RIGHT: Final = "__gf_right"
 _RAW: Final = "__gf_written"
+_TEXT: Final = "__gf_text"  # the text a vote is shown by (the folded text when voting on it)
+_SHOWN: Final = "__gf_shown"
+#: The key columns of the vote counts, after the group and item columns (partition sums).
+VOTE_KEYS: Final = (_ANSWER, _TEXT)
+#: How votes are cast: on the folded text, or on the reading of ``equivalent``.
+VOTES: Final = ("fold", "equivalent")
+Vote: TypeAlias = str | EllipsisType
 
 
 # --------------------------------------------------------------------------------------------
@@ -202,6 +209,16 @@ def _answer_text(answer: IntoExpr, schema: Schema) -> pl.Expr:
     )
 
 
+def resolve_vote(vote: Vote, columns: Iterable[str]) -> str:
+    """Return how votes are cast: ``vote``, or by default the data's (a ``method`` column)."""
+    if vote is ...:
+        return "equivalent" if "method" in columns else "fold"
+    if vote not in VOTES:
+        msg = f"`vote` must be 'fold' or 'equivalent', got {vote!r}"
+        raise ValueError(msg)
+    return vote  # type: ignore[return-value]
+
+
 def _check_names(groups: list[str], items: list[str], outputs: Sequence[str]) -> list[str]:
     """Return the item columns that are not group columns; refuse names the result uses."""
     # A group column that is also an item column (logs: by task, items are task + sample_id)
@@ -250,14 +267,18 @@ def vote_counts(
     items: list[str],
     correct: str,
     answer: IntoExpr,
+    vote: str = "fold",
 ) -> pl.LazyFrame:
-    """Count the votes per group, item and folded answer (``__gf_answer``).
+    """Count the votes per group, item, vote (``__gf_answer``) and text (``__gf_text``).
 
-    ``__gf_votes`` is the rows with that folded answer, ``__gf_votes_right`` the right ones
-    among them; both are additive. A null or blank answer does not vote.
+    The vote is the folded answer, or with ``vote="equivalent"`` a literal's exact value (as
+    :func:`gradeframe.equivalent` reads it) and another answer's folded reading; the text is
+    the answer as written (the folded text when voting on it). ``__gf_votes`` is the rows with
+    that vote and text, ``__gf_votes_right`` the right ones among them; both are additive. A
+    null or blank answer does not vote.
 
-    Folding is the costly step, and samples repeat themselves: each distinct answer text is
-    folded once, and the folded text joined back to the rows.
+    Reading is the costly step, and samples repeat themselves: each distinct answer text is
+    read once, and its vote joined back to the rows.
     """
     schema = frame_schema(frame)
     right = correct_expr(correct, schema)
@@ -267,11 +288,20 @@ def vote_counts(
         .select(*keys, _answer_text(answer, schema).alias(_RAW), right.alias(_RIGHT))
         .filter(pl.col(_RAW).is_not_null())
     )
-    texts = rows.select(pl.col(_RAW).unique()).with_columns(fold(pl.col(_RAW)).alias(_ANSWER))
+    texts = rows.select(pl.col(_RAW).unique())
+    if vote == "equivalent":
+        from gradeframe.matchers.equivalent import value_keys
+
+        texts = texts.with_columns(
+            value_keys(pl.col(_RAW)).alias(_ANSWER), pl.col(_RAW).alias(_TEXT)
+        )
+    else:
+        texts = texts.with_columns(fold(pl.col(_RAW)).alias(_ANSWER))
+        texts = texts.with_columns(pl.col(_ANSWER).alias(_TEXT))
     return (
         rows.join(texts, on=_RAW, how="left")
         .filter(pl.col(_ANSWER).str.len_bytes() > 0)  # a blank answer does not vote
-        .group_by(*keys, _ANSWER)
+        .group_by(*keys, *VOTE_KEYS)
         .agg(
             pl.len().cast(pl.Int64).alias(_VOTES),
             pl.col(_RIGHT).sum().cast(pl.Int64).alias(_VOTES_RIGHT),
@@ -340,8 +370,21 @@ def pass_at_k_from_counts(counts: pl.LazyFrame, groups: list[str], ks: list[int]
     )
 
 
+def _by_vote(votes: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
+    """Sum the counts of each vote's texts; each vote is shown by its most common text."""
+    return votes.group_by(*keys, _ANSWER).agg(
+        pl.col(_VOTES).sum(),
+        pl.col(_VOTES_RIGHT).sum(),
+        pl.col(_TEXT)
+        .sort_by([pl.col(_VOTES), pl.col(_TEXT)], descending=[True, False])
+        .first()
+        .alias(_SHOWN),
+    )
+
+
 def _per_item_votes(votes: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
     """Per item: whether its top two answers tie, and whether its majority answer is right."""
+    votes = _by_vote(votes, keys)
     top = pl.col(_VOTES) == pl.col(_VOTES).max()
     answer_right = 2 * pl.col(_VOTES_RIGHT) > pl.col(_VOTES)
     return votes.group_by(keys).agg(
@@ -400,13 +443,17 @@ def flaky_from_counts(
     )
     if votes is not None:
         entry = pl.struct(
-            pl.col(_ANSWER).alias("answer"),
+            pl.col(_SHOWN).alias("answer"),
             pl.col(_VOTES).alias("n"),
             (2 * pl.col(_VOTES_RIGHT) > pl.col(_VOTES)).alias("correct"),
         )
-        answers = votes.group_by(keys).agg(
-            entry.sort_by([pl.col(_VOTES), pl.col(_ANSWER)], descending=[True, False]).alias(
-                "answers"
+        answers = (
+            _by_vote(votes, keys)
+            .group_by(keys)
+            .agg(
+                entry.sort_by([pl.col(_VOTES), pl.col(_SHOWN)], descending=[True, False]).alias(
+                    "answers"
+                )
             )
         )
         dtype = pl.List(pl.Struct({"answer": pl.String, "n": pl.Int64, "correct": pl.Boolean}))
@@ -460,15 +507,17 @@ def prepare(
     correct: str,
     answer: IntoExpr | None,
     outputs: Sequence[str],
+    vote: Vote = ...,
 ) -> tuple[list[str], list[str], pl.LazyFrame, pl.LazyFrame | None]:
     """Check every argument (before any work), then build the counts, lazily."""
     check_frame(frame, function)
     schema = frame_schema(frame)
+    vote = resolve_vote(vote, schema)
     groups = group_columns(by, schema)
     items = _check_names(groups, _item_columns(on, schema), outputs)
     correct = column_name(correct, "correct")
     counts = sample_counts(frame, groups, items, correct)
-    votes = None if answer is None else vote_counts(frame, groups, items, correct, answer)
+    votes = None if answer is None else vote_counts(frame, groups, items, correct, answer, vote)
     return groups, items, counts, votes
 
 
@@ -569,6 +618,7 @@ def consistency(
     on: On = None,
     correct: str = "correct",
     answer: IntoExpr | None = None,
+    vote: Vote = ...,
 ) -> Any:
     r"""Summarise how stable each group's verdicts are across an item's samples.
 
@@ -585,10 +635,13 @@ def consistency(
       right, and ``ties`` (Int64), the items whose top two answers have the same count.
 
     Majority votes are cast on the folded answer (:func:`gradeframe.fold`), so "1,000" and
-    "1000" are one vote; every sample of an item votes; a null or blank answer does not. An
-    item whose top two answers tie has no majority: it counts as not right (and in ``ties``);
-    so does an item where nothing voted (not in ``ties``). The majority answer is right when
-    more than half of its rows are correct. A null ``correct`` is a sample that is not right.
+    "1000" are one vote; with ``vote="equivalent"``, on the value as
+    :func:`gradeframe.equivalent` reads it: a number by its exact value ("\\frac12", "0.5" and
+    "1/2" are one vote), another answer by its folded reading. Every sample of an item votes; a
+    null or blank answer does not. An item whose top two answers tie has no majority: it counts
+    as not right (and in ``ties``, a count); so does an item where nothing voted (not in
+    ``ties``). The majority answer is right when more than half of its rows are correct. A
+    null ``correct`` is a sample that is not right.
 
     Parameters
     ----------
@@ -601,6 +654,10 @@ def consistency(
         ``extract_boxed`` then vote), or an output record (struct) read as
         :func:`gradeframe.answer_contains` reads it (its ``answer`` field, else ``text``); a
         column name or an expression.
+    vote
+        ``"fold"`` (one vote per folded answer) or ``"equivalent"`` (one vote per value).
+        Default: ``"equivalent"`` when the frame has a ``method`` column (it was graded by
+        :func:`gradeframe.equivalent`), else ``"fold"``.
 
     Returns
     -------
@@ -637,10 +694,15 @@ def consistency(
     if is_pandas(frame):
         from gradeframe import _frames
 
+        vote = resolve_vote(vote, [str(c) for c in frame.columns])
         polars_frame, groups, items = samples_on_pandas(frame, by, on, correct, answer)
-        result = consistency(polars_frame, by=groups, on=items, correct=correct, answer=answer)
+        result = consistency(
+            polars_frame, by=groups, on=items, correct=correct, answer=answer, vote=vote
+        )
         return _frames.to_pandas_frame(result)
-    groups, items, counts, votes = prepare(frame, "consistency", by, on, correct, answer, outputs)
+    groups, items, counts, votes = prepare(
+        frame, "consistency", by, on, correct, answer, outputs, vote
+    )
     return same_kind(consistency_from_counts(counts, votes, groups, items), frame)
 
 
@@ -651,6 +713,7 @@ def flaky(
     on: On = None,
     correct: str = "correct",
     answer: IntoExpr | None = None,
+    vote: Vote = ...,
 ) -> Any:
     r"""List the flaky items: those with both right and wrong samples, most unstable first.
 
@@ -674,8 +737,9 @@ def flaky(
     ----------
     frame
         A graded Polars DataFrame or LazyFrame, or a pandas DataFrame: one row per sample.
-    by, on, correct, answer
-        As for :func:`consistency`.
+    by, on, correct, answer, vote
+        As for :func:`consistency`. With ``vote="equivalent"`` each vote is listed once, shown
+        by its most common text (``"0.5"`` for three "0.5" and one "1/2").
 
     Returns
     -------
@@ -708,8 +772,9 @@ def flaky(
     if is_pandas(frame):
         from gradeframe import _frames
 
+        vote = resolve_vote(vote, [str(c) for c in frame.columns])
         polars_frame, groups, items = samples_on_pandas(frame, by, on, correct, answer)
-        result = flaky(polars_frame, by=groups, on=items, correct=correct, answer=answer)
+        result = flaky(polars_frame, by=groups, on=items, correct=correct, answer=answer, vote=vote)
         return _frames.to_pandas_frame(result)
-    groups, items, counts, votes = prepare(frame, "flaky", by, on, correct, answer, outputs)
+    groups, items, counts, votes = prepare(frame, "flaky", by, on, correct, answer, outputs, vote)
     return same_kind(flaky_from_counts(counts, votes, groups, items), frame)

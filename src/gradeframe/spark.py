@@ -208,6 +208,7 @@ def sample_batches(
     correct: str,
     answer: IntoExpr | None,
     rows: int = ROWS_PER_CALL,
+    vote: str = "fold",
 ) -> Iterator[pa.RecordBatch]:
     """Count samples per group and item (and votes) in a task's batches, as Arrow IPC bytes.
 
@@ -216,7 +217,7 @@ def sample_batches(
     """
     for table in regrouped(batches, rows):
         yield from _arrow.sample_table(
-            table, groups=groups, items=items, correct=correct, answer=answer
+            table, groups=groups, items=items, correct=correct, answer=answer, vote=vote
         ).to_batches()
 
 
@@ -228,20 +229,23 @@ def _summed_samples(
     correct: str,
     answer: IntoExpr | None,
     outputs: Sequence[str],
+    vote: sample_rules.Vote = ...,
 ) -> tuple[list[str], list[str], pl.LazyFrame, pl.LazyFrame | None]:
     """Check the arguments on an empty frame, then sum every task's counts on the driver."""
     from pyspark.sql.types import BinaryType, StructField, StructType
 
+    schema = _arrow_schema(sdf)
+    vote = sample_rules.resolve_vote(vote, schema.names)
     columns, groups, items, empty = _arrow.samples_plan(
-        _arrow_schema(sdf), function, by, on, correct, answer, outputs
+        schema, function, by, on, correct, answer, outputs
     )
     count = functools.partial(
-        sample_batches, groups=groups, items=items, correct=correct, answer=answer
+        sample_batches, groups=groups, items=items, correct=correct, answer=answer, vote=vote
     )
     schema = StructType([StructField("counts", BinaryType()), StructField("votes", BinaryType())])
     rows = sdf.select(*columns).mapInArrow(count, schema).collect()
     pieces = [(row["counts"], row["votes"]) for row in rows]
-    counts, votes = summed_sample_counts(pieces, empty, groups, items, correct, answer)
+    counts, votes = summed_sample_counts(pieces, empty, groups, items, correct, answer, vote)
     return groups, items, counts, votes
 
 
@@ -284,6 +288,7 @@ def consistency(
     on: On = None,
     correct: str = "correct",
     answer: IntoExpr | None = None,
+    vote: sample_rules.Vote = ...,
 ) -> pd.DataFrame:
     """Summarise the samples' consistency on a Spark DataFrame, from counts summed on the driver.
 
@@ -293,7 +298,7 @@ def consistency(
     ----------
     sdf
         A graded Spark DataFrame: one row per sample.
-    by, on, correct, answer
+    by, on, correct, answer, vote
         As for :func:`gradeframe.consistency`. They are checked before any data is read.
 
     Returns
@@ -305,7 +310,7 @@ def consistency(
 
     outputs = sample_rules.CONSISTENCY_OUTPUTS
     groups, items, counts, votes = _summed_samples(
-        sdf, "consistency", by, on, correct, answer, outputs
+        sdf, "consistency", by, on, correct, answer, outputs, vote
     )
     table = sample_rules.consistency_from_counts(counts, votes, groups, items).collect()
     return _frames.to_pandas_frame(table)
@@ -318,6 +323,7 @@ def flaky(
     on: On = None,
     correct: str = "correct",
     answer: IntoExpr | None = None,
+    vote: sample_rules.Vote = ...,
 ) -> pd.DataFrame:
     """List the flaky items of a Spark DataFrame, from counts summed on the driver.
 
@@ -327,7 +333,7 @@ def flaky(
     ----------
     sdf
         A graded Spark DataFrame: one row per sample.
-    by, on, correct, answer
+    by, on, correct, answer, vote
         As for :func:`gradeframe.flaky`. They are checked before any data is read.
 
     Returns
@@ -338,6 +344,8 @@ def flaky(
     from gradeframe import _frames
 
     outputs = sample_rules.FLAKY_OUTPUTS
-    groups, items, counts, votes = _summed_samples(sdf, "flaky", by, on, correct, answer, outputs)
+    groups, items, counts, votes = _summed_samples(
+        sdf, "flaky", by, on, correct, answer, outputs, vote
+    )
     table = sample_rules.flaky_from_counts(counts, votes, groups, items).collect()
     return _frames.to_pandas_frame(table)

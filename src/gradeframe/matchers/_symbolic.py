@@ -24,11 +24,17 @@ How it runs
 - **Model text is never run as code.** The worker reads both sides with Math-Verify's LaTeX
   extraction only (``LatexExtractionConfig``: the ANTLR LaTeX grammar, which builds SymPy
   objects without Python's ``eval``). Math-Verify's plain-expression extraction, which passes
-  text to SymPy's ``parse_expr`` (``eval`` underneath), is not used; and in the worker SymPy's
-  ``eval_expr`` (where ``parse_expr`` and ``sympify`` of a string end) refuses any code but a
-  number constructor such as ``Integer(12)`` (the LaTeX reader builds its numbers with
-  ``sympy.Number("12")``), so no other route can evaluate text either. A side nothing can be
-  read from is ``"unparsed"``.
+  text to SymPy's ``parse_expr`` (``eval`` underneath), is not used. In the worker, SymPy's own
+  modules that evaluate strings as they load (``sympy.physics.units``: ``Symbol('yotta')``, which
+  ``simplify`` imports) are loaded first; then SymPy's ``eval_expr`` (where ``parse_expr`` and
+  ``sympify`` of a string end) is replaced by one that evaluates only an allow-list of syntax:
+  numbers, strings, arithmetic, tuples and calls of names that are SymPy classes or SymPy
+  objects (what SymPy generates: ``Integer (12 )``, ``Symbol ('x' )``). A Python name, an
+  attribute, a lambda, a subscript, a statement or a dunder is refused, and a pair where
+  anything was refused is ``"unparsed"``, so a refusal never reads as "not equal". A side
+  nothing can be read from is ``"unparsed"`` too.
+- **Values.** :func:`values` asks for a side's numeric value (exact when it is rational, else
+  60 significant digits): a decimal answer against an expression, with a tolerance.
 """
 
 from __future__ import annotations
@@ -46,7 +52,16 @@ import time
 from collections.abc import Sequence
 from typing import Final
 
-__all__ = ["CALLS", "PAIRS_PER_WORKER", "available", "decide", "install_hint", "versions"]
+__all__ = [
+    "CALLS",
+    "PAIRS_PER_WORKER",
+    "available",
+    "decide",
+    "install_hint",
+    "missing_message",
+    "values",
+    "versions",
+]
 
 #: A worker is started for every this many pairs of a call (up to one per core).
 PAIRS_PER_WORKER: Final = 200
@@ -59,25 +74,57 @@ CALLS = 0
 #: The worker's program. It reads ``[actual, expected]`` JSON lines and writes one verdict line
 #: (``"true"``, ``"false"`` or ``"unparsed"``) per pair; first it writes ``"ready"``.
 _WORKER: Final = r"""
-import json, logging, re, sys
+import ast, json, logging, sys
 logging.disable(logging.CRITICAL)
 try:
+    import sympy
     import sympy.parsing.sympy_parser as _parser
+    # SymPy's own modules that evaluate strings while they load (units: Symbol('yotta'), ...)
+    # are loaded before the guard is installed: SymPy's work is never refused.
+    import sympy.physics.units  # noqa: F401
+    from math_verify import LatexExtractionConfig, parse, verify
 
-    # parse_expr and sympify(str) end in eval_expr: only a number constructor may pass (the
-    # LaTeX reader builds numbers as sympy.Number("12")); any other code is refused.
-    _NUMBER = re.compile(
-        r"\s*(?:(?:Integer|Float|Rational)\s*\(\s*'?[0-9.eE+-]+'?\s*\)|[0-9.eE+-]+)\s*"
-    )
+    # parse_expr and sympify(str) end in eval_expr. Only an expression built of numbers,
+    # strings, arithmetic and calls of SymPy's own classes and constants may be evaluated
+    # (what SymPy generates: "Integer (12 )", "Symbol ('x' )*Float ('1.5' )"); any other code
+    # (a name of Python's, an attribute, a lambda, a statement, a dunder) is refused.
     _eval_expr = _parser.eval_expr
+    _NODES = (ast.Expression, ast.Constant, ast.Name, ast.Load, ast.Call, ast.BinOp,
+              ast.UnaryOp, ast.Tuple, ast.List, ast.operator, ast.unaryop, ast.keyword)
+    _REFUSED = []
 
-    def _numbers_only(code, local_dict, global_dict):
-        if not _NUMBER.fullmatch(code):
+    def _allowed_name(name, local_dict, global_dict):
+        if name.startswith("_"):
+            return False
+        for table in (local_dict or {}, global_dict or {}):
+            if name in table:
+                value = table[name]
+                break
+        else:
+            return False
+        if isinstance(value, sympy.Basic):
+            return True
+        return isinstance(value, type) and issubclass(value, sympy.Basic)
+
+    def _guarded(code, local_dict, global_dict):
+        try:
+            tree = ast.parse(code.strip(), mode="eval")
+        except SyntaxError:
+            tree = None
+        ok = tree is not None and all(
+            isinstance(node, _NODES)
+            and (not isinstance(node, ast.Name)
+                 or _allowed_name(node.id, local_dict, global_dict))
+            and (not isinstance(node, ast.Call) or isinstance(node.func, ast.Name))
+            and (not isinstance(node, ast.keyword) or node.arg is not None)
+            for node in ast.walk(tree)
+        )
+        if not ok:
+            _REFUSED.append(code)
             raise ValueError("gradeframe: text is never evaluated as Python")
         return _eval_expr(code, local_dict, global_dict)
 
-    _parser.eval_expr = _numbers_only
-    from math_verify import LatexExtractionConfig, parse, verify
+    _parser.eval_expr = _guarded
 except Exception as error:  # noqa: BLE001
     sys.stdout.write(json.dumps(["error", repr(error)]) + "\n")
     sys.stdout.flush()
@@ -91,21 +138,46 @@ def _read(text):
                  parsing_timeout=None)
 
 
-def _decide(actual, expected):
+def _verify(actual, expected):
+    gold, answer = _read(expected), _read(actual)
+    if not gold or not answer:
+        return "unparsed"
+    same = verify(gold, answer, timeout_seconds=None)
+    return "true" if same else "false"
+
+
+def _value(text):
+    # the exact value ("p/q") of a number, or 60 significant digits; "none" when not a number
+    found = _read(text)
+    if not found:
+        return "unparsed"
+    expr = found[0]
+    if not isinstance(expr, sympy.Expr) or expr.free_symbols:
+        return "none"
+    expr = sympy.simplify(expr.doit())
+    if expr.is_Rational:
+        return str(expr.p) + "/" + str(expr.q)
+    number = sympy.N(expr, 60)
+    if not number.is_real or not number.is_finite:
+        return "none"
+    return str(sympy.Float(number, 60))
+
+
+def _answer(kind, first, second):
+    del _REFUSED[:]
     try:
-        gold, answer = _read(expected), _read(actual)
-        if not gold or not answer:
-            return "unparsed"
-        return "true" if verify(gold, answer, timeout_seconds=None) else "false"
+        answer = _verify(first, second) if kind == "verify" else _value(first)
     except Exception:  # noqa: BLE001
         return "unparsed"
+    # text the guard refused could not be read: never a "false" verdict
+    return "unparsed" if _REFUSED else answer
 
 
 sys.stdout.write(json.dumps(["ready", ""]) + "\n")
 sys.stdout.flush()
 for line in sys.stdin:
-    actual, expected = json.loads(line)
-    sys.stdout.write(json.dumps(["verdict", _decide(actual, expected)]) + "\n")
+    kind, first, second = json.loads(line)
+    sys.stdout.write(json.dumps(["verdict", _answer(kind, first, second)]) + "\n")
     sys.stdout.flush()
 """
 
@@ -118,6 +190,14 @@ def available() -> bool:
 def install_hint() -> str:
     """Return what to install for the symbolic fallback."""
     return "pip install 'gradeframe[math]'"
+
+
+def missing_message() -> str:
+    """Return the two-line error for a missing Math-Verify."""
+    return (
+        "`equivalent` needs Math-Verify for answers that are not plain numbers.\n"
+        f"Install it with: {install_hint()} (or pass fallback=None)."
+    )
 
 
 def versions() -> dict[str, str]:
@@ -164,12 +244,12 @@ class _Worker:
                 continue
         lines.put((self.serial, None))  # end of output: the worker exited
 
-    def send(self, index: int, actual: str, expected: str, timeout: float) -> None:
+    def send(self, index: int, request: tuple[str, str, str], timeout: float) -> None:
         stream = self.process.stdin
         assert stream is not None
         self.pair = index
         self.deadline = time.monotonic() + timeout
-        stream.write(json.dumps([actual, expected]) + "\n")
+        stream.write(json.dumps(list(request)) + "\n")
         stream.flush()
 
     def kill(self) -> None:
@@ -207,7 +287,7 @@ class _Pool:
         for worker in list(self.workers.values()):
             self.retire(worker)
 
-    def decide(self, pairs: Sequence[tuple[str, str]], timeout: float) -> list[str]:
+    def decide(self, pairs: Sequence[tuple[str, str, str]], timeout: float) -> list[str]:
         verdicts: list[str | None] = [None] * len(pairs)
         wanted = max(1, min(os.cpu_count() or 1, -(-len(pairs) // PAIRS_PER_WORKER)))
         for worker in list(self.workers.values()):  # leftovers of a call that was interrupted
@@ -221,8 +301,7 @@ class _Pool:
         def feed(worker: _Worker) -> None:
             index = next(following, None)
             if index is not None:
-                actual, expected = pairs[index]
-                worker.send(index, actual, expected, timeout)
+                worker.send(index, pairs[index], timeout)
 
         for worker in list(self.workers.values()):
             if worker.ready:
@@ -278,32 +357,33 @@ _POOL = _Pool()
 atexit.register(_POOL.close)
 
 
-def decide(pairs: Sequence[tuple[str, str]], *, timeout: float) -> list[tuple[bool, str]]:
-    """Decide distinct (actual, expected) pairs with Math-Verify, each within ``timeout`` s.
-
-    Returns, per pair, ``(correct, method)``: ``(True|False, "symbolic")``, ``(False,
-    "timeout")`` when the pair overran its budget (its worker is killed), or ``(False,
-    "unparsed")`` when Math-Verify could not read a side.
-    """
+def _run(requests: Sequence[tuple[str, str, str]], timeout: float) -> list[str]:
+    """Send requests to the workers; return their answers in order."""
     global CALLS, _POOL
-    if not pairs:
-        return []
     if not available():
-        msg = (
-            "`equivalent` with fallback='symbolic' needs Math-Verify for the answers that are "
-            f"not plain numbers: {install_hint()} (or pass fallback=None)."
-        )
-        raise ImportError(msg)
-    CALLS += len(pairs)
+        raise ImportError(missing_message())
+    CALLS += len(requests)
     if _POOL.pid != os.getpid():  # forked (a Dask or Spark worker): the parent's pipes are not ours
         _POOL = _Pool()
         atexit.register(_POOL.close)
     with _POOL.lock:
         try:
-            verdicts = _POOL.decide(pairs, timeout)
+            return _POOL.decide(requests, timeout)
         except BaseException:
             _POOL.close()  # no worker is left holding a half-sent pair
             raise
+
+
+def decide(pairs: Sequence[tuple[str, str]], *, timeout: float) -> list[tuple[bool, str]]:
+    """Decide distinct (actual, expected) pairs with Math-Verify, each within ``timeout`` s.
+
+    Returns, per pair, ``(correct, method)``: ``(True|False, "symbolic")``, ``(False,
+    "timeout")`` when the pair overran its budget (its worker is killed), or ``(False,
+    "unparsed")`` when Math-Verify could not read a side or decide the pair.
+    """
+    if not pairs:
+        return []
+    verdicts = _run([("verify", a, b) for a, b in pairs], timeout)
     return [
         (True, "symbolic")
         if v == "true"
@@ -312,3 +392,14 @@ def decide(pairs: Sequence[tuple[str, str]], *, timeout: float) -> list[tuple[bo
         else (False, "timeout" if v == "timeout" else "unparsed")
         for v in verdicts
     ]
+
+
+def values(texts: Sequence[str], *, timeout: float) -> list[str]:
+    """Return each text's numeric value as Math-Verify reads it, each within ``timeout`` s.
+
+    A value is ``"p/q"`` (exact) or a decimal of 60 significant digits; ``"none"`` when the
+    text is read but is not one real number, ``"unparsed"`` or ``"timeout"`` otherwise.
+    """
+    if not texts:
+        return []
+    return _run([("value", t, "") for t in texts], timeout)

@@ -15,19 +15,22 @@ Two literals are compared without floating point:
   exponents' difference, on the side where it is positive), done only when each product has
   at most 38 digits (so it cannot overflow: Int128 holds 38 digits); beyond that, the pair is
   unequal when their orders of magnitude differ by 2 or more (each value lies between
-  ``10^(m-1)`` and ``10^(m+1)`` for ``m = digits(n) - digits(d) + e``), and else it is
-  *undecided*: not decided on the literal path, but by the fallback as a non-literal pair would
-  be (documented in docs/equivalence.md). Only digit strings of about 38 digits and more get
-  there.
+  ``10^(m-1)`` and ``10^(m+1)`` for ``m = digits(n) - digits(d) + e``);
+- the pairs left (only digit strings of about 38 digits and more get there) are decided with
+  Python's exact integers (:class:`fractions.Fraction`), once per distinct pair.
 
-``rel_tol``/``abs_tol`` compare the Float64 values as :func:`math.isclose` does (an exact
-equality is always equivalent). The symbolic fallback lives in :mod:`._symbolic`; this module
-only hands it the distinct pairs that are not decided here.
+``rel_tol``/``abs_tol`` are tested on Float64 values where the float error cannot change the
+answer, and on the exact values (once per distinct pair) where it could. A literal pair never
+reaches the engine. The symbolic fallback lives in :mod:`._symbolic`; this module hands it the
+distinct pairs that are not two literals (a decimal against a non-literal as its exact fraction,
+or with a tolerance, for the other side's numeric value).
 """
 
 from __future__ import annotations
 
+import decimal
 import math
+from fractions import Fraction
 from typing import Final, Literal, get_args
 
 import polars as pl
@@ -38,7 +41,14 @@ from gradeframe.fold import fold
 from gradeframe.matchers import _base, _symbolic
 from gradeframe.matchers._base import Frame, Input
 
-__all__ = ["EQUIVALENT", "EQUIVALENT_COLUMNS", "METHODS", "equivalent", "with_equivalent"]
+__all__ = [
+    "EQUIVALENT",
+    "EQUIVALENT_COLUMNS",
+    "METHODS",
+    "equivalent",
+    "value_keys",
+    "with_equivalent",
+]
 
 EQUIVALENT: Final = _base.matcher(
     "equivalent", {"actual": "mixed", "expected": "mixed"}, method=pl.String()
@@ -100,8 +110,10 @@ LITERAL_RE: Final = (
 #: What :func:`reading` returns for each value.
 READING: Final = pl.Struct(
     {
-        "raw": pl.String(),  # the reading: what the symbolic engine gets (fallback=None folds it)
+        "raw": pl.String(),  # the reading (fallback=None folds it; the engine gets it unwrapped
+        # only, commas kept: see :func:`engine_text`)
         "literal": pl.Boolean(),
+        "decimal": pl.Boolean(),  # a literal written with a decimal point or an exponent
         "neg": pl.Boolean(),
         "n": pl.String(),
         "d": pl.String(),
@@ -121,8 +133,8 @@ def _drop_separators(text: pl.Expr) -> pl.Expr:
     return text.str.replace_all(_MARK, "", literal=True)
 
 
-def _read(text: pl.Expr) -> pl.Expr:
-    r"""Trim, remove the delimiters, \boxed, \text, \left/\right, spacing and separators."""
+def _unwrap(text: pl.Expr) -> pl.Expr:
+    r"""Trim, remove the delimiters, \boxed, \text, \left/\right and spacing (commas kept)."""
     text = text.str.strip_chars().str.strip_suffix(".").str.strip_chars()
     for pattern, replacement in (
         (_DELIMITERS_RE, "${1}${2}${3}${4}"),
@@ -130,37 +142,38 @@ def _read(text: pl.Expr) -> pl.Expr:
         (_TEXT_RE, "${1}"),
     ):
         text = text.str.replace(pattern, replacement).str.strip_chars()
-    text = text.str.replace_all(_SPACING_RE, "${1}").str.strip_chars()
-    return _drop_separators(text)
+    return text.str.replace_all(_SPACING_RE, "${1}").str.strip_chars()
 
 
 def reading(text: pl.Expr) -> pl.Expr:
     r"""Read a String column as equivalent does: a struct of :data:`READING` (null stays null).
 
-    ``raw`` is the text with its wrapping removed; a literal's value is ``± n / d × 10^e``.
+    ``raw`` is the text with its wrapping and thousands separators removed; a literal's value
+    is ``± n / d × 10^e``.
 
     Examples
     --------
     >>> import polars as pl
     >>> s = pl.Series(["$\\boxed{1{,}000}$", "-\\frac{1}{2}", "50\\%", "x+1", "0.0"])
-    >>> pl.select(reading(pl.lit(s)).alias("read")).unnest("read")
-    shape: (5, 7)
-    ┌──────────────┬─────────┬───────┬──────┬──────┬──────┬───────┐
-    │ raw          ┆ literal ┆ neg   ┆ n    ┆ d    ┆ e    ┆ pct   │
-    │ ---          ┆ ---     ┆ ---   ┆ ---  ┆ ---  ┆ ---  ┆ ---   │
-    │ str          ┆ bool    ┆ bool  ┆ str  ┆ str  ┆ i64  ┆ bool  │
-    ╞══════════════╪═════════╪═══════╪══════╪══════╪══════╪═══════╡
-    │ 1000         ┆ true    ┆ false ┆ 1    ┆ 1    ┆ 3    ┆ false │
-    │ -\frac{1}{2} ┆ true    ┆ true  ┆ 1    ┆ 2    ┆ 0    ┆ false │
-    │ 50\%         ┆ true    ┆ false ┆ 5    ┆ 1    ┆ 1    ┆ true  │
-    │ x+1          ┆ false   ┆ null  ┆ null ┆ null ┆ null ┆ null  │
-    │ 0.0          ┆ true    ┆ false ┆ 0    ┆ 1    ┆ 0    ┆ false │
-    └──────────────┴─────────┴───────┴──────┴──────┴──────┴───────┘
+    >>> read = pl.select(reading(pl.lit(s)).alias("read")).unnest("read")
+    >>> read.select("raw", "literal", "decimal", "n", "d", "e")
+    shape: (5, 6)
+    ┌──────────────┬─────────┬─────────┬──────┬──────┬──────┐
+    │ raw          ┆ literal ┆ decimal ┆ n    ┆ d    ┆ e    │
+    │ ---          ┆ ---     ┆ ---     ┆ ---  ┆ ---  ┆ ---  │
+    │ str          ┆ bool    ┆ bool    ┆ str  ┆ str  ┆ i64  │
+    ╞══════════════╪═════════╪═════════╪══════╪══════╪══════╡
+    │ 1000         ┆ true    ┆ false   ┆ 1    ┆ 1    ┆ 3    │
+    │ -\frac{1}{2} ┆ true    ┆ false   ┆ 1    ┆ 2    ┆ 0    │
+    │ 50\%         ┆ true    ┆ false   ┆ 5    ┆ 1    ┆ 1    │
+    │ x+1          ┆ false   ┆ null    ┆ null ┆ null ┆ null │
+    │ 0.0          ┆ true    ┆ true    ┆ 0    ┆ 1    ┆ 0    │
+    └──────────────┴─────────┴─────────┴──────┴──────┴──────┘
     """
     raw = on_rows(
         text.str.contains(_NEEDS_READING_RE),
         {"raw": text},
-        _read(pl.col("raw")),
+        _drop_separators(_unwrap(pl.col("raw"))),
         otherwise=lambda frame: frame.get_column("raw"),
         dtype=pl.String(),
     )
@@ -201,6 +214,8 @@ def reading(text: pl.Expr) -> pl.Expr:
         .otherwise(pl.lit("1")),
         e=exponent,
         pct=g("pct").is_not_null(),
+        decimal=pl.coalesce(g("exp"), g("texp"), g("texpd"), p10).is_not_null()
+        | mant.str.contains(".", literal=True).fill_null(value=False),
     )
     lead, d = pl.field("lead"), pl.field("d")
     staged = staged.struct.with_fields(
@@ -223,7 +238,7 @@ def reading(text: pl.Expr) -> pl.Expr:
     out = pl.struct(
         raw=pl.field("raw"),
         literal=keep,
-        **{k: pl.when(keep).then(pl.field(k)) for k in ("neg", "n", "d", "e", "pct")},
+        **{k: pl.when(keep).then(pl.field(k)) for k in ("decimal", "neg", "n", "d", "e", "pct")},
     )
     return staged.struct.with_fields(out.alias("out")).struct.field("out")
 
@@ -265,15 +280,11 @@ def _literal_verdict(
     both_decimal = (a["d"] == "1") & (b["d"] == "1")
     both_zero = (a["n"] == "0") & (b["n"] == "0")
     same = (a["n"] != "0") & (b["n"] != "0") & (a["neg"] == b["neg"])
-    lengths = (
-        a["n"].str.len_bytes(),
-        a["d"].str.len_bytes(),
-        b["n"].str.len_bytes(),
-        b["d"].str.len_bytes(),
-    )
+    # Int64: a difference of UInt32 lengths would wrap below zero
+    lengths = tuple(side[k].str.len_bytes().cast(pl.Int64) for side in (a, b) for k in ("n", "d"))
     big = [pl.field(f"_{k}") for k in _BIG]
     ten = pl.lit(10, pl.Int128)
-    values = (_value(a), _value(b)) if rel_tol or abs_tol else (ten, ten)
+    values = (pl.field("_va"), pl.field("_vb"))  # staged by :func:`_big_fields`
 
     def equal(shift: tuple[pl.Expr, pl.Expr]) -> pl.Expr:
         k = (a["e"] + shift[0]) - (b["e"] + shift[1])
@@ -298,17 +309,25 @@ def _literal_verdict(
         )
         if rel_tol == 0 and abs_tol == 0:
             return exact
+        # the tolerance on Float64 values, where the float error cannot change the answer
+        # (each value is within 4 ulps of the exact one): otherwise null, and decided on the
+        # exact values (:func:`_exact_verdicts`)
         ten_float = pl.lit(10.0)
         va, vb = values[0] * ten_float.pow(shift[0]), values[1] * ten_float.pow(shift[1])
         gap, largest = (va - vb).abs(), pl.max_horizontal(va.abs(), vb.abs())
-        close = va.is_finite() & vb.is_finite()
-        close = close & (gap <= pl.max_horizontal(largest * rel_tol, pl.lit(abs_tol)))
+        bound = pl.max_horizontal(largest * rel_tol, pl.lit(abs_tol))
+        safe = pl.lit(value=True)
+        for v, side in ((va, a), (vb, b)):
+            safe = safe & ((side["n"] == "0") | ((v.abs() >= 1e-290) & (v.abs() <= 1e290)))
+        margin = (largest + bound) * 1e-12
+        close = pl.when(safe & ((gap - bound).abs() > margin)).then(gap <= bound)
         return exact | close
 
     if percent == "number":
         verdict = equal(plain)
     elif percent == "fraction":
-        verdict = equal(scaled)  # the same as plain unless one side is a percent
+        # two percents compare their numbers (scaling both would shrink a tolerance's gap)
+        verdict = pl.when(one_percent).then(equal(scaled)).otherwise(equal(plain))
     else:
         # Kleene logic: an undecided plain comparison stays undecided unless scaled says true
         verdict = equal(plain) | (one_percent & equal(scaled))
@@ -319,10 +338,215 @@ def _literal_verdict(
 _BIG: Final = ("an", "ad", "bn", "bd")
 
 
-def _big_fields(a: dict[str, pl.Expr], b: dict[str, pl.Expr]) -> dict[str, pl.Expr]:
-    """Return the numerators and denominators as Int128 (null beyond 38 digits: unused then)."""
+def _big_fields(
+    a: dict[str, pl.Expr], b: dict[str, pl.Expr], *, tolerant: bool
+) -> dict[str, pl.Expr]:
+    """Return the numerators and denominators as Int128 (null beyond 38 digits: unused then).
+
+    With a tolerance, also each side's Float64 value (``_va``, ``_vb``), computed once.
+    """
     sides = {"an": a["n"], "ad": a["d"], "bn": b["n"], "bd": b["d"]}
-    return {f"_{k}": sides[k].cast(pl.Int128, strict=False) for k in _BIG}
+    fields = {f"_{k}": sides[k].cast(pl.Int128, strict=False) for k in _BIG}
+    if tolerant:
+        fields |= {"_va": _value(a), "_vb": _value(b)}
+    return fields
+
+
+# --------------------------------------------------------------------------------------------
+# Exact values in Python (the pairs the columns leave undecided, once per distinct pair)
+# --------------------------------------------------------------------------------------------
+
+#: A value ``f × 10^e``: a rational and an exponent (kept apart: 10^e is never built when e is
+#: large).
+Exact = tuple[Fraction, int]
+
+#: Orders of magnitude past which the smaller of two values cannot change a tolerance test.
+_FAR: Final = 2000
+
+
+def _integer(digits: str) -> int:
+    """Read a digit string of any length (``int`` refuses more than 4,300 digits)."""
+    return int(decimal.Decimal(digits))
+
+
+def _magnitude(value: Fraction) -> int:
+    """Return log10(|value|) within 1 (value is not 0), from the bit lengths."""
+    bits = abs(value.numerator).bit_length() - value.denominator.bit_length()
+    return round(bits * 0.30103)
+
+
+def _at_most(f: Fraction, e: int, bound: Fraction) -> bool:
+    """Return whether ``f × 10^e <= bound`` (f and bound >= 0), exactly."""
+    if f == 0:
+        return True
+    if bound == 0:
+        return False
+    diff = _magnitude(f) + e - _magnitude(bound)
+    if diff >= 4:
+        return False
+    if diff <= -4:
+        return True
+    return f * Fraction(10) ** e <= bound  # e is small here: near the bound's magnitude
+
+
+def _within(x: Exact, y: Exact, rel: Fraction, tol: Fraction) -> bool:
+    """Return whether ``|x - y| <= max(rel × max(|x|, |y|), tol)`` on the exact values."""
+    (fx, ex), (fy, ey) = x, y
+    if fx == 0 or fy == 0:
+        if fx == fy:
+            return True
+        f, e = (fy, ey) if fx == 0 else (fx, ex)
+        return rel >= 1 or _at_most(abs(f), e, tol)
+    mx, my = _magnitude(fx) + ex, _magnitude(fy) + ey
+    size = sum(v.numerator.bit_length() + v.denominator.bit_length() for v in (fx, fy)) // 3
+    far = _FAR + 4 * (size + 1)
+    if abs(mx - my) <= far:  # scale both by 10^-m: the exponents left are small
+        m = min(ex, ey)
+        sx, sy = fx * 10 ** (ex - m), fy * 10 ** (ey - m)
+        gap = abs(sx - sy)
+        if gap == 0 or gap <= rel * max(abs(sx), abs(sy)):
+            return True
+        return _at_most(gap, m, tol)
+    # one value is more than `far` orders of magnitude smaller: the gap is the larger value,
+    # give or take an amount too small to matter unless the larger one equals tol exactly
+    same = (fx > 0) == (fy > 0)
+    if rel > 1 or (same and rel >= 1):
+        return True
+    f, e = (abs(fx), ex) if mx > my else (abs(fy), ey)
+    if tol == 0:
+        return False
+    diff = _magnitude(f) + e - _magnitude(tol)
+    if diff >= 4:
+        return False
+    if diff <= -4:
+        return True
+    delta = f * Fraction(10) ** e - tol
+    return same if delta == 0 else delta < 0
+
+
+def _exact(neg: bool, n: str, d: str, e: int) -> Exact:
+    value = Fraction(_integer(n), _integer(d))
+    return (-value if neg else value), e
+
+
+def _tolerance(value: float) -> Fraction:
+    """Return a tolerance's exact value: the decimal it is written as (1e-30 is 10^-30)."""
+    return Fraction(repr(value))
+
+
+def _pair_verdict(
+    a: Exact, b: Exact, pcts: tuple[bool, bool], percent: Percent, rel: Fraction, tol: Fraction
+) -> bool:
+    """Two literals under the percent policy, on their exact values (as the columns do)."""
+    if pcts[0] == pcts[1] or percent == "number":
+        return _within(a, b, rel, tol)
+    scaled = (a[0], a[1] - 2 * pcts[0]), (b[0], b[1] - 2 * pcts[1])
+    if percent == "fraction":
+        return _within(*scaled, rel, tol)
+    return _within(a, b, rel, tol) or _within(*scaled, rel, tol)
+
+
+#: The literal fields of each side that :func:`_exact_verdicts` reads.
+_EXACT_FIELDS: Final = ("neg", "n", "d", "e", "pct")
+
+
+def _exact_verdicts(batch: pl.Series, percent: Percent, rel: float, tol: float) -> pl.Series:
+    """Decide the rows marked ``needed`` exactly, once per distinct pair of literals."""
+    rows = batch.struct.unnest()
+    keys = [c for c in rows.columns if c != "needed"]
+    pairs = rows.filter(pl.col("needed")).select(keys).unique()
+    exact_rel, exact_tol = _tolerance(rel), _tolerance(tol)
+    verdicts = []
+    for p in pairs.iter_rows(named=True):
+        a = _exact(p["a_neg"], p["a_n"], p["a_d"], p["a_e"])
+        b = _exact(p["b_neg"], p["b_n"], p["b_d"], p["b_e"])
+        pcts = (p["a_pct"], p["b_pct"])
+        verdicts.append(_pair_verdict(a, b, pcts, percent, exact_rel, exact_tol))
+    table = pairs.with_columns(verdict=pl.Series(verdicts, dtype=pl.Boolean))
+    joined = rows.join(table, on=keys, how="left", maintain_order="left")
+    return joined.select(
+        pl.when(pl.col("needed")).then(pl.col("verdict")).alias(batch.name)
+    ).to_series()
+
+
+def _exact_text(neg: bool, n: str, d: str, e: int, pct: bool) -> str:
+    """Write a literal as an exact fraction of integers, for the engine (no decimal point)."""
+    sign = "-" if neg else ""
+    if abs(e) > 1000:
+        text = f"{sign}\\frac{{{n}}}{{{d}}} \\cdot 10^{{{e}}}"
+    else:
+        top, bottom = n + "0" * max(e, 0), d + "0" * max(-e, 0)
+        text = f"{sign}\\frac{{{top}}}{{{bottom}}}"
+    return text + ("\\%" if pct else "")
+
+
+# --------------------------------------------------------------------------------------------
+# Votes on values (samples.consistency/flaky with vote="equivalent")
+# --------------------------------------------------------------------------------------------
+
+
+def _value_key(neg: bool, n: str, d: str, e: int, pct: bool) -> str:
+    """Write a literal's exact value one way only: ``±p/q·10^e``, p without factors of ten."""
+    value = Fraction(_integer(n), _integer(d))
+    p, q = value.numerator, value.denominator
+    if p == 0:
+        return "\ue001" + "0" + ("%" if pct else "")
+    twos = fives = 0
+    rest = q
+    while rest % 2 == 0:
+        rest //= 2
+        twos += 1
+    while rest % 5 == 0:
+        rest //= 5
+        fives += 1
+    if rest == 1:  # q = 2^a 5^b: p/q = p 2^(k-a) 5^(k-b) / 10^k
+        k = max(twos, fives)
+        p, q, e = p * 2 ** (k - twos) * 5 ** (k - fives), 1, e - k
+    while p % 10 == 0:
+        p //= 10
+        e += 1
+    sign = "-" if neg else ""
+    return f"\ue001{sign}{p}/{q}e{e}" + ("%" if pct else "")
+
+
+def value_keys(text: pl.Expr) -> pl.Expr:
+    r"""Return one key per value: a literal's exact value, else the folded reading.
+
+    ``"\frac12"``, ``"0.5"`` and ``"1/2"`` get one key; ``"\text{Paris}"`` and ``"paris"``
+    another. A percent literal keeps its sign ("50%" is not 50 or 0.5). Null stays null, and a
+    blank text gets ``""``. Run once per distinct text (Python's exact integers, no row loop).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> s = pl.Series(["\\frac12", "0.5", "1/2", "$\\text{Paris}$", "paris", "50%"])
+    >>> keys = pl.select(value_keys(pl.lit(s)).alias("k"))["k"]
+    >>> keys.n_unique(), keys[0] == keys[1] == keys[2], keys[3] == keys[4]
+    (3, True, True)
+    """
+
+    def run(batch: pl.Series) -> pl.Series:
+        distinct = pl.DataFrame({"t": batch}).unique()
+        read = distinct.with_columns(reading(pl.col("t")).alias("r")).unnest("r")
+        literals = read.filter(pl.col("literal"))
+        keys = [
+            _value_key(r["neg"], r["n"], r["d"], r["e"], r["pct"])
+            for r in literals.iter_rows(named=True)
+        ]
+        table = pl.concat(
+            [
+                read.filter(~pl.col("literal").fill_null(value=False)).select(
+                    "t", fold(pl.col("raw")).alias("k")
+                ),
+                literals.select("t", pl.Series("k", keys, dtype=pl.String)),
+            ]
+        )
+        joined = pl.DataFrame({"t": batch}).join(
+            table, on="t", how="left", maintain_order="left", nulls_equal=True
+        )
+        return joined["k"].alias(batch.name)
+
+    return text.map_batches(run, return_dtype=pl.String, is_elementwise=True)
 
 
 # --------------------------------------------------------------------------------------------
@@ -383,15 +607,19 @@ def equivalent(
     sign (``"%"``, ``"\%"``) or a unit that is ignored (``\text{...}``, ``\mbox{...}``,
     ``^\circ``, ``°``, or ``$`` before the number).
 
-    Two literals are equivalent when their exact rational values are equal (``"0.1"`` is 1/10,
-    ``"0.4999999"`` is not 1/2, ``"2/4"`` is 1/2): ``method`` ``"literal"``. With ``rel_tol`` or
-    ``abs_tol``, also when ``|a - b| <= max(rel_tol * max(|a|, |b|), abs_tol)``, as
-    :func:`math.isclose`. Any other pair goes to the fallback, once per distinct (actual,
+    Two literals are equivalent when their exact rational values are equal, at any number of
+    digits or exponent (``"0.1"`` is 1/10, ``"0.4999999"`` is not 1/2, ``"2/4"`` is 1/2):
+    ``method`` ``"literal"``, never the engine. With ``rel_tol`` or ``abs_tol``, also when
+    ``|a - b| <= max(rel_tol * max(|a|, |b|), abs_tol)`` on the exact values (each tolerance the
+    decimal it is written as). Any other pair goes to the fallback, once per distinct (actual,
     expected) pair: Math-Verify in worker processes killed after ``timeout`` seconds
-    (``"symbolic"``, ``"timeout"`` or ``"unparsed"``), or with ``fallback=None`` a comparison of
-    the folded readings (``"text"`` when equal, else ``"unparsed"``). Model text is never run as
-    code. A null answer is not correct (``"unparsed"``); a null or blank expected value raises
-    naming the row.
+    (``"symbolic"``, ``"timeout"`` or ``"unparsed"`` when it cannot read or decide the pair), or
+    with ``fallback=None`` a comparison of the folded readings (``"text"`` when equal, else
+    ``"unparsed"``). The engine gets each side unwrapped, commas kept (``"\{1,234\}"`` is a set),
+    and a decimal against an expression is equivalent only when exactly equal (``"1.414214"`` is
+    not ``"\sqrt{2}"``), or with a tolerance, when within it. Model text is never run as code. A
+    null answer is not correct (``"unparsed"``); a null or blank expected value raises naming the
+    row.
 
     Parameters
     ----------
@@ -399,14 +627,17 @@ def equivalent(
         The answers: a column name or a String expression (numbers are read as Polars writes
         them).
     expected
-        The expected answers: a column name or an expression (a literal is ``pl.lit("...")``).
+        The expected answers: a column name or an expression (a literal is ``pl.lit("...")``);
+        a List column holds several acceptable answers (correct when any is equivalent, with the
+        ``method`` of the item that decided, else of the last item).
     percent
         How a percent literal compares with a plain number: ``"either"`` (``"50%"`` equals 50
         and 0.5), ``"number"`` (50 only, as hendrycks MATH and PRM800K grade) or
         ``"fraction"`` (0.5 only, as inspect_ai does). Two percent literals compare their
         numbers.
     rel_tol, abs_tol
-        Tolerances for two literals, as :func:`math.isclose` (0: exact).
+        Tolerances, as :func:`math.isclose` on exact values (0: exact), for two literals and for
+        a decimal against an expression.
     fallback
         ``"symbolic"`` (Math-Verify, the ``gradeframe[math]`` extra; needed only when a pair is
         not two literals) or None (folded-text comparison).
@@ -489,6 +720,10 @@ def _as_text(source: Input) -> pl.Expr:
     return pl.coalesce(parts)
 
 
+#: What the rule returns for one (actual, expected) pair of columns.
+_VERDICT: Final = pl.Struct({"correct": pl.Boolean(), "method": pl.String()})
+
+
 def _rule(
     inputs: dict[str, Input],
     *,
@@ -499,7 +734,17 @@ def _rule(
     timeout: float,
 ) -> pl.Expr:
     answer = _as_text(inputs["actual"])
-    truth = _as_text(inputs["expected"])
+    source = inputs["expected"]
+    options = {
+        "percent": percent,
+        "rel_tol": rel_tol,
+        "abs_tol": abs_tol,
+        "fallback": fallback,
+        "timeout": timeout,
+    }
+    if isinstance(source.dtype, pl.List):
+        return _on_lists(answer, source, options)
+    truth = _as_text(source)
     problem = (
         pl.when(truth.is_null())
         .then(pl.lit("is null; every row needs an expected answer."))
@@ -509,25 +754,94 @@ def _rule(
     truth = _base.check_rows(
         pl.struct(value=truth, problem=problem), matcher="equivalent", return_dtype=pl.String
     )
+    return _decide(answer, truth, **options)
+
+
+def _on_lists(answer: pl.Expr, source: Input, options: dict) -> pl.Expr:
+    """Decide against a list of expected answers: correct when any item is equivalent."""
+    inner = source.dtype.inner  # type: ignore[attr-defined]
+    if inner.is_nested() or inner in (pl.Binary, pl.Object):
+        raise source.error("text or numbers, or a list of them")
+    items = source.expr.cast(pl.List(pl.String))
+    usable = items.list.eval(pl.element().str.strip_chars().str.len_chars() > 0).list.sum()
+    problem = (
+        pl.when(items.is_null())
+        .then(pl.lit("is null; every row needs an expected answer."))
+        .when(usable.fill_null(0) == 0)
+        .then(pl.lit("has no expected answer that is not blank."))
+    )
+    items = _base.check_rows(
+        pl.struct(value=items, problem=problem),
+        matcher="equivalent",
+        return_dtype=pl.List(pl.String),
+    )
+
+    def run(batch: pl.Series) -> pl.Series:
+        rows = batch.struct.unnest().with_row_index("_row")
+        long = rows.explode("b").filter(pl.col("b").str.strip_chars().str.len_chars() > 0)
+        decided = long.select(
+            "_row", _decide(pl.col("a"), pl.col("b"), **options).alias("_v")
+        ).unnest("_v")
+        per_row = decided.group_by("_row", maintain_order=True).agg(
+            correct=pl.col("correct").any(),
+            method=pl.coalesce(
+                pl.col("method").filter(pl.col("correct")).first(), pl.col("method").last()
+            ),
+        )
+        joined = rows.select("_row").join(per_row, on="_row", how="left", maintain_order="left")
+        return joined.select(pl.struct("correct", "method").alias(batch.name)).to_series()
+
+    result = pl.struct(a=answer, b=items).map_batches(
+        run, return_dtype=_VERDICT, is_elementwise=True
+    )
+    return pl.struct(_v=result).struct.with_fields(
+        correct=pl.field("_v").struct.field("correct"),
+        method=pl.field("_v").struct.field("method"),
+    )
+
+
+def _decide(
+    answer: pl.Expr,
+    truth: pl.Expr,
+    *,
+    percent: Percent,
+    rel_tol: float,
+    abs_tol: float,
+    fallback: Fallback,
+    timeout: float,
+) -> pl.Expr:
+    """Return a struct with ``correct`` and ``method`` for String answers and expected values."""
     stages = pl.struct(
         a=_base.on_repeats(answer, reading, return_dtype=READING),
         b=_base.on_repeats(truth, reading, return_dtype=READING),
     )
     a = {k: pl.field("a").struct.field(k) for k in READING.to_schema()}
     b = {k: pl.field("b").struct.field(k) for k in READING.to_schema()}
-    stages = stages.struct.with_fields(**_big_fields(a, b))
+    stages = stages.struct.with_fields(**_big_fields(a, b, tolerant=bool(rel_tol or abs_tol)))
+    both = (a["literal"] & b["literal"]).fill_null(value=False)
     stages = stages.struct.with_fields(
-        verdict=pl.when(a["literal"] & b["literal"]).then(
+        verdict=pl.when(both).then(
             _literal_verdict(a, b, percent=percent, rel_tol=rel_tol, abs_tol=abs_tol)
         )
     )
+    # the literal pairs the columns leave undecided: exact, in Python, once per distinct pair
+    fields = {f"{side}_{k}": s[k] for side, s in (("a", a), ("b", b)) for k in _EXACT_FIELDS}
+    exact = pl.struct(needed=both & pl.field("verdict").is_null(), **fields).map_batches(
+        lambda batch: (
+            _exact_verdicts(batch, percent, rel_tol, abs_tol)
+            if batch.struct.field("needed").any()
+            else pl.Series(batch.name, [None] * batch.len(), dtype=pl.Boolean)
+        ),
+        return_dtype=pl.Boolean,
+        is_elementwise=True,
+    )
+    stages = stages.struct.with_fields(verdict=pl.coalesce(pl.field("verdict"), exact))
     verdict = pl.field("verdict")
     missing = a["raw"].is_null()
-    decided = verdict.is_not_null()
     if fallback is None:
         # the folded readings compared, on the rows the literal path left alone
         same_text = on_rows(
-            ~missing & ~decided,
+            ~missing & ~both,
             {"a": a["raw"], "b": b["raw"]},
             (fold(pl.col("a")) == fold(pl.col("b"))).fill_null(value=False),
             otherwise=lambda frame: pl.repeat(False, frame.height, eager=True),
@@ -536,18 +850,23 @@ def _rule(
         method = (
             pl.when(missing)
             .then(pl.lit("unparsed"))
-            .when(decided)
+            .when(both)
             .then(pl.lit("literal"))
             .when(same_text)
             .then(pl.lit("text"))
             .otherwise(pl.lit("unparsed"))
         )
-        correct = pl.when(decided).then(verdict).otherwise(same_text & ~missing)
-        return stages.struct.with_fields(correct=correct, method=method)
-    needed = ~missing & ~decided
-    symbolic = pl.struct(needed=needed, a=a["raw"], b=b["raw"]).map_batches(
-        lambda batch: _by_pairs(batch, timeout),
-        return_dtype=pl.Struct({"correct": pl.Boolean(), "method": pl.String()}),
+        correct = pl.when(both).then(verdict).otherwise(same_text & ~missing)
+        return stages.struct.with_fields(correct=correct.fill_null(value=False), method=method)
+    needed = ~missing & ~both
+    engine_fields = {
+        f"{side}_{k}": s[k]
+        for side, s in (("a", a), ("b", b))
+        for k in ("literal", "decimal", *_EXACT_FIELDS)
+    }
+    symbolic = pl.struct(needed=needed, a=answer, b=truth, **engine_fields).map_batches(
+        lambda batch: _by_pairs(batch, timeout, percent, rel_tol, abs_tol),
+        return_dtype=_VERDICT,
         is_elementwise=True,
     )
     stages = stages.struct.with_fields(symbolic=symbolic)
@@ -555,28 +874,34 @@ def _rule(
     method = (
         pl.when(missing)
         .then(pl.lit("unparsed"))
-        .when(decided)
+        .when(both)
         .then(pl.lit("literal"))
         .otherwise(found("method"))
     )
-    correct = pl.when(decided).then(verdict).otherwise(found("correct").fill_null(value=False))
+    correct = pl.when(both).then(verdict).otherwise(found("correct").fill_null(value=False))
     return stages.struct.with_fields(correct=correct.fill_null(value=False), method=method)
 
 
-def _by_pairs(batch: pl.Series, timeout: float) -> pl.Series:
-    """Decide the batch's rows that need the fallback, once per distinct (answer, gold) pair."""
-    rows = batch.struct.unnest().with_row_index("row")
+def _by_pairs(
+    batch: pl.Series, timeout: float, percent: Percent, rel_tol: float, abs_tol: float
+) -> pl.Series:
+    """Decide the batch's rows that need the engine, once per distinct (answer, gold) pair."""
+    rows = batch.struct.unnest()
     needed = rows.filter(pl.col("needed"))
     if needed.height == 0:
         empty = pl.Series(batch.name, [None] * batch.len(), dtype=pl.Boolean)
         return pl.struct(correct=empty, method=empty.cast(pl.String), eager=True).alias(batch.name)
-    pairs = needed.select("a", "b").unique(maintain_order=True)
-    verdicts = _symbolic.decide(list(zip(pairs["a"], pairs["b"], strict=True)), timeout=timeout)
+    keys = [c for c in rows.columns if c != "needed"]
+    pairs = needed.select(keys).unique(maintain_order=True)
+    # the engine gets each side unwrapped only: commas kept (a set, a pair, an interval)
+    written = pairs.select(_unwrap(pl.col("a")), _unwrap(pl.col("b"))).to_dicts()
+    asked = [{**p, **w} for p, w in zip(pairs.to_dicts(), written, strict=True)]
+    verdicts = _engine_verdicts(asked, timeout, percent, rel_tol, abs_tol)
     table = pairs.with_columns(
         correct=pl.Series([c for c, _ in verdicts], dtype=pl.Boolean),
         method=pl.Series([m for _, m in verdicts], dtype=pl.String),
     )
-    joined = rows.join(table, on=["a", "b"], how="left", maintain_order="left")
+    joined = rows.join(table, on=keys, how="left", maintain_order="left", nulls_equal=True)
     keep = pl.col("needed")
     return joined.select(
         pl.struct(
@@ -584,6 +909,54 @@ def _by_pairs(batch: pl.Series, timeout: float) -> pl.Series:
             method=pl.when(keep).then(pl.col("method")),
         ).alias(batch.name)
     ).to_series()
+
+
+def _engine_verdicts(
+    pairs: list[dict], timeout: float, percent: Percent, rel_tol: float, abs_tol: float
+) -> list[tuple[bool, str]]:
+    """Ask the engine about each distinct pair that is not two literals.
+
+    A decimal literal against a side that is not a literal is compared on its exact value
+    (sent as a fraction of integers, so the engine's 6-decimal rounding of decimals does not
+    apply), or with a tolerance, against the other side's numeric value.
+    """
+    verdicts: list[tuple[bool, str]] = [(False, "unparsed")] * len(pairs)
+    asked: list[tuple[int, str, str]] = []
+    valued: list[tuple[int, str, Exact, bool]] = []
+    tolerant = bool(rel_tol or abs_tol)
+    for i, p in enumerate(pairs):
+        side = "a" if p["a_decimal"] else "b" if p["b_decimal"] else None
+        if side is None:
+            asked.append((i, p["a"], p["b"]))
+            continue
+        other = "b" if side == "a" else "a"
+        literal = [p[f"{side}_{k}"] for k in _EXACT_FIELDS]
+        if tolerant:
+            valued.append((i, p[other], _exact(*literal[:4]), literal[4]))
+            continue
+        text = _exact_text(*literal)
+        asked.append((i, text, p["b"]) if side == "a" else (i, p["a"], text))
+    for (i, _, _), found in zip(
+        asked, _symbolic.decide([(x, y) for _, x, y in asked], timeout=timeout), strict=True
+    ):
+        verdicts[i] = found
+    rel, tol = _tolerance(rel_tol), _tolerance(abs_tol)
+    texts = [text for _, text, _, _ in valued]
+    for (i, _, literal, pct), value in zip(
+        valued, _symbolic.values(texts, timeout=timeout), strict=True
+    ):
+        if value in ("unparsed", "timeout"):
+            verdicts[i] = (False, value)
+            continue
+        if value == "none":  # read, but not one real number
+            verdicts[i] = (False, "symbolic")
+            continue
+        number = (Fraction(value), 0)
+        scaled = (literal[0], literal[1] - 2)  # a percent literal as a fraction
+        tries = {"number": [literal], "fraction": [scaled], "either": [literal, scaled]}
+        tries = tries[percent] if pct else [literal]
+        verdicts[i] = (any(_within(t, number, rel, tol) for t in tries), "symbolic")
+    return verdicts
 
 
 def with_equivalent(
@@ -604,11 +977,9 @@ def with_equivalent(
     Same rows, same order, input columns untouched; a LazyFrame stays lazy. On a DataFrame a
     bad expected value raises now; on a LazyFrame at ``collect()``.
     """
-    return _base.frame_result(
-        EQUIVALENT,
-        frame,
-        prefix,
-        lambda schema: equivalent(
+
+    def build(schema: Schema) -> pl.Expr:
+        return equivalent(
             actual,
             expected,
             percent=percent,
@@ -619,5 +990,12 @@ def with_equivalent(
             label=label,
             prefix=prefix,
             schema=schema,
-        ),
-    )
+        )
+
+    try:
+        return _base.frame_result(EQUIVALENT, frame, prefix, build)
+    except ImportError as error:
+        # the engine is missing: say so in two lines, not with Polars' expression dump
+        if _symbolic.install_hint() not in str(error):
+            raise
+        raise ImportError(_symbolic.missing_message()) from None
