@@ -208,6 +208,9 @@ def test_samples_from_summed_per_item_counts(cluster, gr, monkeypatch) -> None:
     assert to_data(gr.flaky(ds, answer="answer")) == to_data(gf.flaky(frame, answer="answer"))
     summary = to_data(gr.consistency(ds, answer="answer"))
     assert summary["ties"] == gf.consistency(frame, answer="answer")["ties"].to_list()
+    for vote in ("fold", "equivalent"):
+        got = to_data(gr.flaky(ds, answer="answer", vote=vote))
+        assert got == to_data(gf.flaky(frame, answer="answer", vote=vote)), vote
 
 
 def test_arguments_are_checked_when_the_call_is_made(cluster, gr) -> None:
