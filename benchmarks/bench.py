@@ -16,6 +16,7 @@ Usage::
     python benchmarks/bench.py --threads       # 8 threads grading at once vs one (RESULTS.md)
     python benchmarks/bench.py --rewards       # accuracy_reward, 16,384 completions, against
                                                # TRL's per-completion loop (RESULTS.md)
+    python benchmarks/bench.py --tool-calls    # tool_calls vs agentevals row by row (RESULTS.md)
     python benchmarks/bench.py --options --base /tmp/gf_base/src
                                                # whole_words= and refusal= on 1M rows, and the
                                                # default path against another checkout's src
@@ -734,6 +735,88 @@ def main_options(args: argparse.Namespace) -> None:
     _write_section([*lines, ""], "## Options")
 
 
+def cost_frame(rows: int, seed: int = 11) -> pl.DataFrame:
+    """A graded run of ``rows`` rows: 8 models, failure kinds, token counts (0.1 % unknown),
+    cache-read and reasoning tokens, a grader's tokens and seconds."""
+    rng = np.random.default_rng(seed)
+    models = np.array([f"model-{i}" for i in range(8)])
+    correct = rng.random(rows) < 0.7
+    kinds = np.array(["wrong", "refusal", "error", "parse_failure"])
+    input_tokens = rng.integers(200, 4000, rows).astype("float64")
+    input_tokens[rng.random(rows) < 0.001] = np.nan
+    return pl.DataFrame(
+        {
+            "model": models[rng.integers(0, len(models), rows)],
+            "correct": correct,
+            "failure_kind": pl.Series(kinds[rng.integers(0, len(kinds), rows)]).set(
+                pl.Series(correct), None
+            ),
+            "input_tokens": pl.Series(input_tokens, nan_to_null=True).cast(pl.Int64),
+            "output_tokens": rng.integers(10, 2000, rows),
+            "cache_read_tokens": rng.integers(0, 1000, rows),
+            "reasoning_tokens": rng.integers(0, 500, rows),
+            "grader_input_tokens": rng.integers(300, 900, rows),
+            "grader_output_tokens": rng.integers(5, 50, rows),
+            "grader_model": np.full(rows, "judge"),
+            "seconds": rng.gamma(2.0, 1.5, rows),
+        }
+    )
+
+
+def main_cost(args: argparse.Namespace) -> None:
+    """Write the cost of report(cost=) against report() on the same rows (issue 36)."""
+    import gradeframe as gf
+
+    n = args.rows or (200_000 if args.quick else 1_000_000)
+    with_seconds = cost_frame(n)
+    without = with_seconds.drop("seconds")
+    prices = {f"model-{i}": {"input": 0.5 + i, "output": 2.0 + 3 * i} for i in range(7)}
+    prices["model-7"] = {"input": 3.0, "output": 15.0, "cache_read": 0.3, "reasoning": 12.0}
+    prices["judge"] = {"input": 1.0, "output": 4.0}
+    repeats = args.repeats or 7
+    calls: dict[str, Callable[[], Any]] = {
+        "report(by='model')": lambda: gf.report(without, "model"),
+        "report(by='model', cost=prices)": lambda: gf.report(without, "model", cost=prices),
+        "report(by='model'), frame with seconds": lambda: gf.report(with_seconds, "model"),
+        "report(by='model', cost=prices), with seconds (percentiles)": lambda: gf.report(
+            with_seconds, "model", cost=prices
+        ),
+        "LazyFrame: report(by='model')": lambda: gf.report(without.lazy(), "model").collect(),
+        "LazyFrame: report(by='model', cost=prices)": lambda: gf.report(
+            without.lazy(), "model", cost=prices
+        ).collect(),
+    }
+    times = _interleaved(calls, repeats)
+    plain, plain_s = times["report(by='model')"], times["report(by='model'), frame with seconds"]
+    lazy = times["LazyFrame: report(by='model')"]
+    limits = {
+        "report(by='model', cost=prices)": (plain, 1.5),
+        "report(by='model', cost=prices), with seconds (percentiles)": (plain_s, 2.5),
+        "LazyFrame: report(by='model', cost=prices)": (lazy, 1.5),
+    }
+    lines = [
+        f"## Cost: report(cost=) against report(), {n:,} rows",
+        "",
+        f"`python benchmarks/bench.py --cost`, {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC; "
+        f"best of {repeats} interleaved rounds; load average at the end "
+        f"{' '.join(f'{x:.2f}' for x in os.getloadavg())}: the 2 cores were shared with other "
+        "helpers' work, so the seconds are noisy; the ratios are measured in the same run. "
+        "8 models, every cost input present (token counts with 0.1 % unknown, cache-read and "
+        "reasoning tokens, a grader's tokens priced apart).",
+        "",
+        "| call | time | × report(by='model') on the same rows | limit | |",
+        "|---|---:|---:|---:|---|",
+    ]
+    for name, t in times.items():
+        base, limit = limits.get(name, (None, None))
+        if base is None:
+            lines.append(f"| {name} | {_fmt_s(t)} | - | - | |")
+        else:
+            verdict = "PASS" if t / base <= limit else "FAIL"
+            lines.append(f"| {name} | {_fmt_s(t)} | {t / base:.2f}× | {limit}× | {verdict} |")
+    _write_section([*lines, ""], "## Cost")
+
+
 def run_worker(
     task: dict[str, Any], timeout: float = 1800, env: dict[str, str] | None = None
 ) -> dict[str, Any]:
@@ -1402,6 +1485,101 @@ def main_extract(args: argparse.Namespace) -> None:
     print("\n".join(lines))
 
 
+# ---- judge texts: read_verdict against bare str.extract (--judge) ----------------------------
+
+#: The verdict endings of the judge texts (92 %), and the endings without a verdict (8 %).
+JUDGE_ENDINGS = [
+    "\n\nGRADE: C",
+    "\n\nGRADE: I",
+    "\n\nGRADE: P",
+    "\n\n**GRADE:** C",
+    "\n\nGRADE: [I]",
+    "\nＧＲＡＤＥ：Ｃ",
+    "\n\ngrade: correct",
+]
+JUDGE_NO_VERDICT = ["\n\nI cannot decide.", "\n\nThe grade depends on the rubric."]
+#: Prose the texts are cut from (a judge's reasoning, with numbers and the word "grade").
+JUDGE_PROSE = (
+    "The submission states that the capital is Paris, which matches the expert answer. "
+    "It adds that the population is about 2,100,000 people in 2024; the rubric does not ask "
+    "for it, and an extra fact that is right does not lower the grade. The units are omitted "
+    "in step 3 (12.5 instead of 12.5 km), which the instructions allow. Comparing the two "
+    "answers sentence by sentence, the factual content agrees; no claim contradicts the "
+    "expert. "
+)
+
+
+def judge_frame(rows: int, seed: int, scale: int = 1) -> pl.DataFrame:
+    """Judge texts of 400-8,000 characters (times ``scale``), 8 % without a verdict."""
+    rng = np.random.default_rng(seed)
+    base = JUDGE_PROSE * (8_000 * scale // len(JUDGE_PROSE) + 2)
+    lengths = rng.integers(400 * scale, 8_000 * scale + 1, rows)
+    offsets = rng.integers(0, len(JUDGE_PROSE), rows)
+    verdict = rng.random(rows) >= 0.08
+    endings = np.where(
+        verdict,
+        np.array(JUDGE_ENDINGS, dtype=object)[rng.integers(0, len(JUDGE_ENDINGS), rows)],
+        np.array(JUDGE_NO_VERDICT, dtype=object)[rng.integers(0, len(JUDGE_NO_VERDICT), rows)],
+    )
+    ends = pl.Series("ending", endings.tolist(), dtype=pl.String)
+    return pl.DataFrame({"offset": offsets, "length": lengths, "ending": ends}).select(
+        judge=pl.lit(base).str.slice(
+            pl.col("offset"), pl.col("length") - pl.col("ending").str.len_chars()
+        )
+        + pl.col("ending")
+    )
+
+
+def main_judge(args: argparse.Namespace) -> None:
+    """Time read_verdict on judge texts against bare ``str.extract`` on the same column.
+
+    Texts of 400-8,000 characters (8 % without a verdict; SPEC §13 "Cost"), then the same with
+    every text twice as long; each frame is timed interleaved round by round, best of 3.
+    """
+    import gradeframe as gf
+
+    n = args.rows or (200_000 if args.quick else 1_000_000)
+    bare_label = 'bare `str.extract(r"GRADE: ([CPI])")`'
+    lines = [
+        f"## Judge texts: {n:,} rows, best of 3 (machine load {os.getloadavg()[0]:.2f})",
+        "",
+        "The machine is shared with other work while this runs (2 cores, load above); the "
+        "ratios to bare Polars measured in the same run are the numbers to read.",
+        "",
+        "| texts | function | time | × bare `str.extract` |",
+        "|---|---|---:|---:|",
+    ]
+    times = {}
+    for scale in (1, 2):
+        frame = judge_frame(n, seed=5, scale=scale)
+        size = f"{400 * scale:,}-{8_000 * scale:,} chars"
+        rows = {
+            bare_label: pl.col("judge").str.extract(r"GRADE: ([CPI])", 1),
+            "read_verdict (grade)": gf.read_verdict("judge"),
+            "judge (grade)": None,
+        }
+        calls = {
+            label: functools.partial(frame.select, expr)
+            for label, expr in rows.items()
+            if expr is not None
+        }
+        calls["judge (grade)"] = functools.partial(gf.with_judge, frame)
+        best = _interleaved(calls, 3)
+        times[scale] = best
+        bare = best[bare_label]
+        lines += [
+            f"| {size} | {label} | {_fmt_s(t)} | {t / bare:.1f}× |" for label, t in best.items()
+        ]
+        del frame
+    doubled = times[2]["read_verdict (grade)"] / times[1]["read_verdict (grade)"]
+    lines += [
+        "",
+        f"Doubling every text's length took read_verdict {doubled:.2f}× the time (at most 2× "
+        "allowed: the reading is linear in the text's length).",
+    ]
+    _write_section(lines, "## Judge texts")
+
+
 # ---- repeated samples: pass_at_k, consistency, flaky (--samples) -----------------------------
 
 #: Answers a sample may give: the right one in several spellings that fold together, and wrong
@@ -1503,6 +1681,17 @@ def main_samples(args: argparse.Namespace) -> None:
         "",
     ]
     _write_section(lines, "## Repeated samples")
+
+
+def main_tool_calls(args: argparse.Namespace) -> None:
+    """Write the tool-calls section (see ``bench_tool_calls.py``)."""
+    sys.path.insert(0, str(HERE))
+    import bench_tool_calls
+
+    rows = args.rows or 200_000
+    python = os.environ.get("AGENTEVALS_PYTHON", "/work/venvs/toolcalls/bin/python")
+    lines = bench_tool_calls.section(rows, sample=2_000, agentevals_python=python)
+    _write_section(lines.splitlines(), "## Tool calls")
 
 
 def main_equivalent(args: argparse.Namespace) -> None:
@@ -2114,11 +2303,28 @@ def main() -> None:
     parser.add_argument(
         "--threads", action="store_true", help="8 threads grading at once against one thread"
     )
+    parser.add_argument(
+        "--cost", action="store_true", help="report(cost=) against report() (written)"
+    )
+    parser.add_argument(
+        "--judge", action="store_true", help="read_verdict on judge texts against str.extract"
+    )
+    parser.add_argument(
+        "--tool-calls",
+        action="store_true",
+        help="tool_calls against agentevals' trajectory match, row by row (written)",
+    )
     parser.add_argument("--base", help="with --options: another checkout's src, timed too")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.threads:
+    if args.cost:
+        main_cost(args)
+    elif args.judge:
+        main_judge(args)
+    elif args.threads:
         main_threads(args)
+    elif args.tool_calls:
+        main_tool_calls(args)
     elif args.inspect_score:
         main_inspect_score(args)
     elif args.html:

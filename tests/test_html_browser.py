@@ -306,6 +306,61 @@ def test_samples_figures_equal_pass_at_k(browser: Browser, tmp_path: Path) -> No
     opened.page.close()
 
 
+def _costed_example() -> tuple[pl.DataFrame, dict[str, dict[str, float]]]:
+    """The example graded, with token counts and seconds (one group's usage partly unknown)."""
+    graded = gf.example().grade.answer_contains().with_row_index("i")
+    graded = graded.with_columns(
+        input_tokens=pl.when(
+            (pl.col("model") != "cedar-mini") | (pl.col("i").cum_count().over("model") > 1)
+        ).then(pl.col("i") * 37 % 400 + 200),
+        output_tokens=pl.col("i") * 53 % 300 + 50,
+        seconds=(pl.col("i") * 7 % 30) / 10 + 0.5,
+    ).drop("i")
+    prices = {
+        "atlas-large": {"input": 3.0, "output": 15.0},
+        "atlas-small": {"input": 0.25, "output": 1.25},
+        "beacon-7b": {"input": 0.2, "output": 0.2},
+        "cedar-mini": {"input": 0.15, "output": 0.6},
+    }
+    return graded, prices
+
+
+def _dollars(text: str) -> float | None:
+    return None if text == "—" else float(text.removeprefix("$").replace(",", ""))
+
+
+def test_cost_table_figures_equal_report_and_the_chart_draws_them(
+    browser: Browser, tmp_path: Path
+) -> None:
+    graded, prices = _costed_example()
+    path = write(tmp_path, graded, "cost.html", by="model", cost=prices)
+    opened = Opened(browser, path)
+    expected = gf.report(graded, "model", cost=prices)
+    shown = opened.table("cost-table")
+    assert len(shown) == expected.height
+    for row, want in zip(shown, expected.iter_rows(named=True), strict=True):
+        for column in ("cost", "cost_per_correct"):
+            got = _dollars(row[column])
+            assert got == (None if want[column] is None else round(want[column], 6)), column
+        for column in ("accuracy", "correct_per_1k_tokens", "seconds_p50", "seconds_p95"):
+            assert row[column] == ("—" if want[column] is None else f"{want[column]:,.3f}")
+        for column in ("input_tokens", "output_tokens", "cost_unknown"):
+            assert row[column] == ("—" if want[column] is None else str(want[column]))
+        assert row["pareto"] == {True: "yes", False: "no", None: "—"}[want["pareto"]]
+    # One dot per group with a known cost, the frontier's filled.
+    dots = opened.page.locator("#cost-chart circle.point").count()
+    filled = opened.page.locator("#cost-chart circle.point.pareto").count()
+    assert dots == expected["cost"].is_not_null().sum()
+    assert filled == expected["pareto"].sum()
+    assert expected["cost"].null_count() == 1  # cedar-mini: some usage unknown
+    width = opened.page.evaluate("() => document.querySelector('#cost-table').scrollWidth")
+    assert width <= 1280 - 48
+    opened.check_clean()
+    target = Path(os.environ.get("GRADEFRAME_COST_SCREENSHOT") or tmp_path / "cost.png")
+    opened.page.locator("#cost").screenshot(path=str(target))
+    assert target.stat().st_size > 0
+
+
 def long_labels_frame() -> pl.DataFrame:
     """Long group and item names, long unbroken answers, a missing group, epochs, a tool verdict."""
     long_model = "an-organisation-with-a-long-name/model-" + "x" * 60

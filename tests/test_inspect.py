@@ -329,3 +329,35 @@ def test_batches_grade_many_samples_in_one_call(tmp_path: Path, monkeypatch: Any
     path = _run(gi.answer_contains(), tmp_path, many)
     assert len(_scores(path, "answer_contains")) == 40
     assert sum(calls.values()) < 40  # samples that finish together are graded together
+
+
+# ---- verdict(): re-reading a judge's stored replies (SPEC §13) -------------------------------
+
+JUDGE_LOG = Path(__file__).parent / "fixtures" / "logs_extra" / "inspect_judge"
+
+
+def test_verdict_rereads_the_judge_replies_inspect_left_unscored():
+    from inspect_ai import score as inspect_score
+
+    [path] = sorted(JUDGE_LOG.glob("*.json"))
+    scored = inspect_score(read_eval_log(str(path)), scorers=[gi.verdict()], action="append")
+    got = {s.id: s.scores["verdict"] for s in scored.samples}
+    # The same verdicts as judge() on the frame read_log gives (test_judge_inspect_log.py).
+    frame = gf.read_log(path).grade.judge("inspect_score_explanation")
+    for row in frame.iter_rows(named=True):
+        mine = got[row["sample_id"]]
+        assert mine.value == ("C" if row["correct"] else "I")
+        assert mine.answer == row["verdict"]
+        assert mine.metadata["grader_failure"] == row["grader_failure"]
+        assert mine.metadata["failure_kind"] == row["failure_kind"]
+    assert got["fullwidth"].answer == "C"
+    assert got["two_letters"].metadata["grader_failure"] == "not_offered"
+    metrics = scored.results.scores[-1].metrics
+    assert metrics["grader_failure"].value == pytest.approx(2 / 8)
+
+
+def test_verdict_checks_its_options_when_built():
+    with pytest.raises(ValueError, match="`scale` is required"):
+        gi.verdict(scheme="scale")
+    with pytest.raises(ValueError, match="`text` must be"):
+        gi.verdict(text="reply")

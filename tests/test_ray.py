@@ -167,6 +167,50 @@ def test_matchers_and_equivalent_give_polars_rows(cluster, gr) -> None:
         assert got == to_data(expected.select(["row_id", *columns])), method
 
 
+def test_judge_and_tool_calls_give_polars_rows(cluster, gr) -> None:
+    from tests.test_judge import JUDGE
+    from tests.test_tool_calls import ENGINE_COLUMNS, ENGINE_FRAME
+
+    judged = pl.DataFrame({"row_id": list(range(len(JUDGE))), "judge": JUDGE})
+    columns = ["row_id", "correct", "failure_kind", "verdict", "score", "grader_failure"]
+    got = collected(cluster, gr.judge(dataset(cluster, judged, 2), "judge"), columns)
+    assert got == to_data(judged.grade.judge("judge").select(columns))
+    calls = pl.DataFrame(ENGINE_FRAME)
+    got = collected(
+        cluster,
+        gr.tool_calls(dataset(cluster, calls, 2), mode="exact"),
+        ["row_id", *ENGINE_COLUMNS],
+    )
+    assert got == to_data(calls.grade.tool_calls(mode="exact").select(["row_id", *ENGINE_COLUMNS]))
+
+
+def test_report_cost_columns_from_summed_counts(cluster, gr, monkeypatch) -> None:
+    # The cost columns are sums (the seconds percentiles are not: the report leaves them out).
+    monkeypatch.setattr(gr, "ROWS_PER_CALL", 50)
+    frame = (
+        generated(300, seed=7)
+        .grade.answer_contains("answer", "refs")
+        .with_columns(
+            input_tokens=pl.when(pl.col("row_id") != 0).then(pl.col("row_id") % 13 * 100),
+            output_tokens=pl.col("row_id") % 7 * 10,
+            seconds=(pl.col("row_id") % 11).cast(pl.Float64),
+        )
+    )
+    models = frame["model"].unique().drop_nulls().to_list()
+    prices = {m: {"input": 1.0 + i, "output": 4.0} for i, m in enumerate(sorted(models))}
+    result = gr.report(dataset(cluster, frame, 3), "model", cost=prices)
+    expected = gf.report(frame, "model", cost=prices).drop("seconds_p50", "seconds_p95")
+    assert list(result.columns) == expected.columns
+    got, want = to_data(result), to_data(expected)
+    for column in expected.columns:
+        if expected[column].dtype == pl.Float64:
+            assert [v is None for v in got[column]] == [v is None for v in want[column]], column
+            kept = [(g, w) for g, w in zip(got[column], want[column], strict=True) if w is not None]
+            assert [g for g, _ in kept] == pytest.approx([w for _, w in kept], rel=1e-12), column
+        else:
+            assert got[column] == want[column], column
+
+
 def test_input_columns_keep_their_arrow_types(cluster, gr) -> None:
     table = pa.table(
         {

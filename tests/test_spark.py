@@ -271,6 +271,36 @@ def test_whole_words_and_refusal_pass_through(spark) -> None:
     assert to_data(expected)["failure_kind"] == ["wrong", None, "refusal"]
 
 
+def test_report_cost_columns_from_summed_counts(spark, tmp_path) -> None:
+    # The cost columns are sums (the percentiles are not, and Spark's report leaves them out).
+    frame = (
+        generated(300, seed=7)
+        .grade.answer_contains("answer", "refs")
+        .with_columns(
+            input_tokens=pl.when(pl.col("row_id") != 0).then(pl.col("row_id") % 13 * 100),
+            output_tokens=pl.col("row_id") % 7 * 10,
+            seconds=(pl.col("row_id") % 11).cast(pl.Float64),
+        )
+    )
+    models = frame["model"].unique().drop_nulls().to_list()
+    prices = {m: {"input": 1.0 + i, "output": 4.0} for i, m in enumerate(sorted(models))}
+    sdf = spark.read.parquet(write_parts(frame, tmp_path / "costed", 3))
+    result = gs.report(sdf, "model", cost=prices)
+    expected = gf.report(frame, "model", cost=prices).drop("seconds_p50", "seconds_p95")
+    assert list(result.columns) == expected.columns
+    got, want = to_data(result), to_data(expected)
+    for column in expected.columns:
+        if expected[column].dtype == pl.Float64:
+            nulls = [v is None for v in want[column]]
+            assert [v is None for v in got[column]] == nulls, column
+            kept = [(g, w) for g, w in zip(got[column], want[column], strict=True) if w is not None]
+            assert [g for g, _ in kept] == pytest.approx([w for _, w in kept], rel=1e-12), column
+        else:
+            assert got[column] == want[column], column
+    assert any(c is None for c in got["cost"]), "one model's cost is unknown"
+    assert any(c is not None for c in got["cost"]), "the others' is known"
+
+
 def test_choice_with_one_option_letter_gives_polars_rows(spark) -> None:
     frame = pl.DataFrame(
         {"row_id": [0, 1, 2, 3], "answer": ["A", "B", "(a)", None], "key": ["A", "A", "A", "A"]}

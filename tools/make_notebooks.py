@@ -442,6 +442,49 @@ COMPARING_MODELS = [
     ),
     new_code_cell('epochs.grade.flaky().filter(pl.col("model") == "cedar-mini").head(5)'),
     new_code_cell('epochs.grade.pass_at_k_chart(title="pass@k over five epochs")'),
+    new_markdown_cell(
+        "## Which model is worth its price\n\n"
+        "Accuracy is half the question; the other half is what it costs. `report(cost=...)` "
+        "adds token sums, the cost in dollars, the cost per right answer, latency percentiles "
+        "and the Pareto frontier (no other model both more accurate and cheaper), from the "
+        "token columns the log readers write and prices you give in dollars per million "
+        "tokens (gradeframe ships none: prices change). Here the epochs get made-up token "
+        "counts and times: `atlas-large` writes long answers, and one `cedar-mini` row lost its "
+        "usage record ([docs/reports.md](../docs/reports.md#cost-tokens-and-latency-cost))."
+    ),
+    new_code_cell(
+        "rng = np.random.default_rng(7)\n"
+        "rows = epochs.height\n"
+        'long = (pl.col("model") == "atlas-large").cast(pl.Int64)\n'
+        "costed = epochs.with_columns(\n"
+        "    input_tokens=pl.Series(rng.integers(300, 900, rows)),\n"
+        "    output_tokens=pl.Series(rng.integers(40, 200, rows)) + 400 * long,\n"
+        "    seconds=pl.Series(rng.gamma(2.0, 0.8, rows)) + 2.0 * long,\n"
+        ").with_columns(\n"
+        "    input_tokens=pl.when(\n"
+        '        (pl.col("model") == "cedar-mini") & (pl.col("question_id") == "q07") '
+        '& (pl.col("epoch") == 3)\n'
+        '    ).then(None).otherwise(pl.col("input_tokens"))\n'
+        ")\n"
+        "prices = {\n"
+        '    "atlas-large": {"input": 3.0, "output": 15.0},\n'
+        '    "beacon-7b": {"input": 0.2, "output": 0.2},\n'
+        '    "cedar-mini": {"input": 0.15, "output": 0.6},\n'
+        "}\n"
+        'costed.grade.report("model", cost=prices).select(\n'
+        '    "model", "accuracy", "input_tokens", "output_tokens", "cost", "cost_per_correct",\n'
+        '    "seconds_p50", "seconds_p95", "pareto", "cost_unknown",\n'
+        ")"
+    ),
+    new_markdown_cell(
+        "Every row is charged, retries and errored attempts included. `cedar-mini`'s cost is "
+        "null, not a figure that leaves out the row without usage (`cost_unknown` counts it), "
+        "so it takes no part in the frontier: fix the record or drop the row knowingly. "
+        "`beacon-7b` is on the frontier next to `atlas-large`: less accurate, but far cheaper. "
+        "Whether `atlas-large`'s lead is worth its price is then a question for `compare` "
+        "above. `graded.grade.html(path, cost=prices)` draws the same figures as a table and a "
+        "chart of accuracy against cost."
+    ),
 ]
 
 

@@ -50,18 +50,22 @@ from gradeframe.matchers import (
     f1,
     includes,
     matches,
+    tool_calls,
     with_choice,
     with_equivalent,
     with_exact_match,
     with_f1,
     with_includes,
     with_matches,
+    with_tool_calls,
     with_within,
     within,
 )
 from gradeframe.refusal import DEFAULT_REFUSAL_PHRASES, is_refusal
 from gradeframe.report import report, report_counts, report_from_counts
+from gradeframe.rubric import rubric_report, with_rubric
 from gradeframe.samples import consistency, flaky, pass_at_k
+from gradeframe.verdict import judge, read_verdict, with_judge
 
 # The frame functions take turns, as the `.grade` methods do (see gradeframe._threads): threads
 # grading at once could otherwise deadlock in Polars. The modules keep the plain functions, which
@@ -86,7 +90,11 @@ with_exact_match = _one_at_a_time(with_exact_match)
 with_f1 = _one_at_a_time(with_f1)
 with_includes = _one_at_a_time(with_includes)
 with_matches = _one_at_a_time(with_matches)
+with_tool_calls = _one_at_a_time(with_tool_calls)
 with_within = _one_at_a_time(with_within)
+with_judge = _one_at_a_time(with_judge)
+with_rubric = _one_at_a_time(with_rubric)
+rubric_report = _one_at_a_time(rubric_report)
 del _one_at_a_time
 
 try:
@@ -126,6 +134,7 @@ __all__ = [
     "includes",
     "is_not_found",
     "is_refusal",
+    "judge",
     "matches",
     "pass_at_k",
     "pass_at_k_chart",
@@ -141,17 +150,23 @@ __all__ = [
     "read_phoenix",
     "read_promptfoo",
     "read_table",
+    "read_verdict",
     "report",
     "report_counts",
     "report_from_counts",
+    "rubric_report",
     "scan_log",
+    "tool_calls",
     "with_answer_contains",
     "with_choice",
     "with_equivalent",
     "with_exact_match",
     "with_f1",
     "with_includes",
+    "with_judge",
     "with_matches",
+    "with_rubric",
+    "with_tool_calls",
     "with_within",
     "within",
 ]

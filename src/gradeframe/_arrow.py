@@ -27,6 +27,7 @@ import polars as pl
 import pyarrow as pa
 
 from gradeframe import samples as sample_rules
+from gradeframe._cost import input_columns as cost_columns
 from gradeframe._inputs import IntoExpr
 from gradeframe._summary_inputs import pandas_report_columns
 from gradeframe.report import report_counts, report_from_counts
@@ -187,6 +188,8 @@ def report_plan(
         options["cluster"],
         options["score"],
     )
+    if options.get("cost") is not None:  # the token, cost and time columns the prices name
+        read |= dict.fromkeys(cost_columns(empty_input.columns, options["cost"]))
     return empty_input, empty_counts, list(read)
 
 

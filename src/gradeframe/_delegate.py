@@ -121,6 +121,8 @@ FRAME_RETURNS: Final = {
 SERIES_RETURNS: Final = {
     "pl.Series": ("polars.Series", "Series"),
     "pd.Series": ("pandas.Series", "Series (with the input's index)"),
+    # a pandas Series method whose expression is a struct returns a frame of its fields
+    "pd.DataFrame": ("pandas.DataFrame", "DataFrame of fields (with the input's index)"),
 }
 
 

@@ -10,6 +10,7 @@ what ``polars.Series.to_pandas`` gives.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping
 from numbers import Integral, Real
 from typing import Any, Final
@@ -27,6 +28,8 @@ from gradeframe._refs import number_text
 #: How a column's values are coerced when Arrow cannot read an object column as it is.
 #: "text": non-strings become null (an answer that is not a string is a parse failure).
 #: "refs": numbers become plain digits, a scalar becomes a one-item list.
+#: "calls": lists of tool calls Arrow cannot type as one column (arguments of different kinds)
+#: become JSON text, which the tool_calls matcher reads.
 #: "mixed": an object column mixing text, numbers and booleans becomes a struct that keeps each
 #: value's kind (see gradeframe._mixed); the matchers read it ("12" is not 12, True is not 1).
 Role = str
@@ -109,6 +112,13 @@ def _as_lists(values: pd.Series) -> pd.Series:
     return pd.Series(lists, index=values.index, dtype=object)
 
 
+def _as_json(value: Any) -> Any:
+    """Write a value Arrow cannot type as JSON text (text and missing values stay as they are)."""
+    if value is None or isinstance(value, str) or (isinstance(value, float) and np.isnan(value)):
+        return None if not isinstance(value, str) else value
+    return json.dumps(value, default=lambda o: o.tolist() if hasattr(o, "tolist") else str(o))
+
+
 def _arrow_column(series: pd.Series, name: str, role: Role | None) -> pa.Array | pa.ChunkedArray:
     """Read one pandas column as Arrow, coercing messy object columns by role."""
     if role == "mixed" and series.dtype == object:
@@ -124,6 +134,8 @@ def _arrow_column(series: pd.Series, name: str, role: Role | None) -> pa.Array |
     values = series.astype(object)
     if role == "text":
         values = values.where(values.map(lambda v: isinstance(v, str)), None)
+    elif role == "calls":  # lists of calls whose arguments differ in kind: JSON text each
+        values = values.map(_as_json)
     elif role == "refs":
         values = pd.Series(_coerce_refs(values.tolist()), index=values.index, dtype=object)
         if values.map(lambda v: isinstance(v, list)).any():

@@ -22,6 +22,8 @@ from gradeframe import answer as answer_rules
 from gradeframe import extract as extract_rules
 from gradeframe import fold as fold_rules
 from gradeframe import matchers as matcher_rules
+from gradeframe import rubric as rubric_rules
+from gradeframe import verdict as verdict_rules
 from gradeframe._delegate import delegates
 from gradeframe._frames import (
     Role,
@@ -37,6 +39,8 @@ from gradeframe.extract import Which
 from gradeframe.matchers import _base as matcher_base
 from gradeframe.matchers.equivalent import Fallback, Percent
 from gradeframe.matchers.matches import PatternLike
+from gradeframe.matchers.tool_calls import Arguments, Mode
+from gradeframe.verdict import OnConflict, Scheme
 
 
 def run_on_pandas(
@@ -286,6 +290,76 @@ class PandasFrameGrade(SummaryMethods[pd.DataFrame]):
             prefix=prefix,
         )
 
+    @delegates(verdict_rules.with_judge, doc=verdict_rules.judge)
+    def judge(
+        self,
+        text: IntoExpr = "judge",
+        *,
+        scheme: Scheme = "grade",
+        expected: IntoExpr | None = None,
+        answer: IntoExpr | None = None,
+        pass_score: float | None = None,
+        choices: Sequence[str] | None = None,
+        scale: tuple[float, float] | None = None,
+        on_conflict: OnConflict = "last",
+        prefix: str = "",
+    ) -> pd.DataFrame:
+        arguments = [("text", text, "text"), ("expected", expected, None), ("answer", answer, None)]
+        if answer is not None:  # flat record columns read by name (BY_NAME)
+            present = {str(c) for c in self._frame.columns}
+            arguments += [(role, role, None) for role in BY_NAME if role in present]
+        return self._add_columns(
+            verdict_rules.with_judge,
+            verdict_rules.JUDGE_COLUMNS,
+            arguments,
+            text,
+            scheme=scheme,
+            expected=expected,
+            answer=answer,
+            pass_score=pass_score,
+            choices=choices,
+            scale=scale,
+            on_conflict=on_conflict,
+            prefix=prefix,
+        )
+
+    @delegates(rubric_rules.with_rubric)
+    def rubric(
+        self, criteria: str = "rubric", met: str = "met", *, prefix: str = ""
+    ) -> pd.DataFrame:
+        arguments = [("criteria", criteria, None), ("met", met, None)]
+        return self._add_columns(
+            rubric_rules.with_rubric,
+            rubric_rules.RUBRIC_COLUMNS,
+            arguments,
+            criteria,
+            met,
+            prefix=prefix,
+        )
+
+    @delegates(matcher_rules.with_tool_calls, doc=matcher_rules.tool_calls)
+    def tool_calls(
+        self,
+        actual: IntoExpr = "tool_calls",
+        expected: IntoExpr = "expected_calls",
+        *,
+        mode: Mode = "in_order",
+        arguments: Arguments = "exact",
+        rel_tol: float = 0.0,
+        label: str | None = None,
+        prefix: str = "",
+    ) -> pd.DataFrame:
+        return self._matcher(
+            matcher_rules.with_tool_calls,
+            actual,
+            expected,
+            mode=mode,
+            arguments=arguments,
+            rel_tol=rel_tol,
+            label=label,
+            prefix=prefix,
+        )
+
 
 @pd.api.extensions.register_series_accessor("grade")
 class PandasSeriesGrade:
@@ -328,3 +402,28 @@ class PandasSeriesGrade:
     @delegates(extract_rules.extract_boxed)
     def extract_boxed(self) -> pd.Series:
         return self._run(extract_rules.extract_boxed)
+
+    @delegates(verdict_rules.read_verdict)
+    def read_verdict(
+        self,
+        *,
+        scheme: Scheme = "grade",
+        choices: Sequence[str] | None = None,
+        scale: tuple[float, float] | None = None,
+        on_conflict: OnConflict = "last",
+    ) -> pd.DataFrame:
+        """Return a pandas DataFrame of ``verdict``, ``score``, ``grader_failure`` (index kept)."""
+        expr = verdict_rules.read_verdict(
+            pl.col("__gradeframe__"),
+            scheme=scheme,
+            choices=choices,
+            scale=scale,
+            on_conflict=on_conflict,
+        )
+        name = "__gradeframe__"
+        frame = to_polars(pd.DataFrame({name: self._series.array}), {name: "text"})
+        fields = frame.select(expr.alias(name)).unnest(name)
+        return pd.DataFrame(
+            {c: to_pandas_column(fields.get_column(c)) for c in fields.columns},
+            index=self._series.index,
+        )

@@ -16,6 +16,8 @@ from gradeframe import answer as answer_rules
 from gradeframe import extract as extract_rules
 from gradeframe import fold as fold_rules
 from gradeframe import matchers as matcher_rules
+from gradeframe import rubric as rubric_rules
+from gradeframe import verdict as verdict_rules
 from gradeframe._delegate import delegates
 from gradeframe._inputs import IntoExpr
 from gradeframe._summary import SummaryMethods
@@ -23,6 +25,8 @@ from gradeframe.answer import NotFound, Refusal
 from gradeframe.extract import Which
 from gradeframe.matchers.equivalent import Fallback, Percent
 from gradeframe.matchers.matches import PatternLike
+from gradeframe.matchers.tool_calls import Arguments, Mode
+from gradeframe.verdict import OnConflict, Scheme
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
 
@@ -199,6 +203,60 @@ class _FrameGrade(SummaryMethods[FrameT]):
             prefix=prefix,
         )
 
+    @delegates(verdict_rules.with_judge, doc=verdict_rules.judge)
+    def judge(
+        self,
+        text: IntoExpr = "judge",
+        *,
+        scheme: Scheme = "grade",
+        expected: IntoExpr | None = None,
+        answer: IntoExpr | None = None,
+        pass_score: float | None = None,
+        choices: Sequence[str] | None = None,
+        scale: tuple[float, float] | None = None,
+        on_conflict: OnConflict = "last",
+        prefix: str = "",
+    ) -> FrameT:
+        return verdict_rules.with_judge(
+            self._frame,
+            text,
+            scheme=scheme,
+            expected=expected,
+            answer=answer,
+            pass_score=pass_score,
+            choices=choices,
+            scale=scale,
+            on_conflict=on_conflict,
+            prefix=prefix,
+        )
+
+    @delegates(rubric_rules.with_rubric)
+    def rubric(self, criteria: str = "rubric", met: str = "met", *, prefix: str = "") -> FrameT:
+        return rubric_rules.with_rubric(self._frame, criteria, met, prefix=prefix)
+
+    @delegates(matcher_rules.with_tool_calls, doc=matcher_rules.tool_calls)
+    def tool_calls(
+        self,
+        actual: IntoExpr = "tool_calls",
+        expected: IntoExpr = "expected_calls",
+        *,
+        mode: Mode = "in_order",
+        arguments: Arguments = "exact",
+        rel_tol: float = 0.0,
+        label: str | None = None,
+        prefix: str = "",
+    ) -> FrameT:
+        return matcher_rules.with_tool_calls(
+            self._frame,
+            actual,
+            expected,
+            mode=mode,
+            arguments=arguments,
+            rel_tol=rel_tol,
+            label=label,
+            prefix=prefix,
+        )
+
 
 @pl.api.register_dataframe_namespace("grade")
 class DataFrameGrade(_FrameGrade[pl.DataFrame]):
@@ -245,6 +303,19 @@ class ExprGrade:
     def extract_boxed(self) -> pl.Expr:
         return extract_rules.extract_boxed(self._expr)
 
+    @delegates(verdict_rules.read_verdict)
+    def read_verdict(
+        self,
+        *,
+        scheme: Scheme = "grade",
+        choices: Sequence[str] | None = None,
+        scale: tuple[float, float] | None = None,
+        on_conflict: OnConflict = "last",
+    ) -> pl.Expr:
+        return verdict_rules.read_verdict(
+            self._expr, scheme=scheme, choices=choices, scale=scale, on_conflict=on_conflict
+        )
+
 
 @pl.api.register_series_namespace("grade")
 class SeriesGrade:
@@ -286,3 +357,20 @@ class SeriesGrade:
     @delegates(extract_rules.extract_boxed)
     def extract_boxed(self) -> pl.Series:
         return self._run(extract_rules.extract_boxed)
+
+    @delegates(verdict_rules.read_verdict)
+    def read_verdict(
+        self,
+        *,
+        scheme: Scheme = "grade",
+        choices: Sequence[str] | None = None,
+        scale: tuple[float, float] | None = None,
+        on_conflict: OnConflict = "last",
+    ) -> pl.Series:
+        return self._run(
+            verdict_rules.read_verdict,
+            scheme=scheme,
+            choices=choices,
+            scale=scale,
+            on_conflict=on_conflict,
+        )

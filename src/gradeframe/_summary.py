@@ -51,6 +51,7 @@ class SummaryMethods(Generic[Summarized]):
         cluster: str | None = None,
         score: str | None = None,
         carried_kinds: Sequence[str] | None = None,
+        cost: Any = None,
     ) -> Summarized:
         return report_rules.report(
             self._frame,
@@ -61,6 +62,7 @@ class SummaryMethods(Generic[Summarized]):
             cluster=cluster,
             score=score,
             carried_kinds=carried_kinds,
+            cost=cost,
         )
 
     @delegates(failure_rules.failures)
@@ -146,6 +148,7 @@ class SummaryMethods(Generic[Summarized]):
         max_failures: int = 5000,
         actual: str | bool | None = None,
         expected: str | bool | None = None,
+        cost: Any = None,
     ) -> str:
         return html_rules.html_report(
             self._frame,
@@ -156,6 +159,7 @@ class SummaryMethods(Generic[Summarized]):
             max_failures=max_failures,
             actual=actual,
             expected=expected,
+            cost=cost,
         )
 
     @delegates(sample_rules.pass_at_k)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from gradeframe import compare as compare_rules
+from gradeframe import kinds
 from gradeframe import report as report_rules
 from gradeframe import samples as sample_rules
 from gradeframe._summary_inputs import is_pandas
@@ -102,6 +103,7 @@ def chart(
         *report_rules.STAT_COLUMNS,
         *report_rules.CLUSTER_COLUMNS,
         *report_rules.SCORE_COLUMNS,
+        "n_graded",
     }
     kind_columns = [c for c in table.columns if c not in known]
     table = table.with_columns(label.alias("group"))
@@ -112,7 +114,12 @@ def chart(
     long = long.with_columns(
         pl.col("failure_kind")
         .replace_strict(kind_columns, list(range(len(kind_columns))), return_dtype=pl.Int64)
-        .alias("kind_order")
+        .alias("kind_order"),
+        # The grader's failures (verdicts) are told apart from the model's: a lighter bar.
+        pl.when(pl.col("failure_kind") == kinds.GRADER_FAILURE)
+        .then(pl.lit("grader"))
+        .otherwise(pl.lit("model"))
+        .alias("failed"),
     )
     y = alt.Y("group:N", sort=order, title=group_title)
     bars = (
@@ -123,11 +130,19 @@ def chart(
             x=alt.X("sum(count):Q", title="failures"),
             color=alt.Color("failure_kind:N", sort=kind_columns, title="failure kind"),
             order=alt.Order("kind_order:Q"),
-            tooltip=["group:N", "failure_kind:N", "count:Q", "n:Q"],
+            opacity=alt.Opacity(
+                "failed:N",
+                scale=alt.Scale(domain=["model", "grader"], range=[1.0, 0.4]),
+                title="who failed",
+            ),
+            tooltip=["group:N", "failure_kind:N", "failed:N", "count:Q", "n:Q"],
         )
         .properties(title="Failures by kind", width=320)
     )
-    points = table.select("group", "n", "n_correct", "accuracy", "ci_low", "ci_high").to_dicts()
+    graded = ["n_graded"] if "n_graded" in table.columns else []
+    points = table.select(
+        "group", "n", *graded, "n_correct", "accuracy", "ci_low", "ci_high"
+    ).to_dicts()
     base = alt.Chart(alt.Data(values=points)).encode(y=y)
     scale = alt.Scale(domain=[0, 1])
     interval = base.mark_rule().encode(
@@ -136,7 +151,15 @@ def chart(
     )
     dots = base.mark_point(filled=True, size=60).encode(
         x=alt.X("accuracy:Q", scale=scale),
-        tooltip=["group:N", "n:Q", "n_correct:Q", "accuracy:Q", "ci_low:Q", "ci_high:Q"],
+        tooltip=[
+            "group:N",
+            "n:Q",
+            *(f"{c}:Q" for c in graded),
+            "n_correct:Q",
+            "accuracy:Q",
+            "ci_low:Q",
+            "ci_high:Q",
+        ],
     )
     accuracy = alt.layer(interval, dots).properties(title="Accuracy", width=240)
     out = alt.hconcat(bars, accuracy)

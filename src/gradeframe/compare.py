@@ -74,6 +74,7 @@ AGREEMENT_COLUMNS: Final = (
     "agreement",
     "kappa",
     "p_value",
+    "n_missing",
 )
 
 _TABLE: Final = ("both_right", "only_a", "only_b", "both_wrong")
@@ -425,7 +426,9 @@ def agreement(
       are one constant (agreement expected by chance is then 1);
     - ``p_value``: McNemar's exact test on ``only_a`` and ``only_b``
       (:func:`gradeframe.stats.mcnemar_p_value`): small when one verdict says "right" more
-      often than the other, beyond chance.
+      often than the other, beyond chance;
+    - ``n_missing`` (Int64): rows left out because either verdict is null (say a tool whose
+      grader failed).
 
     All null (counts 0) when ``n`` is 0.
 
@@ -454,14 +457,14 @@ def agreement(
     ...     }
     ... )
     >>> gf.agreement(df, "tool_correct", "correct").with_columns(pl.selectors.float().round(4))
-    shape: (1, 8)
-    ┌─────┬────────────┬────────┬────────┬────────────┬───────────┬────────┬─────────┐
-    │ n   ┆ both_right ┆ only_a ┆ only_b ┆ both_wrong ┆ agreement ┆ kappa  ┆ p_value │
-    │ --- ┆ ---        ┆ ---    ┆ ---    ┆ ---        ┆ ---       ┆ ---    ┆ ---     │
-    │ i64 ┆ i64        ┆ i64    ┆ i64    ┆ i64        ┆ f64       ┆ f64    ┆ f64     │
-    ╞═════╪════════════╪════════╪════════╪════════════╪═══════════╪════════╪═════════╡
-    │ 5   ┆ 2          ┆ 1      ┆ 0      ┆ 2          ┆ 0.8       ┆ 0.6154 ┆ 1.0     │
-    └─────┴────────────┴────────┴────────┴────────────┴───────────┴────────┴─────────┘
+    shape: (1, 9)
+    ┌─────┬────────────┬────────┬────────┬───┬───────────┬────────┬─────────┬───────────┐
+    │ n   ┆ both_right ┆ only_a ┆ only_b ┆ … ┆ agreement ┆ kappa  ┆ p_value ┆ n_missing │
+    │ --- ┆ ---        ┆ ---    ┆ ---    ┆   ┆ ---       ┆ ---    ┆ ---     ┆ ---       │
+    │ i64 ┆ i64        ┆ i64    ┆ i64    ┆   ┆ f64       ┆ f64    ┆ f64     ┆ i64       │
+    ╞═════╪════════════╪════════╪════════╪═══╪═══════════╪════════╪═════════╪═══════════╡
+    │ 5   ┆ 2          ┆ 1      ┆ 0      ┆ … ┆ 0.8       ┆ 0.6154 ┆ 1.0     ┆ 1         │
+    └─────┴────────────┴────────┴────────┴───┴───────────┴────────┴─────────┴───────────┘
     """
     if is_pandas(frame):
         from gradeframe import _frames
@@ -486,7 +489,11 @@ def agreement(
         (both & ~verdict_a & verdict_b).sum().alias("only_b"),
         (both & ~verdict_a & ~verdict_b).sum().alias("both_wrong"),
     ]
-    aggregations = [both.sum().cast(pl.Int64).alias("n"), *(c.cast(pl.Int64) for c in cells)]
+    aggregations = [
+        both.sum().cast(pl.Int64).alias("n"),
+        *(c.cast(pl.Int64) for c in cells),
+        (~both).sum().cast(pl.Int64).alias("n_missing"),
+    ]
     lazy = frame.lazy()
     if group:
         counted = lazy.group_by(group).agg(*aggregations).sort(group, nulls_last=True)
@@ -502,6 +509,7 @@ def agreement(
         .alias("agreement"),
         cohens_kappa(*_TABLE),
         pl.when(some).then(mcnemar_p_value("only_a", "only_b")).alias("p_value"),
+        "n_missing",
     )
     return same_kind(out, frame)
 

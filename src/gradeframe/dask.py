@@ -38,6 +38,8 @@ from dask.dataframe.extensions import register_dataframe_accessor, register_seri
 
 from gradeframe import _frames
 from gradeframe import samples as sample_rules
+from gradeframe._cost import check_cost
+from gradeframe._cost import input_columns as cost_columns
 from gradeframe._delegate import delegates
 from gradeframe._inputs import IntoExpr
 from gradeframe._pandas import PandasFrameGrade, PandasSeriesGrade
@@ -199,7 +201,7 @@ def _grading(method: str) -> Callable[..., dd.DataFrame]:
 
     def run(self: DaskFrameGrade, *args: Any, **kwargs: Any) -> dd.DataFrame:
         columns = _columns_named(self._frame, [*args, *kwargs.values()])
-        if method == "answer_contains":  # the record columns it reads by name
+        if method == "answer_contains" or kwargs.get("answer") is not None:  # read by name
             columns |= _columns_named(self._frame, [r for r in BY_NAME if kwargs.get(r) is None])
         frame = keep_objects(self._frame, columns)
         # The empty frame: checks every argument and gives the exact output dtypes.
@@ -238,6 +240,7 @@ def report(
     prefix: str = "",
     cluster: str | None = None,
     score: str | None = None,
+    cost: Any = None,
 ) -> pd.DataFrame:
     """Summarise a graded Dask frame per group, from counts summed over the partitions.
 
@@ -246,11 +249,17 @@ def report(
     stacked and the report is built once from their sums
     (:func:`gradeframe.report_from_counts`), never by averaging partitions' intervals.
 
+    With ``cost``, the token sums, the cost and the counts of unknowns are sums too, so every
+    cost column is the same as on the whole data but ``seconds_p50``/``seconds_p95``: a
+    percentile is not a sum of partitions' percentiles, and computing it exactly would gather
+    every row's ``seconds`` on one machine, so Dask's report leaves them out (compute them from
+    ``frame.groupby(by)["seconds"]`` if the column fits in memory).
+
     Parameters
     ----------
     frame
         A graded Dask DataFrame.
-    by, correct, failure_kind, prefix, cluster, score
+    by, correct, failure_kind, prefix, cluster, score, cost
         As for :func:`gradeframe.report`. They are checked before any data is read.
 
     Returns
@@ -258,6 +267,7 @@ def report(
     pandas.DataFrame
         The report (computed).
     """
+    prices = check_cost(cost)
     options = {
         "by": by,
         "correct": correct,
@@ -265,10 +275,13 @@ def report(
         "prefix": prefix,
         "cluster": cluster,
         "score": score,
+        "cost": prices,
     }
     # Arguments and columns are checked on the empty frame, before any data is read.
     meta = frame._meta
     columns = pandas_report_columns(meta, by, correct, failure_kind, prefix, cluster, score)
+    if prices is not None:
+        columns |= dict.fromkeys(cost_columns([str(c) for c in meta.columns], prices))
     empty = report_counts(_frames.to_polars(meta, columns), **options)
     parts = frame[list(columns)].to_delayed()
     pieces = dask.compute(
@@ -443,6 +456,8 @@ class DaskFrameGrade:
     choice = _grading("choice")
     f1 = _grading("f1")
     equivalent = _grading("equivalent")
+    judge = _grading("judge")
+    tool_calls = _grading("tool_calls")
 
     @delegates(report, lock=False)  # its partitions lock, in Dask's threads
     def report(  # noqa: D102 (the docstring is the function's, set by @delegates)
@@ -454,6 +469,7 @@ class DaskFrameGrade:
         prefix: str = "",
         cluster: str | None = None,
         score: str | None = None,
+        cost: Any = None,
     ) -> pd.DataFrame:
         return report(
             self._frame,
@@ -463,6 +479,7 @@ class DaskFrameGrade:
             prefix=prefix,
             cluster=cluster,
             score=score,
+            cost=cost,
         )
 
     @delegates(pass_at_k, lock=False)  # its partitions lock, in Dask's threads

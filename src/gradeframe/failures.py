@@ -17,6 +17,7 @@ from gradeframe._inputs import (
     is_text,
     struct_fields,
 )
+from gradeframe._limits import CUT_MARK, REFS_SEPARATOR, max_metadata_length
 from gradeframe._summary_inputs import (
     GRADE_FIRST,
     check_frame,
@@ -25,7 +26,6 @@ from gradeframe._summary_inputs import (
     is_pandas,
     kind_expr,
 )
-from gradeframe.report import CUT_MARK, REFS_SEPARATOR, max_metadata_length
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd

@@ -60,8 +60,9 @@ from inspect_ai.solver import TaskState
 
 import gradeframe  # noqa: F401  (registers .grade)
 from gradeframe.answer import with_answer_contains
-from gradeframe.kinds import KINDS, NO_REFERENCE, WRONG
+from gradeframe.kinds import GRADER_FAILURE, KINDS, NO_REFERENCE, WRONG
 from gradeframe.logs.inspect import read_samples
+from gradeframe.verdict import with_judge
 
 __all__ = [
     "answer_contains",
@@ -71,6 +72,7 @@ __all__ = [
     "f1",
     "failure_kinds",
     "includes",
+    "verdict",
     "within",
 ]
 
@@ -119,7 +121,8 @@ def failure_kinds() -> Metric:
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         kinds = [(s.score.metadata or {}).get("failure_kind") for s in scores]
         n = len(kinds)
-        return {kind: (sum(k == kind for k in kinds) / n if n else 0.0) for kind in KINDS}
+        names = [*KINDS, *([GRADER_FAILURE] if GRADER_FAILURE in kinds else [])]
+        return {kind: (sum(k == kind for k in kinds) / n if n else 0.0) for kind in names}
 
     return compute
 
@@ -460,3 +463,80 @@ def equivalent(
         )
 
     return _matcher_scorer(apply, ("method",))
+
+
+@scorer(metrics=_METRICS)
+def verdict(
+    *,
+    scorer: str | None = None,
+    text: str = "score",
+    scheme: str = "grade",
+    choices: list[str] | None = None,
+    scale: tuple[float, float] | None = None,
+    on_conflict: str = "last",
+    pass_score: float | None = None,
+) -> Scorer:
+    """Re-read a judge's stored verdict with :func:`gradeframe.read_verdict`.
+
+    The text read is the explanation of the sample's stored score (``text="score"``, the
+    default: the judge reply a model-graded scorer keeps, of the scorer named ``scorer`` or
+    else the first one), or the model's own reply (``text="completion"``: yes/no items). The
+    score is ``CORRECT`` when the verdict passes, as :func:`gradeframe.judge` decides; a text
+    with no verdict is ``INCORRECT`` with ``failure_kind`` ``grader_failure`` (the grader, not
+    the model, failed) and ``grader_failure`` saying why. ``answer`` is the verdict read;
+    ``metadata`` holds ``failure_kind``, ``verdict``, ``score`` and ``grader_failure``.
+
+    ``inspect score LOG --scorer gradeframe/verdict`` re-reads a finished log's judge replies
+    (logs written before inspect read ``**GRADE:** C`` or ``GRADE: [C]``, or that read "GRADE:
+    CI" as C).
+
+    Parameters
+    ----------
+    scorer
+        The stored score whose explanation is the judge's reply (default: the first).
+    text
+        ``"score"`` or ``"completion"``.
+    scheme, choices, scale, on_conflict, pass_score
+        As for :func:`gradeframe.judge`.
+    """
+    if text not in ("score", "completion"):
+        msg = f"`text` must be 'score' or 'completion'; got {text!r}"
+        raise ValueError(msg)
+    options = {
+        "scheme": scheme,
+        "choices": choices,
+        "scale": scale,
+        "on_conflict": on_conflict,
+        "pass_score": pass_score,
+    }
+    with_judge(pl.DataFrame({"judge": []}, schema={"judge": pl.String}), **options)  # checks
+
+    async def score(state: TaskState, target: Target) -> Score:
+        if text == "completion":
+            reply = state.output.completion
+        else:
+            stored = state.scores or {}
+            chosen = stored.get(scorer) if scorer is not None else next(iter(stored.values()), None)
+            reply = chosen.explanation if chosen is not None else None
+        frame = pl.DataFrame({"judge": [reply]}, schema={"judge": pl.String})
+        row = with_judge(frame, **options).row(0, named=True)
+        failure = row["grader_failure"]
+        if row["correct"]:
+            explanation = f"right: the verdict read is {row['verdict']}"
+        elif row["failure_kind"] == GRADER_FAILURE:
+            explanation = f"grader_failure: the grader's reply gives no verdict ({failure})"
+        else:
+            explanation = f"wrong: the verdict read is {row['verdict']}"
+        return Score(
+            value=CORRECT if row["correct"] else INCORRECT,
+            answer=row["verdict"],
+            explanation=explanation,
+            metadata={
+                "failure_kind": row["failure_kind"],
+                "verdict": row["verdict"],
+                "score": _plain(row["score"]),
+                "grader_failure": failure,
+            },
+        )
+
+    return score

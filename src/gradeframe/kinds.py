@@ -15,7 +15,8 @@ order  kind                when
                            of :data:`REFUSAL_STATUSES`
 5      ``parse_failure``   no answer text
 6      ``not_in_document`` an answer was expected and the answer is a not-found report
-7      ``wrong``           anything else
+7      ``grader_failure``  the grader, not the model, failed: no verdict was read
+8      ``wrong``           anything else
 =====  ==================  ===============================================================
 
 A stop and a refusal come before ``parse_failure``: the two orders differ only on rows without
@@ -36,6 +37,7 @@ BUDGET_STOP: Final = "budget_stop"
 REFUSAL: Final = "refusal"
 NOT_IN_DOCUMENT: Final = "not_in_document"
 WRONG: Final = "wrong"
+GRADER_FAILURE: Final = "grader_failure"
 
 #: The standard kinds in the order reports list their counts (the order they have always had).
 KINDS: Final[tuple[str, ...]] = (
@@ -57,6 +59,7 @@ CHAIN_ORDER: Final[tuple[str, ...]] = (
     REFUSAL,
     PARSE_FAILURE,
     NOT_IN_DOCUMENT,
+    GRADER_FAILURE,
     WRONG,
 )
 
@@ -111,13 +114,15 @@ def failure_chain(
     refusal: pl.Expr,
     parse_failure: pl.Expr,
     not_in_document: pl.Expr,
+    grader_failure: pl.Expr | None = None,
 ) -> pl.Expr:
     """Return the failure kind of each row: null when correct, else the first that applies.
 
     Every condition must be a Boolean expression that is never null, and ``carried`` a String
-    expression that is null where the row carries no kind of its own.
+    expression that is null where the row carries no kind of its own. ``grader_failure``
+    (verdicts) is true where no verdict was read; scorers without a grader leave it out.
     """
-    return (
+    chain = (
         pl.when(correct)
         .then(pl.lit(None, dtype=pl.String))
         .when(no_reference)
@@ -134,5 +139,7 @@ def failure_chain(
         .then(pl.lit(PARSE_FAILURE))
         .when(not_in_document)
         .then(pl.lit(NOT_IN_DOCUMENT))
-        .otherwise(pl.lit(WRONG))
     )
+    if grader_failure is not None:
+        chain = chain.when(grader_failure).then(pl.lit(GRADER_FAILURE))
+    return chain.otherwise(pl.lit(WRONG))

@@ -33,6 +33,7 @@ import pyarrow as pa
 
 from gradeframe import _arrow
 from gradeframe import samples as sample_rules
+from gradeframe._cost import check_cost
 from gradeframe._inputs import IntoExpr
 from gradeframe.samples import Groups, On
 
@@ -50,9 +51,11 @@ __all__ = [
     "f1",
     "flaky",
     "includes",
+    "judge",
     "matches",
     "pass_at_k",
     "report",
+    "tool_calls",
     "within",
 ]
 
@@ -137,8 +140,8 @@ within = _grading("within")
 choice = _grading("choice")
 f1 = _grading("f1")
 equivalent = _grading("equivalent")
-# judge and tool_calls: one line each, `judge = _grading("judge")`, once they are
-# .grade methods on main (as for Spark).
+judge = _grading("judge")
+tool_calls = _grading("tool_calls")
 
 
 # --------------------------------------------------------------------------------------------
@@ -155,6 +158,7 @@ def report(
     prefix: str = "",
     cluster: str | None = None,
     score: str | None = None,
+    cost: Any = None,
 ) -> pd.DataFrame:
     """Summarise a graded Ray Dataset per group, from counts summed over the batches.
 
@@ -163,11 +167,16 @@ def report(
     come to the driver (one row per batch), and the report is built once from their sums
     (:func:`gradeframe.report_from_counts`), never by averaging batches' intervals.
 
+    With ``cost``, the token sums, the cost and the counts of unknowns are sums too, so every
+    cost column is the same as on the whole data but ``seconds_p50``/``seconds_p95``: a
+    percentile is not a sum of the pieces' percentiles, and computing it exactly would bring
+    every row's ``seconds`` to the driver, so this report leaves them out.
+
     Parameters
     ----------
     ds
         A graded Ray Dataset.
-    by, correct, failure_kind, prefix, cluster, score
+    by, correct, failure_kind, prefix, cluster, score, cost
         As for :func:`gradeframe.report`. They are checked on an empty frame of the Dataset's
         schema before the counting runs.
 
@@ -183,6 +192,7 @@ def report(
         "prefix": prefix,
         "cluster": cluster,
         "score": score,
+        "cost": check_cost(cost),
     }
     _, empty_counts, read = _arrow.report_plan(_arrow_schema(ds), options)
     counted = ds.select_columns(read).map_batches(

@@ -18,13 +18,12 @@ kinds); pass ``carried_kinds=[...]`` to name them yourself and keep the query en
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 import polars as pl
 
-from gradeframe import kinds
+from gradeframe import _cost, kinds
 from gradeframe._inputs import (
     check_column,
     check_prefix,
@@ -52,9 +51,6 @@ from gradeframe.stats import (
     wilson_interval,
 )
 
-if TYPE_CHECKING:  # pragma: no cover
-    pass
-
 __all__ = [
     "WILSON_Z",
     "report",
@@ -80,25 +76,6 @@ SCORE_COLUMNS: Final = ("mean_score", "score_ci_low", "score_ci_high")
 COUNT_COLUMNS: Final = ("n", "n_correct")
 SCORE_COUNT_COLUMNS: Final = ("score_n", "score_sum", "score_sumsq")
 
-#: What :func:`failures` puts between acceptable answers when it shows a list of them.
-REFS_SEPARATOR: Final = " | "
-
-#: What marks a shown value that was cut to MAX_METADATA_LENGTH characters.
-CUT_MARK: Final = "…"
-
-
-def max_metadata_length() -> int:
-    """Return :data:`gradeframe.MAX_METADATA_LENGTH` as it is now (setting it takes effect)."""
-    package = sys.modules.get("gradeframe")
-    length = getattr(package, "MAX_METADATA_LENGTH", None)
-    if length is None:  # pragma: no cover - only while the package itself is importing
-        from gradeframe._limits import MAX_METADATA_LENGTH as length
-    if not isinstance(length, int) or isinstance(length, bool) or length < len(CUT_MARK):
-        msg = f"gradeframe.MAX_METADATA_LENGTH must be a positive int, got {length!r}"
-        raise ValueError(msg)
-    return length
-
-
 # --------------------------------------------------------------------------------------------
 # report_counts: the additive step
 # --------------------------------------------------------------------------------------------
@@ -114,6 +91,7 @@ def report_counts(
     cluster: str | None = None,
     score: str | None = None,
     carried_kinds: Sequence[str] | None = None,
+    cost: Any = None,
 ) -> Any:
     """Count what a report needs, in columns that add up across partitions.
 
@@ -124,7 +102,11 @@ def report_counts(
     - one Int64 count per failure kind, when the frame has a failure-kind column: the seven of
       :data:`gradeframe.KINDS` always, in table order, then the carried kinds, sorted;
     - with ``score``: ``score_n`` (Int64, rows with a score: null and NaN are none),
-      ``score_sum`` and ``score_sumsq`` (Float64, the sum of the scores and of their squares).
+      ``score_sum`` and ``score_sumsq`` (Float64, the sum of the scores and of their squares);
+    - with ``cost``: the token sums, the rows with unknown tokens, the sum of the known costs
+      and the count of unknown ones (``input_tokens``, ``output_tokens``, ``tokens_unknown``,
+      ``cost_sum``, ``cost_unknown``; with grader tokens ``grader_cost_sum``,
+      ``grader_cost_unknown``).
 
     So the counts of several partitions, concatenated (``how="diagonal"``, a missing kind column
     counting 0), grouped by the key columns and summed, are the counts of the whole frame, and
@@ -135,7 +117,7 @@ def report_counts(
     ----------
     frame
         A graded Polars DataFrame or LazyFrame, or a pandas DataFrame.
-    by, correct, failure_kind, prefix, cluster, score, carried_kinds
+    by, correct, failure_kind, prefix, cluster, score, carried_kinds, cost
         As in :func:`report`.
 
     Returns
@@ -175,8 +157,9 @@ def report_counts(
 
         check_prefix(prefix)
         columns = pandas_report_columns(frame, by, correct, failure_kind, prefix, cluster, score)
+        polars_frame, prices = _cost.pandas_input(frame, columns, cost)
         result = report_counts(
-            _frames.to_polars(frame, columns),
+            polars_frame,
             by,
             correct=correct,
             failure_kind=failure_kind,
@@ -184,6 +167,7 @@ def report_counts(
             cluster=cluster,
             score=score,
             carried_kinds=carried_kinds,
+            cost=prices,
         )
         return _frames.to_pandas_frame(result)
     check_frame(frame, "report_counts")
@@ -210,20 +194,28 @@ def report_counts(
         if kind_name in schema or not default:
             kind = kind_expr(kind_name, schema)
             carried = carried_kind_names(frame, kind, carried_kinds)
-            counts = [*kinds.KINDS, *carried]
+            # The grader's failures (verdicts), when the frame holds them, right after wrong.
+            grader = [k for k in carried if k == kinds.GRADER_FAILURE]
+            counts = [*kinds.KINDS, *grader, *(k for k in carried if k not in grader)]
             aggregations += [
                 (kind == name).fill_null(value=False).sum().cast(pl.Int64).alias(name)
                 for name in counts
             ]
+            graded = (kind != kinds.GRADER_FAILURE).fill_null(value=True)
     if score is not None:
         value = score_expr(column_name(score, "score"), schema)
+        if kinds.GRADER_FAILURE in counts:  # a grader failure's score is the grader's
+            value = pl.when(graded).then(value)
         aggregations += [
             value.is_not_null().sum().cast(pl.Int64).alias("score_n"),
             value.sum().alias("score_sum"),
             (value * value).sum().alias("score_sumsq"),
         ]
+    prices = _cost.check_cost(cost)
     names = [*COUNT_COLUMNS, *SCORE_COUNT_COLUMNS, *STAT_COLUMNS, *CLUSTER_COLUMNS]
     names += list(SCORE_COLUMNS)
+    if prices is not None:
+        names += [*_cost.COUNT_COLUMNS, *_cost.REPORT_COLUMNS]
     clash = sorted(set(keys) & {*names, *counts})
     if clash:
         msg = (
@@ -236,7 +228,10 @@ def report_counts(
         msg = f"`failure_kind`: carried kind(s) {clash!r} share a name with report columns."
         raise ValueError(msg)
     lazy = frame.lazy()
-    if keys:
+    if prices is not None:
+        out = _cost.grouped_counts(lazy, keys, aggregations, schema, prices)
+        out = out.sort(keys, nulls_last=True) if keys else out
+    elif keys:
         out = lazy.group_by(keys).agg(*aggregations).sort(keys, nulls_last=True)
     else:
         out = lazy.select(*aggregations)
@@ -249,8 +244,10 @@ def report_counts(
 
 
 def _kind_columns(columns: Sequence[str], keys: Sequence[str]) -> list[str]:
-    other = set(columns) - set(keys) - {*COUNT_COLUMNS, *SCORE_COUNT_COLUMNS}
-    return [k for k in kinds.KINDS if k in other] + sorted(other - set(kinds.KINDS))
+    other = set(columns) - set(keys) - {*COUNT_COLUMNS, *SCORE_COUNT_COLUMNS, *_cost.COUNT_COLUMNS}
+    grader = [kinds.GRADER_FAILURE] if kinds.GRADER_FAILURE in other else []
+    rest = sorted(other - {*kinds.KINDS, *grader})
+    return [k for k in kinds.KINDS if k in other] + grader + rest
 
 
 def report_from_counts(
@@ -282,6 +279,9 @@ def report_from_counts(
     score
         Anything but None (the score column's name, as given to :func:`report_counts`) adds the
         score columns.
+
+    Counts made with ``cost=`` (they have a ``cost_unknown`` column) give the cost columns of
+    :func:`report` but the latency percentiles, which are not additive.
 
     Returns
     -------
@@ -326,7 +326,8 @@ def report_from_counts(
             )
             raise pl.exceptions.ColumnNotFoundError(msg)
     kind_columns = _kind_columns(list(schema), keys)
-    additive = [*needed, *kind_columns]
+    costed = [c for c in _cost.COUNT_COLUMNS if c in schema] if "cost_unknown" in schema else []
+    additive = [*needed, *kind_columns, *costed]
     sums = [pl.col(c).fill_null(0).sum().alias(c) for c in additive]
     lazy = counts.lazy()
     if keys:
@@ -335,14 +336,26 @@ def report_from_counts(
         summed = lazy.group_by(keys).agg(*sums).sort(keys, nulls_last=True)
     else:
         summed = lazy.select(*sums)
-    integer = [c for c in additive if c not in ("score_sum", "score_sumsq")]
+    integer = [c for c in additive if c not in ("score_sum", "score_sumsq", *_cost.COUNT_COLUMNS)]
+    integer += _cost.integer_counts(costed)
     summed = summed.with_columns(pl.col(integer).cast(pl.Int64))
 
-    accuracy = pl.when(pl.col("n") > 0).then(pl.col("n_correct") / pl.col("n")).alias("accuracy")
+    # Rows the grader failed on (verdicts) are counted in n and left out of the accuracy: its
+    # denominator is n_graded.
+    graded = kinds.GRADER_FAILURE in kind_columns
+    if graded:
+        summed = summed.with_columns((pl.col("n") - pl.col(kinds.GRADER_FAILURE)).alias("n_graded"))
+        additive.append("n_graded")
+    denominator = "n_graded" if graded else "n"
+    accuracy = (
+        pl.when(pl.col(denominator) > 0)
+        .then(pl.col("n_correct") / pl.col(denominator))
+        .alias("accuracy")
+    )
     extra: list[str] = []
     if cluster is None:
         out = summed
-        low, high = wilson_interval("n_correct", "n")
+        low, high = wilson_interval("n_correct", denominator)
         if score is not None:
             mean, score_low, score_high = mean_interval("score_sum", "score_sumsq", "score_n")
             score_exprs = [
@@ -352,14 +365,16 @@ def report_from_counts(
             ]
     else:
         aggregations = [pl.col(c).sum() for c in additive]
+        # A cluster whose rows the grader all failed on is no cluster of graded rows.
         aggregations += [
-            pl.len().cast(pl.Int64).alias("n_clusters"),
-            clustered_standard_error("n_correct", "n", integer=True).alias("__se"),
+            (pl.col(denominator) > 0).sum().cast(pl.Int64).alias("n_clusters"),
+            clustered_standard_error("n_correct", denominator, integer=True).alias("__se"),
         ]
         if score is not None:
             aggregations.append(
                 clustered_standard_error("score_sum", "score_n").alias("__score_se")
             )
+        # (it adds nothing to the standard error either: its total and count are 0).
         out = summed.group_by(group).agg(*aggregations) if group else summed.select(*aggregations)
         low, high = normal_interval(accuracy, "__se", clip=(0.0, 1.0))
         extra = ["n_clusters"]
@@ -373,10 +388,15 @@ def report_from_counts(
             ]
     if score is None:
         score_exprs = []
-    stats = [pl.col("n"), pl.col("n_correct"), accuracy, low, high, *extra, *score_exprs]
-    out = out.select(*group, *stats, *kind_columns)
+    counted = [pl.col("n"), *([pl.col("n_graded")] if graded else []), pl.col("n_correct")]
+    stats = [*counted, accuracy, low, high, *extra, *score_exprs]
+    costs = _cost.report_columns(costed) if costed else []
+    out = out.select(*group, *stats, *kind_columns, *costs)
     if group:
         out = out.sort(group, nulls_last=True)
+    if costed:
+        out = _cost.with_pareto(out)
+        out = out.select(_cost.order(out.collect_schema().names()))
     return same_kind(out, counts)
 
 
@@ -395,6 +415,7 @@ def report(
     cluster: str | None = None,
     score: str | None = None,
     carried_kinds: Sequence[str] | None = None,
+    cost: Any = None,
 ) -> Any:
     r"""Summarise a graded frame: accuracy with its interval, and failures by kind.
 
@@ -412,7 +433,12 @@ def report(
     - when the frame has a failure-kind column: one Int64 count per failure kind, the seven of
       :data:`gradeframe.KINDS` always, in table order, then the carried kinds (any other
       non-null ``failure_kind``), sorted. A matcher's output has none: then there are no kind
-      columns.
+      columns;
+    - with ``cost``, last: ``input_tokens``, ``output_tokens`` (sums of the known counts),
+      ``cost`` (dollars, every row charged; null when any row's usage is unknown),
+      ``cost_per_correct``, ``correct_per_1k_tokens``, ``seconds_p50``/``seconds_p95`` (with
+      ``seconds``; numpy's linear percentiles), ``pareto`` (no other group both more accurate
+      and cheaper), ``cost_unknown`` and, with a grader's tokens, ``grader_cost`` (docs/reports.md).
 
     Intervals: Wilson's for the accuracy (Wilson 1927). With ``cluster`` (rows of one cluster
     are not independent: several epochs of one question, or several questions about one
@@ -451,6 +477,11 @@ def report(
         The carried kinds to give columns, when you know them. By default they are found in the
         data; on a LazyFrame that collects the distinct values of ``failure_kind`` (the rest of
         the report stays lazy). When given, other carried kinds are not counted in any column.
+    cost
+        Prices ``{model: {"input": $, "output": $, "cache_read": $, "reasoning": $}}`` in
+        dollars per million tokens (a frame with ``model`` and those columns works too), or the
+        name of a per-row cost column in dollars. A missing key is 0; a missing ``reasoning``
+        price is the output price (reasoning tokens are output tokens). gradeframe ships none.
 
     Returns
     -------
@@ -503,7 +534,42 @@ def report(
     ╞═════╪═══════════╪══════════╪════════╪═════════╪════════════╡
     │ 12  ┆ 5         ┆ 0.417    ┆ 0.0    ┆ 0.841   ┆ 4          │
     └─────┴───────────┴──────────┴────────┴─────────┴────────────┘
+
+    What each model's right answers cost (prices in dollars per million tokens; the unknown
+    model ``c`` makes its cost null, never 0):
+
+    >>> runs = pl.DataFrame(
+    ...     {
+    ...         "model": ["a", "a", "b", "b", "c"],
+    ...         "correct": [True, False, True, True, True],
+    ...         "input_tokens": [1000, 1200, 800, 900, 500],
+    ...         "output_tokens": [200, 300, 900, 1100, 100],
+    ...     }
+    ... )
+    >>> prices = {"a": {"input": 3.0, "output": 15.0}, "b": {"input": 0.5, "output": 1.5}}
+    >>> gf.report(runs, "model", cost=prices).select(
+    ...     "model", "accuracy", "cost", "cost_per_correct", "pareto", "cost_unknown"
+    ... )
+    shape: (3, 6)
+    ┌───────┬──────────┬─────────┬──────────────────┬────────┬──────────────┐
+    │ model ┆ accuracy ┆ cost    ┆ cost_per_correct ┆ pareto ┆ cost_unknown │
+    │ ---   ┆ ---      ┆ ---     ┆ ---              ┆ ---    ┆ ---          │
+    │ str   ┆ f64      ┆ f64     ┆ f64              ┆ bool   ┆ i64          │
+    ╞═══════╪══════════╪═════════╪══════════════════╪════════╪══════════════╡
+    │ a     ┆ 0.5      ┆ 0.0141  ┆ 0.0141           ┆ false  ┆ 0            │
+    │ b     ┆ 1.0      ┆ 0.00385 ┆ 0.001925         ┆ true   ┆ 0            │
+    │ c     ┆ 1.0      ┆ null    ┆ null             ┆ null   ┆ 1            │
+    └───────┴──────────┴─────────┴──────────────────┴────────┴──────────────┘
     """
+    options = {"correct": correct, "failure_kind": failure_kind, "prefix": prefix}
+    options |= {"cluster": cluster, "score": score, "carried_kinds": carried_kinds}
+    if is_pandas(frame) and cost is not None:  # one conversion for the counts and percentiles
+        from gradeframe import _frames
+
+        check_prefix(prefix)
+        columns = pandas_report_columns(frame, by, correct, failure_kind, prefix, cluster, score)
+        polars_frame, prices = _cost.pandas_input(frame, columns, cost)
+        return _frames.to_pandas_frame(report(polars_frame, by, **options, cost=prices))
     counts = report_counts(
         frame,
         by,
@@ -513,8 +579,13 @@ def report(
         cluster=cluster,
         score=score,
         carried_kinds=carried_kinds,
+        cost=cost,
     )
-    return report_from_counts(counts, by, cluster=cluster, score=score)
+    out = report_from_counts(counts, by, cluster=cluster, score=score)
+    if cost is None or _cost.SECONDS not in (schema := frame_schema(frame)):
+        return out
+    # The latency percentiles are not additive: computed from the rows, joined on the groups.
+    return same_kind(_cost.with_percentiles(out, frame, by_columns(by, schema), schema), frame)
 
 
 def __getattr__(name: str) -> Any:

@@ -33,6 +33,7 @@ import pyarrow as pa
 from gradeframe import _arrow
 from gradeframe import samples as sample_rules
 from gradeframe._arrow import regrouped, summed_sample_counts
+from gradeframe._cost import check_cost
 from gradeframe._inputs import IntoExpr
 from gradeframe.samples import Groups, On
 
@@ -50,9 +51,11 @@ __all__ = [
     "f1",
     "flaky",
     "includes",
+    "judge",
     "matches",
     "pass_at_k",
     "report",
+    "tool_calls",
     "within",
 ]
 
@@ -134,6 +137,8 @@ within = _grading("within")
 choice = _grading("choice")
 f1 = _grading("f1")
 equivalent = _grading("equivalent")
+judge = _grading("judge")
+tool_calls = _grading("tool_calls")
 
 
 # --------------------------------------------------------------------------------------------
@@ -157,6 +162,7 @@ def report(
     prefix: str = "",
     cluster: str | None = None,
     score: str | None = None,
+    cost: Any = None,
 ) -> pd.DataFrame:
     """Summarise a graded Spark DataFrame per group, from counts summed over the partitions.
 
@@ -165,11 +171,16 @@ def report(
     come to the driver (a few rows per task), and the report is built once from their sums
     (:func:`gradeframe.report_from_counts`), never by averaging partitions' intervals.
 
+    With ``cost``, the token sums, the cost and the counts of unknowns are sums too, so every
+    cost column is the same as on the whole data but ``seconds_p50``/``seconds_p95``: a
+    percentile is not a sum of the pieces' percentiles, and computing it exactly would bring
+    every row's ``seconds`` to the driver, so this report leaves them out.
+
     Parameters
     ----------
     sdf
         A graded Spark DataFrame.
-    by, correct, failure_kind, prefix, cluster, score
+    by, correct, failure_kind, prefix, cluster, score, cost
         As for :func:`gradeframe.report`. They are checked before any data is read.
 
     Returns
@@ -186,6 +197,7 @@ def report(
         "prefix": prefix,
         "cluster": cluster,
         "score": score,
+        "cost": check_cost(cost),
     }
     # Arguments and columns are checked on an empty frame, before any data is read.
     _, empty_counts, read = _arrow.report_plan(_arrow_schema(sdf), options)

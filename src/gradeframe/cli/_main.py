@@ -30,6 +30,7 @@ from gradeframe.cli._common import (
     in_cli_words,
 )
 from gradeframe.cli.arguments import _parser
+from gradeframe.cli.prices import numeric_usage, read_prices
 from gradeframe.cli.printing import (
     _noun,
     print_failures,
@@ -130,10 +131,13 @@ def _compared_flag(args: argparse.Namespace) -> str:
 
 
 def _report_options(args: argparse.Namespace, schema: pl.Schema) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    if args.cost is not None:
+        options["cost"] = read_prices(args.cost)
     if args.cluster is None:
-        return {}
+        return options
     check_column(schema, args.cluster, "--cluster")
-    return {"cluster": args.cluster}
+    return options | {"cluster": args.cluster}
 
 
 def _run_score(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -202,7 +206,9 @@ def _run_score(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             prefix=args.prefix,
             **grade_options,
         )
-    table = report(graded, by or None, prefix=args.prefix, **options)
+    # A CSV's cells are text: the token counts and seconds the cost columns read are numbers.
+    usage = numeric_usage(graded) if args.cost is not None else graded
+    table = report(usage, by or None, prefix=args.prefix, **options)
     n_correct = int(table.get_column("n_correct").sum())
     share = f" ({n_correct / graded.height:.1%})" if graded.height else ""
     grouped = f", by {', '.join(by)}" if by else ""
@@ -211,7 +217,15 @@ def _run_score(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         # first: a closed pipe on stdout must not lose it
         write_frame(graded, args.output, escape=args.escape_formulas, err=err)
     if args.html is not None:  # before printing too
-        write_html(graded, args, by=by, source=given.source, answer=answer, refs=refs)
+        write_html(
+            usage,
+            args,
+            by=by,
+            source=given.source,
+            answer=answer,
+            refs=refs,
+            cost=options.get("cost"),
+        )
     print(f"{answers} from {given.source}: {n_correct:,} right{share}{grouped}", file=out)
     for note in given.notes:
         print(note, file=out)

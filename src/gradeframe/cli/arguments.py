@@ -136,7 +136,7 @@ def _parser() -> argparse.ArgumentParser:
         help=(
             "the grader: answer_contains (the default: an acceptable answer in the reply, with "
             "failure kinds) or a matcher, which compares the answer with --expected: "
-            "exact_match, includes, matches, within, choice, f1, equivalent"
+            "exact_match, includes, matches, within, choice, f1, equivalent, tool_calls"
         ),
     )
     grading.add_argument(
@@ -221,6 +221,16 @@ def _parser() -> argparse.ArgumentParser:
         help=(
             "the column(s) naming an item, for --samples (default: question_id, else task and "
             "sample_id, else sample_id)"
+        ),
+    )
+    score_parser.add_argument(
+        "--cost",
+        type=Path,
+        metavar="PRICES",
+        help=(
+            "add tokens, cost, cost per right answer, latency and the cost/accuracy frontier to "
+            "the report, at these prices: a .json {model: {input, output, cache_read, "
+            "reasoning}} or a .csv with those columns, in dollars per million tokens"
         ),
     )
     score_parser.add_argument(

@@ -57,6 +57,7 @@ GRADERS: Final[dict[str, Callable[..., Any]]] = {
     "choice": matchers.with_choice,
     "f1": matchers.with_f1,
     "equivalent": matchers.with_equivalent,
+    "tool_calls": matchers.with_tool_calls,
 }
 
 #: The grader ``--grader`` defaults to.

@@ -31,7 +31,8 @@ def format_report(table: pl.DataFrame) -> str:
         tbl_cell_numeric_alignment="RIGHT",
         float_precision=3,
     ):
-        return str(table)
+        dollars = [c for c in _DOLLARS if c in table.columns]
+        return str(table.with_columns(pl.col(dollars).round(6).cast(pl.String)))
 
 
 def print_report(table: pl.DataFrame, out: TextIO) -> None:
@@ -48,7 +49,9 @@ def print_report(table: pl.DataFrame, out: TextIO) -> None:
         numeric = dtype.is_numeric()
         shown.add_column(name, justify="right" if numeric else "left", no_wrap=True)
     for row in table.iter_rows():
-        shown.add_row(*(_shown(value) for value in row))
+        shown.add_row(
+            *(_shown(value, name) for value, name in zip(row, table.columns, strict=True))
+        )
     # Plain Markdown, the same in a terminal, a pipe and a notebook: it can be pasted anywhere.
     buffer = io.StringIO()
     console = Console(file=buffer, width=100_000, highlight=False, color_system=None)
@@ -57,9 +60,15 @@ def print_report(table: pl.DataFrame, out: TextIO) -> None:
     print("\n".join(line for line in lines if line.strip()), file=out)
 
 
-def _shown(value: object) -> str:
+#: Dollars: a question's cost is a fraction of a cent, so more places than a proportion.
+_DOLLARS = ("cost", "cost_per_correct", "grader_cost")
+
+
+def _shown(value: object, name: str = "") -> str:
     if value is None:
         return "null"
+    if isinstance(value, float) and name in _DOLLARS:
+        return f"{value:.6f}"
     if isinstance(value, float):
         return f"{value:.3f}"
     if isinstance(value, list | dict):  # refs: a JSON list, not a Python repr

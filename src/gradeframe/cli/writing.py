@@ -242,6 +242,7 @@ def write_html(
     source: str,
     answer: str | pl.Expr,
     refs: str | pl.Expr,
+    cost: Any = None,
 ) -> None:
     """Write the page of ``gradeframe.html`` for the graded rows (the same as ``df.grade.html``)."""
     from gradeframe.html import build_page, write_page
@@ -258,6 +259,7 @@ def write_html(
         expected=shown(refs),
         prefix=args.prefix,
         cluster=args.cluster,
+        cost=cost,
     )
     try:
         write_page(page, args.html)

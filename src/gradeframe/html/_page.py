@@ -28,12 +28,13 @@ import polars as pl
 
 from gradeframe import kinds
 from gradeframe._inputs import item_columns
+from gradeframe._limits import max_metadata_length
 from gradeframe.compare import agreement, compare, discordant
 from gradeframe.failures import cut_text, failures
+from gradeframe.html._cost import cost_section
 from gradeframe.report import (
     CLUSTER_COLUMNS,
     STAT_COLUMNS,
-    max_metadata_length,
     report,
 )
 
@@ -59,6 +60,7 @@ COLOURS: Final = {
     "budget_stop": "#edc948",
     "refusal": "#4e79a7",
     "not_in_document": "#76b7b2",
+    "grader_failure": "#d9d9d9",  # the grader's failure, not the model's : grey
 }
 CARRIED_COLOURS: Final = ("#9c755f", "#ff9da7", "#8cd17d", "#499894", "#d37295", "#79706e")
 
@@ -112,6 +114,7 @@ def html_report(
     max_failures: int = 5000,
     actual: str | bool | None = None,
     expected: str | bool | None = None,
+    cost: Any = None,
 ) -> str:
     """Return one self-contained HTML page of a graded frame, and write it to ``path``.
 
@@ -156,6 +159,9 @@ def html_report(
         Default: on ``answer_contains`` output ``answer`` (else a log frame's ``output``) and
         ``refs`` when present; on a matcher's output none (name them: a matcher's output does
         not say which columns it compared). False: not shown.
+    cost
+        Prices (or a per-row cost column), as in :func:`gradeframe.report`: adds a cost section,
+        the cost columns of the report per group and a chart of accuracy against cost.
 
     Returns
     -------
@@ -180,6 +186,7 @@ def html_report(
         max_failures=max_failures,
         actual=actual,
         expected=expected,
+        cost=cost,
     )
     if path is not None:
         write_page(page, path)
@@ -234,12 +241,13 @@ def build_page(
     expected: str | bool | None = None,
     prefix: str = "",
     cluster: str | None = None,
+    cost: Any = None,
 ) -> str:
     """Return the page of :func:`html_report`, with what only a caller such as the CLI knows.
 
     Parameters
     ----------
-    frame, by, on, title, max_failures
+    frame, by, on, title, max_failures, cost
         As in :func:`html_report`.
     source
         The input's name (say the file read); default: the title, else the frame's type.
@@ -274,6 +282,7 @@ def build_page(
         expected=expected,
         prefix=prefix,
         cluster=cluster,
+        cost=cost,
     )
     return render(context)
 
@@ -338,6 +347,7 @@ def page_context(
     expected: str | bool | None,
     prefix: str,
     cluster: str | None = None,
+    cost: Any = None,
 ) -> dict[str, Any]:
     """Gather every section's data: the functions' results as display values."""
     _check_arguments(title, max_failures, source)
@@ -355,6 +365,7 @@ def page_context(
         "grader": grader,
         "summary": _summary(overall, groups),
         "report": _report_section(df, groups, prefix, cluster),
+        "cost": cost_section(df, groups, prefix, cluster, cost),
     }
     items = _items(on, schema, groups)
     # Within a group, the item columns that are not group columns name an item (a log frame
@@ -439,7 +450,7 @@ def infer_grader(df: pl.DataFrame, prefix: str = "") -> Grader:
     present). ``expectation``: a matcher, named by the column it adds (``chosen``: choice,
     ``missing``: includes, ``tolerance``/``difference``: within, ``f1``: f1) or by its default
     expectation; the distinct expectations are its options (they hold ``delta``, ``percent``,
-    ``threshold`` or the label).
+    ``threshold`` or the label). ``verdict`` with ``grader_failure``: judge.
     """
     schema = df.schema
     if prefix + "outcome" in schema:
@@ -461,6 +472,8 @@ def infer_grader(df: pl.DataFrame, prefix: str = "") -> Grader:
             name = MATCHER_EXPECTATIONS.get(expectations[0])
         options = [f"expectation: {e}" for e in expectations]
         return Grader(name or "a matcher", options)
+    if prefix + "verdict" in schema and prefix + "grader_failure" in schema:  # judge
+        return Grader("judge", [f"prefix={prefix!r}"] if prefix else [])
     return Grader("unknown (no outcome or expectation column)")
 
 
@@ -496,6 +509,9 @@ def _summary(overall: Mapping[str, Any], groups: list[str]) -> dict[str, Any]:
         "ci_low": proportion(overall["ci_low"]),
         "ci_high": proportion(overall["ci_high"]),
         "by": groups,
+        # Rows the grader failed on , counted apart from the model's failures.
+        "grader_failure": count(overall.get(kinds.GRADER_FAILURE) or 0),
+        "n_graded": count(overall.get("n_graded", overall["n"])),
     }
 
 
@@ -508,7 +524,8 @@ def _report_section(
     df: pl.DataFrame, groups: list[str], prefix: str, cluster: str | None
 ) -> dict[str, Any]:
     table = report(df, groups or None, prefix=prefix, cluster=cluster)
-    kind_names = [c for c in table.columns if c not in {*groups, *STAT_COLUMNS, *CLUSTER_COLUMNS}]
+    known = {*groups, *STAT_COLUMNS, *CLUSTER_COLUMNS, "n_graded"}
+    kind_names = [c for c in table.columns if c not in known]
     totals = table.select(pl.col(kind_names).sum()).row(0, named=True) if kind_names else {}
     shown_kinds = [k for k in kind_names if totals[k]]
     rows = []
@@ -536,6 +553,7 @@ def _report_section(
         "zero_kinds": [k for k in kind_names if not totals[k]],
         "cluster": cluster,
         "colours": _colours(kind_names),
+        "grader_failures": bool(totals.get(kinds.GRADER_FAILURE)),
     }
 
 

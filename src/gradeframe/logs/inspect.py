@@ -58,6 +58,7 @@ EXTRAS: dict[str, pl.DataType] = {
     "inspect_working_time": pl.Float64(),
     "inspect_uuid": pl.String(),
     "inspect_eval_id": pl.String(),  # the run's id: the same in its .eval and its .json
+    "tool_calls": pl.List(pl.Struct({"name": pl.String, "arguments": pl.String})),
 }
 
 # Score reasons that say the grader or the scorer failed, not the model (Score.reason).
@@ -363,6 +364,7 @@ PARTS: dict[str, pl.DataType] = {
     "total_time": pl.Float64(),
     "working_time": pl.Float64(),
     "uuid": pl.String(),
+    "tool_calls": pl.List(pl.Struct({"name": pl.String, "arguments": pl.String})),
 }
 
 
@@ -427,6 +429,7 @@ def _exact_row(sample: dict[str, Any], scorers: list[str], model: str | None) ->
         "total_time": sample.get("total_time"),
         "working_time": sample.get("working_time"),
         "uuid": sample.get("uuid"),
+        "tool_calls": _calls_of(sample),
     }
 
 
@@ -498,6 +501,7 @@ def _fast_schema(scorers: list[str], models: list[str]) -> dict[str, pl.DataType
         "working_time": pl.Float64(),
         "uuid": pl.String(),
         "metadata": pl.String(),
+        "messages": _MESSAGES,
     }
     if scorers:
         schema["scores"] = pl.Struct({name: score for name in scorers})
@@ -643,6 +647,7 @@ def _fast_parts(
         total_time="total_time",
         working_time="working_time",
         uuid="uuid",
+        tool_calls=_calls_column(pl.col("messages")),
         __json_refs=pl.when(text_refs).then("target"),
         __json_input=pl.when(text_input).then("input"),
         __attachments=pl.col("input").str.contains(_ATTACHMENT, literal=True)
@@ -654,6 +659,10 @@ def _fast_parts(
         | pl.col("__json_input").str.contains("\\", literal=True)
         | pl.col("metadata").str.contains("\\", literal=True)
         | pl.col("__attachments")
+        | pl.col("tool_calls")
+        .list.eval(pl.element().struct.field("arguments"))
+        .list.join("")
+        .str.contains("\\", literal=True)
     ).fill_null(value=False)
     parts = parts.with_columns(
         refs=pl.coalesce("refs", _list_targets(parts["__json_refs"], members)),
@@ -680,6 +689,55 @@ def _fast_parts(
     kept = parts.with_columns(index).filter(~pl.col("__row").is_in(redo))
     redone = again.with_columns(__row=pl.Series(redo, dtype=pl.UInt32))
     return pl.concat([kept.cast({**PARTS, "__row": pl.UInt32}), redone]).sort("__row").drop("__row")
+
+
+# ---- tool calls -------------------------------------------------------------------------------
+
+#: The ``tool_calls`` column: the calls of a sample's assistant messages, in order, each its
+#: tool's name and its arguments as JSON text (the shape ``df.grade.tool_calls`` reads).
+TOOL_CALLS: pl.DataType = pl.List(pl.Struct({"name": pl.String, "arguments": pl.String}))
+_MESSAGES = pl.List(
+    pl.Struct(
+        {
+            "role": pl.String,
+            "tool_calls": pl.List(pl.Struct({"function": pl.String, "arguments": pl.String})),
+        }
+    )
+)
+
+
+def _calls_of(sample: dict[str, Any]) -> list[dict[str, str | None]]:
+    """Return a sample's tool calls (its assistant messages' ``tool_calls``, in order)."""
+    messages = sample.get("messages")
+    calls = []
+    for message in messages if isinstance(messages, list) else []:
+        if not isinstance(message, dict) or message.get("role") != "assistant":
+            continue
+        for call in message.get("tool_calls") or []:
+            if isinstance(call, dict):
+                arguments = call.get("arguments")
+                text = None if arguments is None else json.dumps(arguments, ensure_ascii=False)
+                calls.append({"name": as_text(call.get("function")), "arguments": text})
+    return calls
+
+
+def _calls_column(messages: pl.Expr) -> pl.Expr:
+    """Return the tool calls of the messages Polars read (:data:`_MESSAGES`), in order.
+
+    Polars writes each call's arguments object as JSON text; where that text has a backslash
+    (which it may not write exactly, see :func:`_fast_schema`) the sample is read again.
+    """
+    e = pl.element()
+    return (
+        messages.list.eval(
+            e.filter(e.struct.field("role") == "assistant").struct.field("tool_calls")
+        )
+        .list.eval(e.explode().drop_nulls())
+        .list.eval(
+            pl.struct(name=e.struct.field("function"), arguments=e.struct.field("arguments"))
+        )
+        .fill_null([])
+    )
 
 
 # ---- helpers on small values ------------------------------------------------------------------
@@ -936,6 +994,7 @@ def _frame(
         inspect_metadata="metadata",
         inspect_working_time="working_time",
         inspect_uuid="uuid",
+        tool_calls="tool_calls",
     )
 
 

@@ -1,4 +1,4 @@
-"""The matchers: exact_match, includes, matches, within, choice, f1 and equivalent.
+"""The matchers: exact_match, includes, matches, within, choice, f1, equivalent, tool_calls.
 
 Each matcher is a function returning one struct expression with the fields ``correct``
 (Boolean, never null) and ``expectation`` (String: the ``label``, or the matcher's default
@@ -58,6 +58,12 @@ from gradeframe.matchers.exact import (
 from gradeframe.matchers.f1 import F1, F1_COLUMNS, f1, with_f1
 from gradeframe.matchers.includes import INCLUDES, INCLUDES_COLUMNS, includes, with_includes
 from gradeframe.matchers.matches import MATCHES, MATCHES_COLUMNS, matches, with_matches
+from gradeframe.matchers.tool_calls import (
+    TOOL_CALLS,
+    TOOL_CALLS_COLUMNS,
+    tool_calls,
+    with_tool_calls,
+)
 from gradeframe.matchers.within import WITHIN, WITHIN_COLUMNS, with_within, within
 
 __all__ = [
@@ -70,6 +76,7 @@ __all__ = [
     "MAX_METADATA_LENGTH",
     "REGEX_BUDGET",
     "REGEX_TIMEOUT",
+    "TOOL_CALLS_COLUMNS",
     "WITHIN_COLUMNS",
     "choice",
     "equivalent",
@@ -78,12 +85,14 @@ __all__ = [
     "includes",
     "matches",
     "spec_of",
+    "tool_calls",
     "with_choice",
     "with_equivalent",
     "with_exact_match",
     "with_f1",
     "with_includes",
     "with_matches",
+    "with_tool_calls",
     "with_within",
     "within",
 ]
@@ -107,6 +116,7 @@ _SPECS: dict[Callable[..., Any], Matcher] = {
     with_f1: F1,
     with_includes: INCLUDES,
     with_matches: MATCHES,
+    with_tool_calls: TOOL_CALLS,
     with_within: WITHIN,
 }
 
