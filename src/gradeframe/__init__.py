@@ -2,7 +2,9 @@
 
 ``import gradeframe`` registers the ``.grade`` namespace on Polars (DataFrame, LazyFrame, Series,
 Expr) and on pandas (DataFrame, Series); on Dask too when ``dask.dataframe`` is already imported
-(else ``import gradeframe.dask``). Spark: ``gradeframe.spark``. Neither is imported otherwise.
+(else ``import gradeframe.dask``). Spark: ``gradeframe.spark``; Ray: ``gradeframe.ray``. None of
+them is imported otherwise. ``gradeframe.rewards`` (reward functions for RL trainers, no extra
+dependency) is imported with the package; its names stay in its own namespace.
 """
 
 import sys
@@ -146,6 +148,10 @@ if "dask.dataframe" in sys.modules:  # Dask is in use already: register ddf.grad
 
         warnings.warn(f"ddf.grade is not registered: {_error}", stacklevel=2)
         del warnings, _error
+
+# Reward functions for RL trainers (no extra dependency), in their own namespace:
+# gradeframe.rewards.accuracy_reward, compute_score, answer_contains_reward.
+from gradeframe import rewards  # noqa: E402, F401
 
 # The namespace is the public API and the submodules: not the names used to build it.
 del sys
