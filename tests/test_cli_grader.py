@@ -508,6 +508,12 @@ def test_judge_report_counts_grader_failures_apart_from_the_accuracy(judged) -> 
     for name in ("n", "n_graded", "n_correct", "grader_failure"):
         assert table[name].to_list() == want[name].to_list()
     assert table["accuracy"].to_list() == [round(a, 3) for a in want["accuracy"].to_list()]
+    # the headline's share leaves grader failures out, as the accuracy does
+    graded = int(want["n_graded"].sum())
+    right = int(want["n_correct"].sum())
+    failed = int(want["grader_failure"].sum())
+    headline = out.splitlines()[0]
+    assert f"{right} right of {graded} graded ({right / graded:.1%}), {failed} grader" in headline
 
 
 def _markdown_as_csv(printed: str) -> str:

@@ -222,6 +222,26 @@ def _judge_columns(
     return (default_answer if default_answer in schema else None), expected
 
 
+def _graded_columns(
+    args: argparse.Namespace, frame: pl.DataFrame, default_answer: str, options: dict[str, Any]
+) -> tuple[Any, Any]:
+    """Return the answer and the column it is compared with (judge: the record and verdicts).
+
+    Either may be None under judge (no model record, no expected verdicts).
+    """
+    if args.grader == graders.JUDGE:
+        answer_name = args.answer or str(options.get("answer", default_answer))
+        answer, refs = _judge_columns(args, frame.schema, options, default_answer)
+    else:
+        answer_name = _answer_name(args, frame.schema, default_answer)
+        answer = column_or_field(frame.schema, answer_name, "--answer")
+        compared = _compared_name(args, frame.schema)
+        refs = column_or_field(frame.schema, compared, _compared_flag(args))
+    if answer is not None:
+        check_record(frame, answer, answer_name)
+    return answer, refs
+
+
 def _check_items(args: argparse.Namespace, schema: pl.Schema) -> None:
     """Before scoring: ``--samples`` needs the column(s) naming an item (``--on``, or a default)."""
     names = _group_by(args.on)
@@ -274,17 +294,7 @@ def _run_score(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             "their verdicts; add --by lm_eval_filter for one figure per filter"
         )
     grade, grade_options = _grader_and_options(args)
-    answer_name = args.answer or given.answer
-    if args.grader == graders.JUDGE:
-        answer_name = args.answer or str(grade_options.get("answer", given.answer))
-        answer, refs = _judge_columns(args, frame.schema, grade_options, given.answer)
-    else:
-        answer_name = _answer_name(args, frame.schema, given.answer)
-        answer = column_or_field(frame.schema, answer_name, "--answer")
-        compared = _compared_name(args, frame.schema)
-        refs = column_or_field(frame.schema, compared, _compared_flag(args))
-    if answer is not None:
-        check_record(frame, answer, answer_name)
+    answer, refs = _graded_columns(args, frame, given.answer, grade_options)
     record = {field: getattr(args, field) for field in RECORD_FIELDS}
     frame = read_columns(frame, answer, None if args.grader == graders.JUDGE else refs, record)
     for name in by:
@@ -334,24 +344,13 @@ def _run_score(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     usage = numeric_usage(graded) if args.cost is not None else graded
     table = report(usage, by or None, prefix=args.prefix, **options)
     n_correct = int(table.get_column("n_correct").sum())
-    share = f" ({n_correct / graded.height:.1%})" if graded.height else ""
-    not_graded = int(table.get_column("grader_failure").sum()) if "n_graded" in table else 0
-    if not_graded:
-        # as the accuracy: a grader's failure is not the model's, and is left out of the share
-        n_graded = graded.height - not_graded
-        share = f" of {n_graded:,} graded ({n_correct / n_graded:.1%})" if n_graded else ""
-        share += f", {_noun(not_graded, 'grader failure')}"
+    share = _share(table, n_correct, graded.height)
     grouped = f", by {', '.join(by)}" if by else ""
     answers = _noun(graded.height, "answer")
     if args.output is not None:
         # first: a closed pipe on stdout must not lose it
         write_frame(graded, args.output, escape=args.escape_formulas, err=err)
-    # What the failure list and the page show: the answer and what it was compared with; for
-    # judge, the judge's reply (it holds the reason) and the expected verdicts when given.
-    shown_answer: str | pl.Expr = answer if answer is not None else ""
-    shown_refs: str | pl.Expr | bool = refs if refs is not None else False
-    if args.grader == graders.JUDGE:
-        shown_answer = grade_options.get("text", graders.JUDGE_TEXT)
+    shown_answer, shown_refs = _shown_columns(args, answer, refs, grade_options)
     if args.html is not None:  # before printing too
         write_html(
             usage,
@@ -370,22 +369,42 @@ def _run_score(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         print_samples(graded, args, by, answer, out)
     print_tool_agreement(graded, args, out, given.folder)
     if args.failures:
-        print_failures(
-            graded,
-            args,
-            out,
-            by=by,
-            answer=shown_answer,
-            refs=shown_refs,
-            folder=given.folder,
-            context=[answer] if args.grader == graders.JUDGE and isinstance(answer, str) else [],
-        )
+        context = [answer] if args.grader == graders.JUDGE and isinstance(answer, str) else []
+        shown = {"answer": shown_answer, "refs": shown_refs, "context": context}
+        print_failures(graded, args, out, by=by, folder=given.folder, **shown)
     if args.output is not None and not args.quiet:
         rows = _noun(graded.height, "graded row")
         print(f"gradeframe: wrote {rows} to {args.output}", file=err)
     if args.html is not None and not args.quiet:
         print(f"gradeframe: wrote the HTML page to {args.html}", file=err)
     return 0
+
+
+def _share(table: pl.DataFrame, n_correct: int, n: int) -> str:
+    """Return the headline's share right: of all rows, or of the graded ones under judge.
+
+    As the accuracy, a grader's failure is not the model's and is left out of the share.
+    """
+    not_graded = int(table.get_column("grader_failure").sum()) if "n_graded" in table else 0
+    if not not_graded:
+        return f" ({n_correct / n:.1%})" if n else ""
+    n_graded = n - not_graded
+    share = f" of {n_graded:,} graded ({n_correct / n_graded:.1%})" if n_graded else ""
+    return share + f", {_noun(not_graded, 'grader failure')}"
+
+
+def _shown_columns(
+    args: argparse.Namespace, answer: Any, refs: Any, grade_options: dict[str, Any]
+) -> tuple[str | pl.Expr, str | pl.Expr | bool]:
+    """Return what the failure list and the page show: the answer and what it was compared with.
+
+    For judge, the judge's reply (it holds the reason) and the expected verdicts when given
+    (False: none).
+    """
+    shown_refs = refs if refs is not None else False
+    if args.grader == graders.JUDGE:
+        return grade_options.get("text", graders.JUDGE_TEXT), shown_refs
+    return answer, shown_refs
 
 
 @contextmanager
