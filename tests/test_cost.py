@@ -643,6 +643,34 @@ def test_eager_frame_without_nulls_skips_no_unknown_the_lazy_frame_counts(counts
             eager = gf.report_counts(part, by, cost=prices)
             lazy = gf.report_counts(part.lazy(), by, cost=prices).collect()
             assert eager.equals(lazy)
-            assert gf.report(part, by, cost=prices).equals(
-                gf.report(part.lazy(), by, cost=prices).collect()
+            costs = ["input_tokens", "output_tokens", "cost", "cost_per_correct", "pareto"]
+            costs += ["correct_per_1k_tokens", "cost_unknown"]
+            assert (
+                gf.report(part, by, cost=prices)
+                .select(costs)
+                .equals(gf.report(part.lazy(), by, cost=prices).select(costs).collect())
             )
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.one_of(st.none(), st.sampled_from([0.0, 0.25, 0.5, 1.0])),
+            st.one_of(st.none(), st.sampled_from([0.0, 0.1, 0.2, 0.3, 1.5])),
+        ),
+        min_size=1,
+        max_size=30,
+    )
+)
+def test_pareto_of_many_groups_with_ties_and_nulls_equals_the_hand_rule(groups) -> None:
+    # Few distinct values, so equal costs and equal accuracies are common; rows stay in order.
+    from gradeframe import _cost
+
+    accuracy, cost = [a for a, _ in groups], [c for _, c in groups]
+    report = pl.LazyFrame(
+        {"g": list(range(len(groups))), "accuracy": accuracy, "cost": cost},
+        schema={"g": pl.Int64, "accuracy": pl.Float64, "cost": pl.Float64},
+    )
+    got = _cost.with_pareto(report).collect()
+    assert got["g"].to_list() == list(range(len(groups)))
+    assert got["pareto"].to_list() == hand_pareto(accuracy, cost)

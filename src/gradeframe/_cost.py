@@ -428,25 +428,19 @@ def with_pareto(report: pl.LazyFrame) -> pl.LazyFrame:
     lower), nor does one with the same accuracy and a lower cost.
     """
     taking_part = pl.col("cost").is_not_null() & pl.col("accuracy").is_not_null()
-    # The best accuracy among the groups whose cost is strictly lower than each cost.
-    best_below = (
-        report.filter(taking_part)
-        .group_by("cost")
-        .agg(pl.col("accuracy").max().alias("__best"))
-        .sort("cost")
-        .select("cost", pl.col("__best").cum_max().shift(1).alias("__best_below"))
-    )
-    order = "__report_row"
-    return (
-        report.with_row_index(order)
-        .join(best_below, on="cost", how="left", maintain_order="left")
-        .sort(order)
-        .with_columns(
-            pl.when(taking_part)
-            .then(pl.col("__best_below").is_null() | (pl.col("accuracy") >= pl.col("__best_below")))
-            .alias("pareto")
-        )
-        .drop(order, "__best_below")
+    cost = pl.when(taking_part).then(pl.col("cost"))
+    # The best accuracy so far, in order of cost (the groups not taking part last: their null
+    # cost sorts after every cost, and their accuracy is left out).
+    best_so_far = pl.when(taking_part).then(pl.col("accuracy")).sort_by(cost, nulls_last=True)
+    best_so_far = best_so_far.cum_max()
+    # A group's first place among equal costs, from 0: the groups before it cost strictly less.
+    first = cost.rank("min").cast(pl.Int64) - 1
+    best_below = pl.when(first > 0).then(best_so_far.gather(first - 1))
+    # One step over the report's rows, in their order: no join, no sort of the report.
+    return report.with_columns(
+        pl.when(taking_part)
+        .then(best_below.is_null() | (pl.col("accuracy") >= best_below))
+        .alias("pareto")
     )
 
 
