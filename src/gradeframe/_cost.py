@@ -309,23 +309,17 @@ def grouped_counts(
         ]
     if graded:
         # A row with a grader's tokens had a grader call; one with one count of two is unknown.
+        missing = pl.lit(None, pl.Int64)
+        g_in = missing if grader_in is None else grader_in
+        g_out = missing if grader_out is None else grader_out
+        called = (g_in.is_not_null() | g_out.is_not_null()).sum().cast(pl.Int64)
+        bad = (g_in.is_null() ^ g_out.is_null()).sum().cast(pl.Int64)
+        if known(GRADER_INPUT) or known(GRADER_OUTPUT):  # every row has a grader's count
+            called = pl.len().cast(pl.Int64)
+        if known(GRADER_INPUT) and known(GRADER_OUTPUT):  # every row has both
+            bad = pl.lit(0, pl.Int64)
         sums += [_sum(grader_in, "__grader_in"), _sum(grader_out, "__grader_out")]
-        if known(GRADER_INPUT) or known(GRADER_OUTPUT):
-            sums.append(pl.len().cast(pl.Int64).alias("__grader_called"))
-        else:
-            missing = pl.lit(None, pl.Int64)
-            g_in = missing if grader_in is None else grader_in
-            g_out = missing if grader_out is None else grader_out
-            called = (g_in.is_not_null() | g_out.is_not_null()).sum().cast(pl.Int64)
-            sums.append(called.alias("__grader_called"))
-        if known(GRADER_INPUT) and known(GRADER_OUTPUT):
-            sums.append(pl.lit(0, pl.Int64).alias("__grader_bad"))
-        else:
-            missing = pl.lit(None, pl.Int64)
-            g_in = missing if grader_in is None else grader_in
-            g_out = missing if grader_out is None else grader_out
-            bad = (g_in.is_null() ^ g_out.is_null()).sum().cast(pl.Int64)
-            sums.append(bad.alias("__grader_bad"))
+        sums += [called.alias("__grader_called"), bad.alias("__grader_bad")]
 
     group = [*keys, *extra]
     out = frame.group_by(group).agg(*sums) if group else frame.select(*sums)
