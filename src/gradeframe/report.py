@@ -218,7 +218,7 @@ def report_counts(
         raise ValueError(msg)
     lazy = frame.lazy()
     if prices is not None:
-        out = _cost.grouped_counts(lazy, keys, aggregations, schema, prices)
+        out = _cost.grouped_counts(frame, keys, aggregations, schema, prices)
         out = out.sort(keys, nulls_last=True) if keys else out
     elif keys:
         out = lazy.group_by(keys).agg(*aggregations).sort(keys, nulls_last=True)
