@@ -368,6 +368,326 @@ def test_a_grader_is_one_line_in_the_registry(runs, tmp_path, monkeypatch) -> No
     assert "shouted has no option 'quiet'; its options are loud" in err
 
 
+# --------------------------------------------------------------------------------------------
+# --grader judge: a verdict read from a judge's reply, its failures apart from the model's
+# --------------------------------------------------------------------------------------------
+
+#: A CSV of judge replies as a user writes one: the model's answer, the judge's reply, and the
+#: acceptable answers (which judge must not take for verdicts).
+JUDGED = {
+    "question_id": ["q1", "q2", "q3", "q4", "q5", "q6", "q7"],
+    "model": ["m1", "m1", "m1", "m1", "m2", "m2", "m2"],
+    "answer": ["Paris", "Saturn", "4", "Lyon", "", "4", "Rome"],
+    "judge": [
+        "The answer names Paris.\nGRADE: C",
+        "Saturn is not the largest planet. **GRADE:** I",
+        "GRADE: [C]",
+        "I cannot tell whether this is right.",
+        "GRADE: C",
+        "GRADE: CI",
+        "ＧＲＡＤＥ：Ｐ",
+    ],
+    "refs": ['["Paris"]', '["Jupiter"]', '["4"]', '["Paris"]', '["4"]', '["4"]', '["Rome"]'],
+    "expected": ["Paris", "Jupiter", "4", "Paris", "4", "4", "Rome"],
+}
+
+#: Yes/no items graded from the model's own reply against the expected verdict.
+YES_NO = {
+    "question_id": ["y1", "y2", "y3", "y4", "y5", "y6"],
+    "reply": [
+        "Yes, there is no doubt.",
+        "No.",
+        "Let me think.\nAnswer: yes",
+        "Yes",
+        "Not sure",
+        "Y\nNote: units omitted.",
+    ],
+    "verdict_expected": ["yes", "no", "Y", "no", "no", "true"],
+}
+
+
+@pytest.fixture
+def judged(tmp_path: Path) -> Path:
+    path = tmp_path / "judged.csv"
+    pl.DataFrame(JUDGED).write_csv(path)
+    return path
+
+
+@pytest.fixture
+def yes_no(tmp_path: Path) -> Path:
+    path = tmp_path / "yes_no.csv"
+    pl.DataFrame(YES_NO).write_csv(path)
+    return path
+
+
+JUDGE_COLUMNS = ["correct", "failure_kind", "verdict", "score", "grader_failure"]
+
+
+def test_judge_gives_the_librarys_verdicts_with_the_models_failures_first(judged, tmp_path):
+    got = graded_by_cli_default(judged, tmp_path, "--grader", "judge")
+    want = gf.read_table(judged).grade.judge("judge", answer="answer")
+    assert got.select(JUDGE_COLUMNS).equals(want.select(JUDGE_COLUMNS))
+    # the blank answer is the model's failure, although its judge said C
+    assert got["failure_kind"].to_list()[4] == "parse_failure"
+    assert "grader_failure" in got["failure_kind"].to_list()
+
+
+def test_judge_never_reads_refs_or_expected_as_verdicts(judged, tmp_path):
+    with_them = graded_by_cli_default(judged, tmp_path, "--grader", "judge")
+    bare = tmp_path / "bare.csv"
+    pl.read_csv(judged).drop("refs", "expected").write_csv(bare)
+    without = graded_by_cli_default(bare, tmp_path, "--grader", "judge")
+    assert with_them.select(JUDGE_COLUMNS).equals(without.select(JUDGE_COLUMNS))
+
+
+def test_judge_without_an_answer_column_reads_the_judge_alone(judged, tmp_path):
+    alone = tmp_path / "alone.csv"
+    pl.read_csv(judged).select("question_id", "judge").write_csv(alone)
+    got = graded_by_cli_default(alone, tmp_path, "--grader", "judge")
+    want = gf.read_table(alone).grade.judge("judge")
+    assert got.select(JUDGE_COLUMNS).equals(want.select(JUDGE_COLUMNS))
+
+
+@pytest.mark.parametrize("how", [["--expected"], ["--option", "expected="]], ids=["flag", "option"])
+def test_judge_yes_no_items_against_expected_verdicts(yes_no, tmp_path, how):
+    named = [*how[:-1], how[-1] + "verdict_expected"] if how[-1].endswith("=") else [*how]
+    if named[-1] == "--expected":
+        named.append("verdict_expected")
+    args = ["--grader", "judge", "--option", "text=reply", "--option", "scheme=yes_no", *named]
+    got = graded_by_cli_default(yes_no, tmp_path, *args)
+    want = gf.read_table(yes_no).grade.judge("reply", scheme="yes_no", expected="verdict_expected")
+    assert got.select(JUDGE_COLUMNS).equals(want.select(JUDGE_COLUMNS))
+    # containment would find "no" in "Yes, there is no doubt."; the verdict is yes
+    assert got["verdict"].to_list()[0] == "yes"
+    assert got["correct"].to_list()[0] is True
+
+
+@pytest.mark.parametrize(
+    ("options", "library"),
+    [
+        (["scheme=scale", "scale=1,5", "pass_score=4"], {"scale": (1, 5), "pass_score": 4}),
+        (
+            ["scheme=scale", "scale=[1, 10]", "pass_score=7.5"],
+            {"scale": (1, 10), "pass_score": 7.5},
+        ),
+        (["choices=C,I"], {"choices": ("C", "I")}),
+        (
+            ['choices=["C", "I"]', "on_conflict=fail"],
+            {"choices": ("C", "I"), "on_conflict": "fail"},
+        ),
+    ],
+    ids=["scale_as_text", "scale_as_json", "choices_as_text", "choices_as_json_and_conflict"],
+)
+def test_judge_options_are_read_as_a_user_writes_them(tmp_path, options, library):
+    path = tmp_path / "scores.csv"
+    pl.DataFrame(
+        {
+            "judge": [
+                "Rating: 4",
+                "[[9]]",
+                "Score: 2\nScore: 5",
+                "8/10",
+                "GRADE: P",
+                "GRADE: C then GRADE: I",
+                "",
+            ]
+        }
+    ).write_csv(path)
+    args = [arg for option in options for arg in ("--option", option)]
+    got = graded_by_cli_default(path, tmp_path, "--grader", "judge", *args)
+    scheme = "scale" if "scale" in library else "grade"
+    want = gf.read_table(path).grade.judge("judge", scheme=scheme, **library)
+    assert got.select(JUDGE_COLUMNS).equals(want.select(JUDGE_COLUMNS))
+
+
+def test_judge_report_counts_grader_failures_apart_from_the_accuracy(judged) -> None:
+    status, out, err = run("score", str(judged), "--grader", "judge", "--by", "model", "-q")
+    assert status == 0, err
+    table = pl.read_csv(io.StringIO(_markdown_as_csv(out)))
+    want = gf.report(gf.read_table(judged).grade.judge("judge", answer="answer"), "model")
+    for name in ("n", "n_graded", "n_correct", "grader_failure"):
+        assert table[name].to_list() == want[name].to_list()
+    assert table["accuracy"].to_list() == [round(a, 3) for a in want["accuracy"].to_list()]
+    # the headline's share leaves grader failures out, as the accuracy does
+    graded = int(want["n_graded"].sum())
+    right = int(want["n_correct"].sum())
+    failed = int(want["grader_failure"].sum())
+    headline = out.splitlines()[0]
+    assert f"{right} right of {graded} graded ({right / graded:.1%}), {failed} grader" in headline
+
+
+def _markdown_as_csv(printed: str) -> str:
+    """The report table of the printed output (its first markdown table) as CSV text."""
+    lines = [line for line in printed.splitlines() if line.startswith("|")]
+    table = [lines[0]] + [line for line in lines[2:] if not line.startswith("|--")]
+    end = next(
+        (i for i, line in enumerate(table[1:], 1) if line.count("|") != table[0].count("|")),
+        len(table),
+    )
+    return "\n".join(
+        ",".join(cell.strip() for cell in line.strip("|").split("|")) for line in table[:end]
+    )
+
+
+def test_judge_failures_list_the_judges_reply_its_reading_and_the_answer(judged) -> None:
+    status, out, err = run("score", str(judged), "--grader", "judge", "--failures", "9", "-q")
+    assert status == 0, err
+    listing = out.split("rows that are not right", 1)[1].splitlines()
+    header = [cell.strip() for cell in listing[1].strip("|").split("|")]
+    assert header[:2] == ["failure_kind", "question_id"]
+    assert {"actual", "answer", "verdict", "grader_failure"} <= set(header)
+    assert "refs" not in header
+    assert "expected" not in header
+    text = "\n".join(listing)
+    assert "I cannot tell whether this is right." in text  # the reply that holds no verdict
+    assert "no_verdict" in text
+    assert "not_offered" in text
+
+
+def test_judge_html_page_counts_grader_failures(judged, tmp_path) -> None:
+    pytest.importorskip("jinja2")
+    page = tmp_path / "page.html"
+    status, _, err = run("score", str(judged), "--grader", "judge", "--html", str(page), "-q")
+    assert status == 0, err
+    html = page.read_text(encoding="utf-8")
+    assert "grader_failure" in html
+    assert "<code>judge</code>" in html
+    assert "I cannot tell whether this is right." in html
+
+
+def test_judge_rescoring_the_written_rows_replaces_the_earlier_columns(judged, tmp_path) -> None:
+    first = tmp_path / "first.csv"
+    assert run("score", str(judged), "--grader", "judge", "-q", "-o", str(first))[0] == 0
+    again = graded_by_cli_default(first, tmp_path, "--grader", "judge")
+    once = pl.read_csv(first, infer_schema=False)
+    assert again["failure_kind"].to_list() == once["failure_kind"].to_list()
+    assert again["correct"].to_list() == [v == "true" for v in once["correct"].to_list()]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--option", "text=reply"],
+            "--option text=reply: the input has no column 'reply'; name the column of judge "
+            "replies with --option text=COL",
+        ),
+        (["--option", "scheme=yes"], "--option scheme must be one of"),
+        (["--option", "scheme=scale"], "--option scale is required with --option scheme=scale"),
+        (
+            ["--option", "scheme=scale", "--option", "scale=1,5"],
+            "--option pass_score is required with --option scheme=scale",
+        ),
+        (["--option", "scale=low,high", "--option", "scheme=scale"], "--option scale=low,high"),
+        (["--option", "pass_score=3"], "--option pass_score applies to --option scheme=scale"),
+        (["--option", "choices=CX"], "--option choices may hold 'C', 'P' and 'I' only"),
+        (["--extract", "boxed"], "--extract takes the answer out of a reply; --grader judge"),
+        (["--whole-words"], "--whole-words applies to --grader answer_contains only"),
+        (["--option", "expected=gold"], "--option expected=gold: the input has no column 'gold'"),
+        (
+            ["--expected", "refs", "--option", "expected=expected"],
+            "--expected refs and --option expected=expected name two columns",
+        ),
+        (["--option", "answer=reply"], "--option answer=reply: the input has no column 'reply'"),
+    ],
+    ids=[
+        "missing_text_column",
+        "unknown_scheme",
+        "scale_without_bounds",
+        "scale_without_pass_score",
+        "scale_not_numbers",
+        "pass_score_with_grade",
+        "choice_not_offered",
+        "extract",
+        "answer_contains_flag",
+        "missing_expected_column",
+        "expected_twice",
+        "missing_answer_column",
+    ],
+)
+def test_judge_errors_are_in_the_command_lines_words(judged, args, message) -> None:
+    status, _, err = run("score", str(judged), "--grader", "judge", *args)
+    assert status == 2
+    assert message in err, err
+    assert "Traceback" not in err
+    assert "`" not in err  # no Python argument spelling
+
+
+def test_judge_names_the_row_of_an_expected_cell_that_is_no_verdict(yes_no) -> None:
+    args = ["--option", "text=reply", "--option", "scheme=yes_no", "--expected", "question_id"]
+    status, _, err = run("score", str(yes_no), "--grader", "judge", *args)
+    assert status == 2
+    assert "--expected question_id: the value in row 0 is 'y1'; a yes/no item's expected" in err
+
+
+def test_judge_without_its_text_column_names_the_option(runs) -> None:
+    status, _, err = run("score", str(runs), "--grader", "judge")
+    assert status == 2
+    assert "the input has no 'judge' column; name the column of judge replies with" in err
+    assert "--option text=COL" in err
+
+
+# --------------------------------------------------------------------------------------------
+# --grader tool_calls on files a user writes
+# --------------------------------------------------------------------------------------------
+
+CALLS = [
+    {
+        "tool_calls": [{"name": "search", "arguments": {"q": "paris"}}],
+        "expected_calls": [{"name": "search", "arguments": {"q": "paris"}}],
+    },
+    {
+        "tool_calls": [
+            {"name": "search", "arguments": {"q": "lyon"}},
+            {"name": "book", "arguments": {"n": 2}},
+        ],
+        "expected_calls": [{"name": "book", "arguments": {"n": 2}}],
+    },
+    {"tool_calls": [], "expected_calls": [{"name": "book", "arguments": {"n": 1}}]},
+    {"tool_calls": None, "expected_calls": [{"name": "book", "arguments": {"n": 1}}]},
+]
+
+
+def _calls_file(tmp_path: Path, kind: str) -> Path:
+    lines = "\n".join(json.dumps({"item": i, **row}) for i, row in enumerate(CALLS))
+    jsonl = tmp_path / "calls.jsonl"
+    jsonl.write_text(lines, encoding="utf-8")
+    if kind == "jsonl":
+        return jsonl
+    if kind == "parquet":
+        path = tmp_path / "calls.parquet"
+        pl.read_ndjson(jsonl).write_parquet(path)
+        return path
+    path = tmp_path / "calls.csv"  # JSON text cells, as a spreadsheet holds them
+    cells = {
+        side: [None if row[side] is None else json.dumps(row[side]) for row in CALLS]
+        for side in ("tool_calls", "expected_calls")
+    }
+    pl.DataFrame({"item": range(len(CALLS)), **cells}).write_csv(path)
+    return path
+
+
+@pytest.mark.parametrize("kind", ["jsonl", "parquet", "csv"])
+@pytest.mark.parametrize("named", [True, False], ids=["named", "default_columns"])
+def test_tool_calls_grades_the_files_a_user_writes(tmp_path, kind, named) -> None:
+    path = _calls_file(tmp_path, kind)
+    args = ["--answer", "tool_calls", "--expected", "expected_calls"] if named else []
+    got = graded_by_cli_default(path, tmp_path, "--grader", "tool_calls", *args)
+    want = pl.read_ndjson(tmp_path / "calls.jsonl").grade.tool_calls()
+    for name in ("correct", "expectation", "missing", "extra"):
+        assert got[name].to_list() == want[name].to_list()
+
+
+@pytest.mark.parametrize("kind", ["jsonl", "parquet", "csv"])
+def test_tool_calls_failures_show_the_calls_as_json(tmp_path, kind) -> None:
+    path = _calls_file(tmp_path, kind)
+    status, out, err = run("score", str(path), "--grader", "tool_calls", "--failures", "5", "-q")
+    assert status == 0, err
+    listing = out.split("rows that are not right", 1)[1]
+    assert '"name": "book"' in listing.replace('":"', '": "')
+    assert '["book"]' in listing
+
+
 def test_a_matcher_on_an_output_record_compares_its_answer_not_the_record(tmp_path) -> None:
     # a log's `output` is a record; compared whole it equals no expected value, and every row
     # would silently be wrong

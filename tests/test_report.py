@@ -274,6 +274,18 @@ def test_failures_numbers_shown_as_text() -> None:
     assert_equal_data(shown, {"actual": ["1.5"], "expected": ["2"]})
 
 
+def test_failures_show_lists_of_tool_calls_as_json_not_a_cast_error(constructor: Any) -> None:
+    calls = {
+        "tool_calls": [[], None, [{"name": "search", "arguments": {"q": "x"}}]],
+        "expected_calls": [[{"name": "book", "arguments": {"q": "y"}}]] * 3,
+    }
+    graded = constructor(calls).grade.tool_calls()
+    shown = gf.failures(graded, actual="tool_calls", expected="expected_calls")
+    want = ['[{"name":"book","arguments":{"q":"y"}}]'] * 3
+    assert_equal_data(shown, {"actual": ["[]", None, '[{"name":"search","arguments":{"q":"x"}}]']})
+    assert_equal_data(shown, {"expected": want})
+
+
 def test_failures_refuse_to_overwrite_and_take_a_prefix() -> None:
     df = pl.DataFrame(
         {"answer": ["a"], "refs": ["b"], "actual": ["c"], "correct": [False], "outcome": ["a"]}

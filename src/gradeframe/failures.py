@@ -56,6 +56,17 @@ def _scalar_text(expr: pl.Expr, dtype: pl.DataType) -> pl.Expr:
     return expr.cast(pl.String)
 
 
+def _json_text(expr: pl.Expr) -> pl.Expr:
+    """Write a nested list (tool calls: a list of structs) as JSON text; null stays null.
+
+    Polars writes JSON of structs only, so the list is wrapped in a one-field struct and the
+    wrapper's ``{"v":`` and ``}`` are cut off again.
+    """
+    wrapped = pl.struct(expr.alias("v")).struct.json_encode()
+    inside = wrapped.str.slice(5, wrapped.str.len_chars() - 6)
+    return pl.when(expr.is_not_null()).then(inside)
+
+
 def _shown(expr: pl.Expr, dtype: pl.DataType) -> pl.Expr:
     """Text that shows a value: answer text from an output record, lists joined."""
     fields = struct_fields(dtype)
@@ -71,7 +82,7 @@ def _shown(expr: pl.Expr, dtype: pl.DataType) -> pl.Expr:
         listed = expr.arr.to_list() if isinstance(dtype, pl.Array) else expr
         inner = dtype.inner
         if isinstance(inner, pl.Struct | pl.List | pl.Array):
-            return listed.cast(pl.String, strict=False)
+            return _json_text(listed)
         return listed.list.eval(_scalar_text(pl.element(), inner)).list.join(REFS_SEPARATOR)
     return _scalar_text(expr, dtype)
 

@@ -66,6 +66,10 @@ _OTHER_OUTPUTS = (
 )
 
 
+#: The columns ``--grader judge`` adds: an earlier judging is replaced when all are there.
+_JUDGE_OUTPUTS = ("correct", "failure_kind", "verdict", "score", "grader_failure")
+
+
 def _drop_earlier_grading(frame: pl.DataFrame, prefix: str) -> pl.DataFrame:
     """Replace the output columns of an earlier grading (they all end up re-added).
 
@@ -74,6 +78,9 @@ def _drop_earlier_grading(frame: pl.DataFrame, prefix: str) -> pl.DataFrame:
     """
     ours = [prefix + name for name in OUTPUT_COLUMNS]
     matcher = [prefix + "correct", prefix + "expectation"]
+    judged = [prefix + name for name in _JUDGE_OUTPUTS]
+    if all(name in frame.columns for name in judged):
+        return frame.drop(judged)
     if not (
         all(name in frame.columns for name in ours)
         or all(name in frame.columns for name in matcher)
@@ -102,29 +109,137 @@ def _grader_and_options(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
         "--explain": args.explain,
         **{f"--{role.replace('_', '-')}": getattr(args, role) for role in RECORD_FIELDS},
     }
+    if args.grader == graders.JUDGE:
+        only_answer_contains["--extract"] = args.extract
     for flag, value in only_answer_contains.items():
         if value:
             msg = f"{flag} applies to --grader answer_contains only, not to --grader {args.grader}"
+            if flag == "--extract":
+                msg = (
+                    "--extract takes the answer out of a reply; --grader judge reads the "
+                    "verdict from the judge's reply (--option text=COL) by its --option scheme"
+                )
             raise CliError(msg)
     return grade, options
+
+
+#: The columns a matcher's own function reads by default (actual, expected), taken before the
+#: input's answer and expected columns when --answer / --expected are not given.
+_GRADER_COLUMNS = {"tool_calls": ("tool_calls", "expected_calls")}
+
+
+def _answer_name(args: argparse.Namespace, schema: pl.Schema, default: str) -> str:
+    """Return the answer column: --answer, else the grader's own default column, else the input's.
+
+    ``--grader tool_calls`` on a file with a ``tool_calls`` column grades that column (an
+    evaluation log's reader adds it next to the output record).
+    """
+    if args.answer:
+        return args.answer
+    own = _GRADER_COLUMNS.get(args.grader)
+    if own is not None and own[0] in schema:
+        return own[0]
+    return default
 
 
 def _compared_name(args: argparse.Namespace, schema: pl.Schema) -> str:
     """Return the column the answer is compared with: --refs, or a matcher's --expected.
 
-    A matcher without --expected compares with the input's ``expected`` column, else with the
-    --refs column (``refs`` by default).
+    A matcher without --expected compares with its own default column when the input has it
+    (``expected_calls`` for tool_calls), else the input's ``expected`` column, else the --refs
+    column (``refs`` by default). ``--grader judge`` compares with nothing unless told
+    (:func:`_judge_columns`).
     """
     if args.grader == graders.DEFAULT_GRADER or args.expected is not None:
         return args.expected or args.refs
-    for name in ("expected", args.refs):
+    own = [_GRADER_COLUMNS[args.grader][1]] if args.grader in _GRADER_COLUMNS else []
+    candidates = [*own, "expected", args.refs]
+    for name in candidates:
         if name in schema:
             return name
+    named = " or ".join(repr(name) for name in candidates)
     msg = (
         f"--grader {args.grader} compares the answer with a column: the input has no "
-        f"'expected' or {args.refs!r} column; name it with --expected COL"
+        f"{named} column; name it with --expected COL"
     )
     raise CliError(msg)
+
+
+def _judge_columns(
+    args: argparse.Namespace, schema: pl.Schema, options: dict[str, Any], default_answer: str
+) -> tuple[str | pl.Expr | None, str | None]:
+    """Return judge's model output record and expected verdicts, checking ``--option text``.
+
+    The record is ``--answer`` (or ``--option answer=COL``) when given, else the input's answer
+    column when it has one, else none (the judge's text alone decides). Expected verdicts
+    (yes/no items) are read only when named, by ``--expected COL`` or ``--option
+    expected=COL``: a ``refs`` or ``expected`` column holds acceptable answers, not verdicts,
+    and is never taken for them.
+    """
+    text = options.get("text", graders.JUDGE_TEXT)
+    if not isinstance(text, str) or text not in schema:
+        named = "--option text=" + str(text) if "text" in options else None
+        where = (
+            f"{named}: the input has no column {text!r}"
+            if named
+            else (
+                f"--grader judge reads the grader's replies from a column: the input has no "
+                f"{graders.JUDGE_TEXT!r} column"
+            )
+        )
+        msg = f"{where}; name the column of judge replies with --option text=COL"
+        raise CliError(msg)
+    expected = options.pop("expected", None)
+    if expected is not None and args.expected is not None and expected != args.expected:
+        msg = (
+            f"--expected {args.expected} and --option expected={expected} name two columns; "
+            "give one"
+        )
+        raise CliError(msg)
+    flag = "--expected" if args.expected is not None else "--option expected="
+    expected = args.expected if args.expected is not None else expected
+    if expected is not None:
+        if not isinstance(expected, str):
+            msg = f"--option expected={expected}: name a column of expected verdicts"
+            raise CliError(msg)
+        try:
+            check_column(schema, expected, "__flag__")
+        except CliError as exc:
+            said = str(exc).replace("__flag__ ", "--expected " if flag == "--expected" else flag)
+            raise CliError(said) from None
+    record = options.pop("answer", None)
+    if record is not None and args.answer is not None and record != args.answer:
+        msg = f"--answer {args.answer} and --option answer={record} name two columns; give one"
+        raise CliError(msg)
+    if args.answer is not None or record is not None:
+        name = args.answer if args.answer is not None else str(record)
+        flag = "--answer" if args.answer is not None else "--option answer="
+        try:
+            return column_or_field(schema, name, "__flag__"), expected
+        except CliError as exc:
+            said = str(exc).replace("__flag__ ", "--answer " if flag == "--answer" else flag)
+            raise CliError(said) from None
+    return (default_answer if default_answer in schema else None), expected
+
+
+def _graded_columns(
+    args: argparse.Namespace, frame: pl.DataFrame, default_answer: str, options: dict[str, Any]
+) -> tuple[Any, Any]:
+    """Return the answer and the column it is compared with (judge: the record and verdicts).
+
+    Either may be None under judge (no model record, no expected verdicts).
+    """
+    if args.grader == graders.JUDGE:
+        answer_name = args.answer or str(options.get("answer", default_answer))
+        answer, refs = _judge_columns(args, frame.schema, options, default_answer)
+    else:
+        answer_name = _answer_name(args, frame.schema, default_answer)
+        answer = column_or_field(frame.schema, answer_name, "--answer")
+        compared = _compared_name(args, frame.schema)
+        refs = column_or_field(frame.schema, compared, _compared_flag(args))
+    if answer is not None:
+        check_record(frame, answer, answer_name)
+    return answer, refs
 
 
 def _check_items(args: argparse.Namespace, schema: pl.Schema) -> None:
@@ -179,12 +294,9 @@ def _run_score(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             "their verdicts; add --by lm_eval_filter for one figure per filter"
         )
     grade, grade_options = _grader_and_options(args)
-    answer_name = args.answer or given.answer
-    answer = column_or_field(frame.schema, answer_name, "--answer")
-    refs = column_or_field(frame.schema, _compared_name(args, frame.schema), _compared_flag(args))
-    check_record(frame, answer, answer_name)
+    answer, refs = _graded_columns(args, frame, given.answer, grade_options)
     record = {field: getattr(args, field) for field in RECORD_FIELDS}
-    frame = read_columns(frame, answer, refs, record)
+    frame = read_columns(frame, answer, None if args.grader == graders.JUDGE else refs, record)
     for name in by:
         check_column(frame.schema, name, "--by")
     if args.samples is not None:
@@ -199,7 +311,8 @@ def _run_score(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         graded_answer = graders.with_extracted(frame.schema, answer, extracted)
         if args.grader != graders.DEFAULT_GRADER:
             graded_answer = extracted  # a matcher compares the extracted text itself
-    elif args.grader != graders.DEFAULT_GRADER:
+    elif args.grader not in (graders.DEFAULT_GRADER, graders.JUDGE):
+        # judge reads the whole output record (its status, trace, ...), as answer_contains does
         graded_answer = graders.record_text(frame.schema, answer)
     if args.grader in graders.EXPECTED_READERS:
         compared = graders.EXPECTED_READERS[args.grader](frame, refs, _compared_flag(args))
@@ -231,20 +344,21 @@ def _run_score(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     usage = numeric_usage(graded) if args.cost is not None else graded
     table = report(usage, by or None, prefix=args.prefix, **options)
     n_correct = int(table.get_column("n_correct").sum())
-    share = f" ({n_correct / graded.height:.1%})" if graded.height else ""
+    share = _share(table, n_correct, graded.height)
     grouped = f", by {', '.join(by)}" if by else ""
     answers = _noun(graded.height, "answer")
     if args.output is not None:
         # first: a closed pipe on stdout must not lose it
         write_frame(graded, args.output, escape=args.escape_formulas, err=err)
+    shown_answer, shown_refs = _shown_columns(args, answer, refs, grade_options)
     if args.html is not None:  # before printing too
         write_html(
             usage,
             args,
             by=by,
             source=given.source,
-            answer=answer,
-            refs=refs,
+            answer=shown_answer,
+            refs=shown_refs,
             cost=options.get("cost"),
         )
     print(f"{answers} from {given.source}: {n_correct:,} right{share}{grouped}", file=out)
@@ -255,13 +369,42 @@ def _run_score(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         print_samples(graded, args, by, answer, out)
     print_tool_agreement(graded, args, out, given.folder)
     if args.failures:
-        print_failures(graded, args, out, by=by, answer=answer, refs=refs, folder=given.folder)
+        context = [answer] if args.grader == graders.JUDGE and isinstance(answer, str) else []
+        shown = {"answer": shown_answer, "refs": shown_refs, "context": context}
+        print_failures(graded, args, out, by=by, folder=given.folder, **shown)
     if args.output is not None and not args.quiet:
         rows = _noun(graded.height, "graded row")
         print(f"gradeframe: wrote {rows} to {args.output}", file=err)
     if args.html is not None and not args.quiet:
         print(f"gradeframe: wrote the HTML page to {args.html}", file=err)
     return 0
+
+
+def _share(table: pl.DataFrame, n_correct: int, n: int) -> str:
+    """Return the headline's share right: of all rows, or of the graded ones under judge.
+
+    As the accuracy, a grader's failure is not the model's and is left out of the share.
+    """
+    not_graded = int(table.get_column("grader_failure").sum()) if "n_graded" in table else 0
+    if not not_graded:
+        return f" ({n_correct / n:.1%})" if n else ""
+    n_graded = n - not_graded
+    share = f" of {n_graded:,} graded ({n_correct / n_graded:.1%})" if n_graded else ""
+    return share + f", {_noun(not_graded, 'grader failure')}"
+
+
+def _shown_columns(
+    args: argparse.Namespace, answer: Any, refs: Any, grade_options: dict[str, Any]
+) -> tuple[str | pl.Expr, str | pl.Expr | bool]:
+    """Return what the failure list and the page show: the answer and what it was compared with.
+
+    For judge, the judge's reply (it holds the reason) and the expected verdicts when given
+    (False: none).
+    """
+    shown_refs = refs if refs is not None else False
+    if args.grader == graders.JUDGE:
+        return grade_options.get("text", graders.JUDGE_TEXT), shown_refs
+    return answer, shown_refs
 
 
 @contextmanager

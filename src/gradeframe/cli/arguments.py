@@ -116,8 +116,8 @@ def _parser() -> argparse.ArgumentParser:
         "--whole-words",
         action="store_true",
         help=(
-            "match words whole: 'UK' is not in 'Ukraine', 'No' is not in 'I know' (for yes/no "
-            "items, short names and abbreviations)"
+            "match words whole: 'UK' is not in 'Ukraine', 'No' is not in 'I know' (for short "
+            "names and abbreviations; grade yes/no items with --grader judge)"
         ),
     )
     score_parser.add_argument(
@@ -135,8 +135,9 @@ def _parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help=(
             "the grader: answer_contains (the default: an acceptable answer in the reply, with "
-            "failure kinds) or a matcher, which compares the answer with --expected: "
-            "exact_match, includes, matches, within, choice, f1, equivalent, tool_calls"
+            "failure kinds), a matcher, which compares the answer with --expected: "
+            "exact_match, includes, matches, within, choice, f1, equivalent, tool_calls; or "
+            "judge, the verdict read from a judge's reply (--option text=COL)"
         ),
     )
     grading.add_argument(
@@ -144,7 +145,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="COL",
         help=(
             "the column a matcher compares the answer with (default: expected when the input "
-            "has it, else the --refs column)"
+            "has it, else the --refs column); for judge, the expected verdicts of yes/no items"
         ),
     )
     grading.add_argument(

@@ -23,6 +23,7 @@ import polars as pl
 from gradeframe import answer as answer_rules
 from gradeframe import extract as extract_rules
 from gradeframe import matchers
+from gradeframe import verdict as verdict_rules
 from gradeframe._inputs import struct_fields
 from gradeframe._refs import number_text
 from gradeframe.cli._common import CliError
@@ -47,6 +48,96 @@ def _with_matches(
     return matchers.with_matches(frame, actual, pattern_column=expected, label=label, prefix=prefix)
 
 
+#: The grader that reads a verdict from a grader's text and compares with no column of answers.
+JUDGE: Final = "judge"
+
+#: The column ``--grader judge`` reads the grader's replies from when no ``--option text=COL``.
+JUDGE_TEXT: Final = "judge"
+
+
+def _listed(value: Any, option: str) -> Any:
+    """Read ``--option choices=C,I`` or ``scale=1,5`` written as text (JSON lists pass)."""
+    if not isinstance(value, str):
+        return value
+    items = [item.strip() for item in value.split(",")] if "," in value else list(value)
+    if option == "scale":
+        try:
+            return tuple(float(item) if "." in item else int(item) for item in items)
+        except ValueError:
+            msg = f"--option scale={value}: write the lowest and highest score, as scale=1,10"
+            raise CliError(msg) from None
+    return items
+
+
+def _with_judge(
+    frame: Any,
+    actual: Any,
+    compared: Any,
+    *,
+    text: str = JUDGE_TEXT,
+    expected: str | None = None,
+    answer: str | None = None,
+    scheme: str = "grade",
+    pass_score: float | None = None,
+    choices: Any = None,
+    scale: Any = None,
+    on_conflict: str = "last",
+    prefix: str = "",
+) -> Any:
+    """Run ``judge`` as a grader: the verdict read from ``--option text=COL``.
+
+    ``actual`` is the model's output record (or None: the judge's text alone decides), and
+    ``compared`` the expected verdicts (``--expected``, for yes/no items; or None). The
+    command line resolves ``--option expected=COL`` into ``compared`` and ``--option
+    answer=COL`` into ``actual`` before calling this.
+    Errors about an option name it as ``--option KEY``.
+    """
+    del expected, answer  # read by the command line (the same as --expected, --answer)
+    try:
+        return verdict_rules.with_judge(
+            frame,
+            text,
+            scheme=scheme,  # type: ignore[arg-type]
+            expected=compared,
+            answer=actual,
+            pass_score=pass_score,
+            choices=_listed(choices, "choices"),
+            scale=_listed(scale, "scale"),
+            on_conflict=on_conflict,  # type: ignore[arg-type]
+            prefix=prefix,
+        )
+    except (TypeError, ValueError) as exc:
+        message = _judge_words(str(exc))
+        if isinstance(compared, str):
+            message = message.replace(
+                "`judge`: the expected value", f"--expected {compared}: the value"
+            )
+        raise CliError(message) from None
+
+
+def _judge_words(message: str) -> str:
+    """Rewrite judge's error in the command line's words (``--option scheme``, not ``scheme``).
+
+    Examples
+    --------
+    >>> _judge_words("`scheme` must be one of 'grade', 'yes_no'; got 'yes'")
+    "--option scheme must be one of 'grade', 'yes_no'; got 'yes'"
+    >>> _judge_words("`pass_score` is required with scheme='scale': say scale=(1, 5)")
+    '--option pass_score is required with --option scheme=scale: say --option scale=1,5'
+    """
+    first = message.strip().splitlines()[0] if message.strip() else message
+    names = "text|scheme|pass_score|choices|scale|on_conflict"
+    first = re.sub(rf"`({names})`", r"--option \1", first)
+    first = first.replace("`expected`", "--expected")
+
+    def option(match: re.Match[str]) -> str:
+        value = match.group(3) or match.group(4) or ""
+        return f"--option {match.group(1)}={value.replace(' ', '')}"
+
+    first = re.sub(rf"\b({names})=(?:(')?(\w+)'?|\(([^)]*)\))", option, first)
+    return re.sub(r"say \((\d+), (\d+)\)", r"say \1,\2", first)
+
+
 #: The graders by name: each is one line, its name and its frame function.
 GRADERS: Final[dict[str, Callable[..., Any]]] = {
     "answer_contains": answer_rules.with_answer_contains,
@@ -58,6 +149,7 @@ GRADERS: Final[dict[str, Callable[..., Any]]] = {
     "f1": matchers.with_f1,
     "equivalent": matchers.with_equivalent,
     "tool_calls": matchers.with_tool_calls,
+    JUDGE: _with_judge,
 }
 
 #: The grader ``--grader`` defaults to.

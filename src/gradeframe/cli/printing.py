@@ -174,17 +174,19 @@ def print_failures(
     *,
     by: list[str],
     answer: str | pl.Expr,
-    refs: str | pl.Expr,
+    refs: str | pl.Expr | bool,
     folder: Path | None = None,
+    context: Sequence[str] = (),
 ) -> None:
     """Print the first ``--failures N`` rows that are not right, as :func:`failures` shows them.
 
     Their failure kind, the groups of the report, the row's identity (log, ids, epoch), the
     answer (failures()' ``actual``, cut short), the acceptable answers (the refs column, a list
-    printed as a JSON list) and the ``outcome``.
+    printed as a JSON list) and the ``outcome``. ``context``: columns shown after the answer
+    (judge's failures show the judge's reply as the answer, then the model's own answer).
     """
     frame = graded
-    names = []
+    names: list[str | bool] = []
     for value in (answer, refs):  # a struct field (--answer output.content): a column to show
         if isinstance(value, pl.Expr):
             frame = frame.with_columns(value)
@@ -193,6 +195,9 @@ def print_failures(
             names.append(value)
     prefix = args.prefix
     shown = failures(frame, actual=names[0], expected=names[1], prefix=prefix)
+    compared = [names[1]] if isinstance(names[1], str) else []  # False: none (judge alone)
+    # judge's verdict and why none was read, after the judge's reply
+    judged = ("verdict", "grader_failure") if args.grader == "judge" else ()
     total = shown.height
     ids = [name for name in ID_COLUMNS if name in shown.columns and name not in by]
     # answer_contains' kind and outcome, or a matcher's expectation and its own columns; what
@@ -200,7 +205,7 @@ def print_failures(
     kind = prefix + "failure_kind" if prefix + "failure_kind" in shown.columns else None
     extra = [
         prefix + name
-        for name in ("extracted", "outcome", "matched", "near_miss", *MATCHER_DETAILS)
+        for name in ("extracted", "outcome", "matched", "near_miss", *MATCHER_DETAILS, *judged)
         if prefix + name in shown.columns and prefix + name not in names
     ]
     columns = [
@@ -208,7 +213,8 @@ def print_failures(
         *by,
         *ids,
         prefix + "actual",
-        names[1],
+        *compared,
+        *(name for name in context if name not in by),
         *extra,
     ]
     rows = shown.head(args.failures).select(columns)

@@ -241,14 +241,16 @@ def write_html(
     by: list[str],
     source: str,
     answer: str | pl.Expr,
-    refs: str | pl.Expr,
+    refs: str | pl.Expr | bool,
     cost: Any = None,
 ) -> None:
     """Write the page of ``gradeframe.html`` for the graded rows (the same as ``df.grade.html``)."""
     from gradeframe.html import build_page, write_page
 
-    def shown(column: str | pl.Expr) -> str:
-        return column if isinstance(column, str) else column.meta.root_names()[0]
+    def shown(column: str | pl.Expr | bool) -> str | bool:
+        if isinstance(column, str | bool):
+            return column  # False: no compared column (judge without expected verdicts)
+        return column.meta.root_names()[0]
 
     page = build_page(
         graded,
