@@ -264,15 +264,21 @@ def _list_calls(frame: pl.DataFrame, column: str, side: int) -> pl.DataFrame:
     """Return the calls of a List(Struct) side as a long table (row, side, pos, name...)."""
     listed = frame.select("row", calls=pl.col(column)).filter(pl.col("calls").list.len() > 0)
     listed = listed.with_columns(_written(frame.schema[column]))
-    return listed.explode("calls").select(
+    return _exploded(listed, "calls").select(
         "row",
         side=pl.lit(side, pl.Int8),
-        pos=pl.int_range(pl.len(), dtype=pl.Int64).over("row"),
+        pos="pos",
         name=pl.col("calls").struct.field("name"),
         arguments=pl.col("calls").struct.field("arguments"),
         tagged=pl.col("calls").struct.field("tagged"),
         bad=pl.lit(value=False),
     )
+
+
+def _exploded(listed: pl.DataFrame, column: str) -> pl.DataFrame:
+    """Return one row per call of the list column ``column`` (no empty list), with ``pos``."""
+    pos = pl.int_ranges(0, pl.col(column).list.len(), dtype=pl.Int64)
+    return listed.with_columns(pos=pos).explode([column, "pos"])
 
 
 _EMPTY_CALLS: Final = pl.DataFrame(
@@ -314,7 +320,7 @@ def _text_calls(frame: pl.DataFrame, column: str, side: int) -> tuple[pl.DataFra
     if not isinstance(decoded.dtype, pl.Struct) or "l" not in _fields(decoded.dtype):
         return empty, unreadable
     items = pl.DataFrame({"row": frame.get_column("row"), "call": decoded.struct.field("l")})
-    items = items.filter(pl.col("call").list.len() > 0).explode("call")
+    items = _exploded(items.filter(pl.col("call").list.len() > 0), "call")
     item_dtype = items.schema["call"]
     call = pl.col("call")
     if isinstance(item_dtype, pl.Struct) and "o" in _fields(item_dtype):
@@ -344,7 +350,7 @@ def _text_calls(frame: pl.DataFrame, column: str, side: int) -> tuple[pl.DataFra
         calls = items.select(
             "row",
             side=pl.lit(side, pl.Int8),
-            pos=pl.int_range(pl.len(), dtype=pl.Int64).over("row"),
+            pos="pos",
             name=name,
             arguments=args_text,
             tagged=tagged_text,
@@ -354,7 +360,7 @@ def _text_calls(frame: pl.DataFrame, column: str, side: int) -> tuple[pl.DataFra
         calls = items.select(
             "row",
             side=pl.lit(side, pl.Int8),
-            pos=pl.int_range(pl.len(), dtype=pl.Int64).over("row"),
+            pos="pos",
             name=pl.lit(None, pl.String),
             arguments=pl.lit(None, pl.String),
             tagged=pl.lit(value=True),
@@ -487,8 +493,7 @@ def _fast_calls(
     if fields.get("name") != pl.String:
         return None
     listed = table.select("row", "side", calls=decoded).filter(pl.col("calls").list.len() > 0)
-    calls = listed.explode("calls").with_columns(
-        pos=pl.int_range(pl.len(), dtype=pl.Int64).over("row", "side"),
+    calls = _exploded(listed, "calls").with_columns(
         name=pl.col("calls").struct.field("name"),
     )
     return _fast_keys(calls, compared, fields.get("arguments", pl.Null()))
@@ -560,10 +565,10 @@ def _typed_calls(frame: pl.DataFrame, kinds: dict[int, str]) -> pl.DataFrame | N
         if not (isinstance(arguments, pl.Struct) or arguments == pl.Null):
             return None
         listed = frame.select("row", calls=pl.col(column)).filter(pl.col("calls").list.len() > 0)
-        parts[side] = listed.explode("calls").select(
+        parts[side] = _exploded(listed, "calls").select(
             "row",
             side=pl.lit(side, pl.Int8),
-            pos=pl.int_range(pl.len(), dtype=pl.Int64).over("row"),
+            pos="pos",
             name=pl.col("calls").struct.field("name").cast(pl.String),
             arguments=pl.col("calls").struct.field("arguments")
             if arguments != pl.Null
@@ -617,30 +622,39 @@ def _fast_keys(
     if not isinstance(arguments_dtype, pl.Struct):
         return None
     keys = _fields(arguments_dtype)
-    value = _zero_signs(pl.col("arguments"), arguments_dtype)
-    if compared is not None:
-        value = pl.struct(
-            [
-                (value.struct.field(k) if k in keys else pl.lit(None, pl.Null)).alias(f"k{i}")
-                for i, k in enumerate(compared)
-            ]
-        )
-    else:  # a null object (no arguments) is the empty object: every key null
-        value = (
-            pl.when(pl.col("arguments").is_not_null())
-            .then(value)
-            .otherwise(
-                pl.struct([pl.lit(None, d).alias(k) for k, d in keys.items()]) if keys else value
-            )
-        )
+
+    # A null object (no arguments) is the empty object: its fields read as null, like those of
+    # an object without the keys.
+    def field(k: str) -> pl.Expr:
+        if k not in keys:
+            return pl.lit(None, pl.Null)
+        return _zero_signs(pl.col("arguments").struct.field(k), keys[k])
+
+    fields = [field(k) for k in (keys if compared is None else compared)]
     return calls.select(
         "row",
         "side",
         "pos",
         "name",
-        key=pl.struct(pl.col("name"), value.alias("arguments")).hash(_SEED),
+        key=_combined_hash([pl.col("name"), *fields]),
         bad=pl.col("name").is_null(),
     )
+
+
+#: The multiplier that folds one field's hash into a call's key (the 64-bit FNV prime).
+_FOLD: Final = 0x100000001B3
+
+
+def _combined_hash(values: list[pl.Expr]) -> pl.Expr:
+    """Return a 64-bit hash of the values, in order: each hashed alone, then folded together.
+
+    Hashing the fields one by one and folding them (multiply, wrapping, then exclusive or) costs
+    a fraction of hashing the struct they form, and tells the same values apart as well.
+    """
+    key = values[0].hash(_SEED)
+    for value in values[1:]:
+        key = (key * pl.lit(_FOLD, pl.UInt64)) ^ value.hash(_SEED)
+    return key
 
 
 def _edges(calls: pl.DataFrame, rel_tol: float) -> pl.DataFrame:
