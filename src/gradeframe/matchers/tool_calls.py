@@ -679,14 +679,16 @@ def _counted(calls: pl.DataFrame) -> pl.DataFrame:
 
     The first ``min(count on each side)`` calls of each key, in their side's order, are matched.
     The calls are sorted by (row, key, side, pos), so each (row, key) is a run of expected then
-    actual calls, and a call's rank in its side is its distance from the start of its run.
+    actual calls, and a call's rank in its side is its distance from the start of its run; the
+    flags are then put back in the order of ``calls``.
     """
     row, key, side = pl.col("row"), pl.col("key"), pl.col("side")
     index = pl.int_range(pl.len(), dtype=pl.Int64)
     same_key = (row == row.shift()) & (key == key.shift())
+    order = calls.select(pl.arg_sort_by("row", "key", "side", "pos")).to_series()
     ranked = (
-        calls.select("row", "side", "pos", "key")
-        .sort("row", "key", "side", "pos")
+        calls.select("row", "side", "key")
+        .gather(order)
         .with_columns(
             group=(~same_key.fill_null(value=False)).cum_sum(),
             start=pl.when(~(same_key & (side == side.shift())).fill_null(value=False))
@@ -698,7 +700,9 @@ def _counted(calls: pl.DataFrame) -> pl.DataFrame:
     counts = pl.col("expected").sum().over("group")
     size = pl.len().over("group")
     other = pl.when(side == _E).then(size - counts).otherwise(counts)
-    return ranked.select("row", "side", "pos", matched=(index - pl.col("start")) < other)
+    matched = ranked.select((index - pl.col("start")) < other).to_series()
+    flags = pl.Series("matched", [False], pl.Boolean).new_from_index(0, calls.height)
+    return calls.select("row", "side", "pos").with_columns(matched=flags.scatter(order, matched))
 
 
 def _augmented(edges: pl.DataFrame) -> pl.DataFrame:
@@ -924,17 +928,16 @@ def _grade_batch(
         .select("row", failed=pl.col("failed") | pl.col("bad").fill_null(value=False))
     )
     # The calls of a failed row's actual side are left out: nothing of it is matched.
-    failed_ids = failed.filter(pl.col("failed")).select("row")
-    graded = calls.join(
-        failed_ids.with_columns(side=pl.lit(_A, pl.Int8)), on=["row", "side"], how="anti"
-    )
+    # (A filter, not a join: the calls stay expected first, then actual, each row by row.)
+    failed_ids = failed.filter(pl.col("failed")).get_column("row")
+    graded = calls.filter(~((pl.col("side") == _A) & pl.col("row").is_in(failed_ids.implode())))
 
     sizes = (
         graded.group_by("row")
         .agg(n=(pl.col("side") == _E).sum(), m=(pl.col("side") == _A).sum())
         .cast({"n": pl.Int64, "m": pl.Int64})
     )
-    rows = frame.select("row").join(sizes, on="row", how="left").fill_null(0)
+    rows = frame.select("row").join(sizes, on="row", how="left", maintain_order="left").fill_null(0)
     edges = _edges(graded, rel_tol) if tolerant else None
     if mode in ("exact", "in_order"):
         words = max(1, -(-int(rows.get_column("m").max() or 0) // _BITS))
@@ -945,24 +948,21 @@ def _grade_batch(
     else:
         flags = _flags(graded, _augmented(edges))
 
-    counts = flags.group_by("row").agg(
-        unmatched_e=((pl.col("side") == _E) & ~pl.col("matched")).sum(),
-        unmatched_a=((pl.col("side") == _A) & ~pl.col("matched")).sum(),
-    )
+    # ``flags`` is in the order of ``graded``: only the calls left unmatched are grouped.
+    side = pl.col("side")
     names = (
-        graded.select("row", "side", "pos", "name")
-        .join(flags, on=["row", "side", "pos"], how="left", maintain_order="left")
-        .filter(~pl.col("matched"))
+        graded.select("row", "side", "name")
+        .filter(~flags.get_column("matched"))
         .group_by("row")
         .agg(
-            missing=pl.col("name").filter(pl.col("side") == _E),
-            extra=pl.col("name").filter(pl.col("side") == _A),
+            unmatched_e=(side == _E).sum(),
+            unmatched_a=(side == _A).sum(),
+            missing=pl.col("name").filter(side == _E),
+            extra=pl.col("name").filter(side == _A),
         )
     )
-    result = (
-        rows.join(counts, on="row", how="left", maintain_order="left")
-        .join(names, on="row", how="left", maintain_order="left")
-        .join(failed, on="row", how="left", maintain_order="left")
+    result = rows.join(names, on="row", how="left", maintain_order="left").join(
+        failed, on="row", how="left", maintain_order="left"
     )
     unmatched_e = pl.col("unmatched_e").fill_null(0)
     unmatched_a = pl.col("unmatched_a").fill_null(0)
