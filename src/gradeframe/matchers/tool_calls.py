@@ -932,16 +932,33 @@ def _grade_batch(
     failed_ids = failed.filter(pl.col("failed")).get_column("row")
     graded = calls.filter(~((pl.col("side") == _A) & pl.col("row").is_in(failed_ids.implode())))
 
-    sizes = (
-        graded.group_by("row")
-        .agg(n=(pl.col("side") == _E).sum(), m=(pl.col("side") == _A).sum())
-        .cast({"n": pl.Int64, "m": pl.Int64})
+    side = pl.col("side")
+    sizes = graded.group_by("row").agg(
+        n=(side == _E).sum().cast(pl.Int64),
+        m=(side == _A).sum().cast(pl.Int64),
+        # Without ``rel_tol`` a row whose two sides hold the same keys in the same order has
+        # every call matched in every mode: it is left out of the matching.
+        ke=pl.col("key").filter(side == _E),
+        ka=pl.col("key").filter(side == _A),
     )
-    rows = frame.select("row").join(sizes, on="row", how="left", maintain_order="left").fill_null(0)
+    same_keys = (pl.col("ke") == pl.col("ka")) if not tolerant else pl.lit(value=False)
+    sizes = sizes.select("row", "n", "m", same=same_keys)
+    rows = (
+        frame.select("row")
+        .join(sizes, on="row", how="left", maintain_order="left")
+        .fill_null(0)
+        .with_columns(pl.col("same").fill_null(value=False))
+    )
+    same = rows.filter(pl.col("same")).get_column("row")
+    if same.len():
+        graded = graded.filter(~pl.col("row").is_in(same.implode()))
+        rows_left = rows.filter(~pl.col("same"))
+    else:
+        rows_left = rows
     edges = _edges(graded, rel_tol) if tolerant else None
     if mode in ("exact", "in_order"):
-        words = max(1, -(-int(rows.get_column("m").max() or 0) // _BITS))
-        pairs = _in_order(_masks(graded, edges), rows, words)
+        words = max(1, -(-int(rows_left.get_column("m").max() or 0) // _BITS))
+        pairs = _in_order(_masks(graded, edges), rows_left, words)
         flags = _flags(graded, pairs)
     elif edges is None:
         flags = _counted(graded)
@@ -949,7 +966,6 @@ def _grade_batch(
         flags = _flags(graded, _augmented(edges))
 
     # ``flags`` is in the order of ``graded``: only the calls left unmatched are grouped.
-    side = pl.col("side")
     names = (
         graded.select("row", "side", "name")
         .filter(~flags.get_column("matched"))
