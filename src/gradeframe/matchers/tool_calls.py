@@ -16,7 +16,9 @@ batch of rows at once (never a Python loop over rows or calls):
    "1"}`` for a string, ``{"b": true}``..., see :func:`_tagged`), which no decode can merge,
    and the key is the name and the canonical tagged text (with ``rel_tol``: its *shape*, the
    numbers left out and compared pairwise within the tolerance).
-3. **Matching.** A call matches another when the names and the compared arguments match. Without
+3. **Matching.** A row whose two sides hold the same keys in the same order (without ``rel_tol``)
+   has every call matched in every mode and is left out. A call matches another when the names
+   and the compared arguments match. Without
    ``rel_tol`` that is equality of keys (name + canonical arguments), an equivalence, and a
    maximum matching in any order is counting per key. With ``rel_tol`` it is not transitive, and
    the maximum matching is found by augmenting paths (:func:`_augmented`), one breadth-first
