@@ -190,6 +190,72 @@ def test_grader_errors_are_in_the_command_lines_words(runs, args, message) -> No
     assert "=`" not in err  # no Python argument spelling
 
 
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            ["--grader", "within", "--expected", "number"],
+            "needs exactly one of --option delta and --option percent, and was given neither",
+        ),
+        (
+            [
+                *("--grader", "exact_match", "--expected", "gold"),
+                *("--option", "fold=true", "--option", "strip=false"),
+            ],
+            "--option fold=true lower-cases and trims every text, so it cannot be combined "
+            "with --option strip=false",
+        ),
+        (
+            ["--grader", "f1", "--expected", "gold", "--option", "threshold=2"],
+            "--option threshold must be a number from 0 to 1, got 2",
+        ),
+        (
+            ["--grader", "matches", "--option", "pattern=("],
+            "--option pattern: '(' is not a valid regular expression",
+        ),
+        (
+            ["--grader", "within", "--expected", "listed", "--option", "delta=1"],
+            "--expected: column 'listed' has dtype List(String); expected numbers",
+        ),
+    ],
+    ids=[
+        "within_without_delta",
+        "fold_with_strip_false",
+        "threshold_above_1",
+        "bad_pattern",
+        "within_against_a_list",
+    ],
+)
+def test_a_graders_own_error_names_options_as_the_command_line_spells_them(
+    tmp_path, args, message
+) -> None:
+    path = tmp_path / "numbers.parquet"
+    numbers = {"number": ["12", "1", "45.2", "2", "7", "3"], "listed": [["1"]] * 6}
+    pl.DataFrame({**ROWS, **numbers}).write_parquet(path)
+    status, _, err = run("score", str(path), "--answer", "reply", *args)
+    assert status == 2
+    assert message in err
+    assert "`delta`" not in err
+    assert "`fold=True`" not in err
+    assert "`expected`" not in err
+
+
+def test_digits_given_to_a_text_option_stay_text(tmp_path) -> None:
+    path = tmp_path / "numbered.csv"
+    pl.DataFrame({"answer": ["2", "Option 3", "4"], "gold": ["2", "3", "1"]}).write_csv(path)
+    graded = graded_by_cli_default(
+        path, tmp_path, "--grader", "choice", "--expected", "gold",
+        "--option", "letters=1234", "--option", "label=2024",
+    )  # fmt: skip
+    want = pl.read_csv(path, infer_schema=False).grade.choice(
+        "answer", "gold", letters="1234", label="2024"
+    )
+    assert graded["correct"].to_list() == want["correct"].to_list()
+    assert graded["expectation"].to_list() == ["2024"] * 3
+    assert graders.parse_options("equivalent", ["fallback=null"]) == {"fallback": None}
+    assert graders.parse_options("within", ["delta=1"]) == {"delta": 1}
+
+
 def test_matcher_compares_with_expected_else_refs(tmp_path) -> None:
     with_expected = tmp_path / "e.csv"
     pl.DataFrame({"answer": ["a", "b"], "expected": ["a", "c"], "refs": ["b", "b"]}).write_csv(
@@ -300,3 +366,34 @@ def test_a_grader_is_one_line_in_the_registry(runs, tmp_path, monkeypatch) -> No
     args = ["--grader", "shouted", "--expected", "gold", "--option", "quiet=true"]
     _, _, err = run("score", str(runs), "--answer", "reply", *args)
     assert "shouted has no option 'quiet'; its options are loud" in err
+
+
+def test_a_matcher_on_an_output_record_compares_its_answer_not_the_record(tmp_path) -> None:
+    # a log's `output` is a record; compared whole it equals no expected value, and every row
+    # would silently be wrong
+    path = tmp_path / "records.parquet"
+    frame = pl.DataFrame(
+        {
+            "output": [
+                {"answer": "Paris", "text": None, "status": "ok"},
+                {"answer": None, "text": "Lyon", "status": "ok"},
+                {"answer": "It is \\boxed{12}", "text": None, "status": "ok"},
+            ],
+            "gold": ["paris", "Lyon", "12"],
+        }
+    )
+    frame.write_parquet(path)
+    graded = graded_by_cli_default(
+        path, tmp_path, "--answer", "output", "--grader", "exact_match", "--expected", "gold"
+    )
+    text = pl.coalesce(
+        pl.col("output").struct.field("answer"), pl.col("output").struct.field("text")
+    )
+    want = frame.with_columns(text.alias("reply")).grade.exact_match("reply", "gold")
+    assert graded["correct"].to_list() == want["correct"].to_list() == [True, True, False]
+    assert graded["output"].to_list() == frame["output"].to_list()  # the record is kept
+    extracted = graded_by_cli_default(
+        path, tmp_path, "--answer", "output", "--grader", "exact_match", "--expected", "gold",
+        "--extract", "boxed",
+    )  # fmt: skip
+    assert extracted["correct"].to_list() == [False, False, True]

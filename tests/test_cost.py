@@ -599,3 +599,78 @@ def test_cli_missing_prices_file(tmp_path) -> None:
     status, _, err = _run("score", str(runs), "--cost", str(tmp_path / "none.json"), "-q")
     assert status == 2
     assert "cannot be read" in err
+
+
+_COUNT_COLUMNS = [
+    "input_tokens",
+    "output_tokens",
+    "cache_read_tokens",
+    "reasoning_tokens",
+    "grader_input_tokens",
+    "grader_output_tokens",
+]
+
+
+@given(
+    counts=st.lists(
+        st.tuples(*[st.one_of(st.none(), st.integers(0, 5000)) for _ in _COUNT_COLUMNS]),
+        min_size=1,
+        max_size=12,
+    ),
+    models=st.lists(st.sampled_from(["a", "b", "free"]), min_size=12, max_size=12),
+    floats=st.booleans(),
+)
+def test_eager_frame_without_nulls_skips_no_unknown_the_lazy_frame_counts(counts, models, floats):
+    # On an eager frame, a count column the Series knows holds no null needs no count of its
+    # unknowns: the counts must still be those of the same rows read lazily (no such shortcut).
+    dtype = pl.Float64 if floats else pl.Int64
+    frame = pl.DataFrame(
+        {
+            "model": models[: len(counts)],
+            "correct": [i % 2 == 0 for i in range(len(counts))],
+            "grader_model": ["judge"] * len(counts),
+            **{
+                name: pl.Series([row[i] for row in counts], dtype=dtype)
+                for i, name in enumerate(_COUNT_COLUMNS)
+            },
+        }
+    )
+    prices = {"a": {"input": 1.0, "output": 2.0}, "b": {"input": 3.0, "cache_read": 0.5}}
+    prices |= {"judge": {"input": 0.25, "output": 1.0}}
+    for columns in (_COUNT_COLUMNS, _COUNT_COLUMNS[:2], [_COUNT_COLUMNS[0], _COUNT_COLUMNS[4]]):
+        part = frame.select("model", "correct", "grader_model", *columns)
+        for by in ("model", None):
+            eager = gf.report_counts(part, by, cost=prices)
+            lazy = gf.report_counts(part.lazy(), by, cost=prices).collect()
+            assert eager.equals(lazy)
+            costs = ["input_tokens", "output_tokens", "cost", "cost_per_correct", "pareto"]
+            costs += ["correct_per_1k_tokens", "cost_unknown"]
+            assert (
+                gf.report(part, by, cost=prices)
+                .select(costs)
+                .equals(gf.report(part.lazy(), by, cost=prices).select(costs).collect())
+            )
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.one_of(st.none(), st.sampled_from([0.0, 0.25, 0.5, 1.0])),
+            st.one_of(st.none(), st.sampled_from([0.0, 0.1, 0.2, 0.3, 1.5])),
+        ),
+        min_size=1,
+        max_size=30,
+    )
+)
+def test_pareto_of_many_groups_with_ties_and_nulls_equals_the_hand_rule(groups) -> None:
+    # Few distinct values, so equal costs and equal accuracies are common; rows stay in order.
+    from gradeframe import _cost
+
+    accuracy, cost = [a for a, _ in groups], [c for _, c in groups]
+    report = pl.LazyFrame(
+        {"g": list(range(len(groups))), "accuracy": accuracy, "cost": cost},
+        schema={"g": pl.Int64, "accuracy": pl.Float64, "cost": pl.Float64},
+    )
+    got = _cost.with_pareto(report).collect()
+    assert got["g"].to_list() == list(range(len(groups)))
+    assert got["pareto"].to_list() == hand_pareto(accuracy, cost)

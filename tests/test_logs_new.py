@@ -618,3 +618,30 @@ def test_eee_reader_matches_the_scalar_reference_on_generated_lines(tmp_path_fac
     assert output["status"].to_list() == [e["status"] for e in expected]
     got = [[s["score"] for s in row] for row in frame["eee_scores"].to_list()]
     assert got == [e["scores"] for e in expected]
+
+
+@pytest.mark.parametrize(
+    ("metrics", "input_tokens", "cache_read_tokens"),
+    [
+        ({"prompt_tokens": 120, "prompt_cached_tokens": 100}, 20, 100),
+        ({"prompt_tokens": 120, "prompt_cached_tokens": 0}, 120, 0),
+        ({"prompt_tokens": 120}, 120, None),
+        ({"prompt_cached_tokens": 100}, None, 100),
+    ],
+    ids=["cached", "none-cached", "no-cache-count", "no-prompt-count"],
+)
+def test_braintrust_cached_prompt_tokens_are_not_charged_twice(
+    tmp_path, metrics, input_tokens, cache_read_tokens
+):
+    # Braintrust's prompt_tokens counts the cached ones too; gradeframe's input_tokens does not
+    # (inspect's convention, which report(cost=) prices). The real fixture ran without a model
+    # that reports usage, so the metrics of an experiment export are added to its results.
+    log = json.loads(BRAINTRUST.read_text())
+    for result in log["results"]:
+        result["metrics"] = {**metrics, "completion_tokens": 7}
+    path = tmp_path / "with-metrics.json"
+    path.write_text(json.dumps(log))
+    frame = gf.read_braintrust(path)
+    assert frame["input_tokens"].to_list() == [input_tokens] * frame.height
+    assert frame["cache_read_tokens"].to_list() == [cache_read_tokens] * frame.height
+    assert frame["output_tokens"].to_list() == [7] * frame.height

@@ -446,3 +446,44 @@ def test_promptfoo_json_lines_read_in_batches_equals_the_read_in_one_batch(sourc
     whole = gf.read_promptfoo(source / "results.jsonl")
     monkeypatch.setattr(promptfoo, "BATCH_ROWS", 3)
     assert gf.read_promptfoo(source / "results.jsonl").equals(whole)
+
+
+def _promptfoo_lines() -> list[dict[str, Any]]:
+    path = LOGS / "promptfoo" / "results.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def _usage(line: dict[str, Any]) -> dict[str, Any]:
+    """The token counts of a promptfoo line: the response's, else the result's."""
+    return (line.get("response") or {}).get("tokenUsage") or line.get("tokenUsage") or {}
+
+
+def test_promptfoo_input_tokens_of_the_real_log_are_its_prompt_tokens_no_cache_read():
+    # The real run read nothing from a provider cache (cacheReadInputTokens 0 or absent).
+    lines = _promptfoo_lines()
+    frame = gf.read_promptfoo(LOGS / "promptfoo" / "results.jsonl")
+    assert frame["input_tokens"].to_list() == [_usage(line).get("prompt") for line in lines]
+
+
+@pytest.mark.parametrize("cached", [0, 5, 12])
+def test_promptfoo_cache_reads_are_taken_out_of_the_prompt_tokens(tmp_path, cached):
+    # promptfoo's tokenUsage.prompt counts the cache reads too (its OpenAI and Anthropic
+    # providers add them in); gradeframe's input_tokens does not, so report(cost=) charges
+    # each token once. The real log's cache reads were 0: here they are set on its lines.
+    lines = _promptfoo_lines()
+    expected = []
+    for line in lines:
+        usage = _usage(line)
+        read = min(cached, usage["prompt"])
+        usage["completionDetails"] = {**usage.get("completionDetails", {})}
+        usage["completionDetails"]["cacheReadInputTokens"] = read
+        expected.append((usage["prompt"] - read, read, usage["completion"]))
+    path = tmp_path / "results.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in lines))
+    frame = gf.read_promptfoo(path)
+    columns = ["input_tokens", "cache_read_tokens", "output_tokens"]
+    assert frame.select(columns).rows() == expected
+    prices = {m: {"input": 3.0, "output": 15.0, "cache_read": 0.3} for m in frame["model"]}
+    cost = gf.report(frame, correct="tool_correct", cost=prices)["cost"].item()
+    by_hand = sum(i * 3.0 + c * 0.3 + o * 15.0 for i, c, o in expected) / 1e6
+    assert math.isclose(cost, by_hand)

@@ -126,7 +126,7 @@ def test_comparing_models_notebook_compares_three_models_and_clusters_epochs() -
 
 # ---- the failure kinds are listed in gradeframe's own orders -------------------------------------
 
-_KIND_WORD = re.compile(r"\b(" + "|".join(gf.KINDS) + r")\b")
+_KIND_WORD = re.compile(r"\b(" + "|".join(dict.fromkeys([*gf.KINDS, *CHAIN_ORDER])) + r")\b")
 
 
 def _markdown_tables(text: str) -> list[list[str]]:

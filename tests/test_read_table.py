@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import polars as pl
@@ -118,7 +119,7 @@ def test_a_log_is_read_as_read_log_reads_it() -> None:
     [
         ("missing.csv", None, {}, "no such file"),
         ("answers.txt", "answer\nx\n", {}, "unknown extension"),
-        ("answers.csv", "answer;refs\nx;y\n", {}, "--separator ';'"),
+        ("answers.csv", "answer;refs\nx;y\n", {}, "pass separator=';'"),
         ("answers.csv", "answer,refs\nx,y\n", {"refs": "gold"}, "gold"),
     ],
 )
@@ -130,6 +131,25 @@ def test_a_file_that_cannot_be_read_raises_naming_it(
         path.write_text(text, encoding="utf-8")
     with pytest.raises(ValueError, match=words):
         gf.read_table(path, **kwargs)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "words"),
+    [
+        ({"refs": "gold"}, "`refs='gold'`: the input has no column 'gold'"),
+        ({"answer": "reply"}, "`answer='reply'`: the input has no column 'reply'"),
+        ({"answer": "answer.text"}, "`answer='answer.text'`: column 'answer' has no field"),
+    ],
+    ids=["refs", "answer", "answer_field"],
+)
+def test_read_tables_errors_name_its_arguments_not_the_command_lines_flags(
+    tmp_path: Path, kwargs: dict[str, str], words: str
+) -> None:
+    path = tmp_path / "answers.csv"
+    path.write_text("answer,refs\nx,y\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=re.escape(words)) as raised:
+        gf.read_table(path, **kwargs)
+    assert "--" not in str(raised.value)
 
 
 def test_a_separator_reads_the_csv_it_names(tmp_path: Path) -> None:

@@ -646,3 +646,18 @@ def test_a_huge_k_on_short_items_builds_nothing_large() -> None:
     out = gf.pass_at_k(frame, [1, 10**9])
     assert out["short_items"].to_list() == [0, 1]
     assert out["pass_at_k"].to_list() == [0.5, None]
+
+
+def test_cli_samples_without_an_item_column_says_on_before_scoring(tmp_path: Path) -> None:
+    path = tmp_path / "no_items.csv"
+    pl.DataFrame({"model": ["a", "a"], "answer": ["1", "2"], "refs": ["1", "1"]}).write_csv(path)
+    out = tmp_path / "graded.csv"
+    result = run("score", str(path), "--samples", "2", "-o", str(out))
+    assert result.returncode == 2
+    assert "--samples needs the column(s) naming an item" in result.stderr
+    assert "--on COL" in result.stderr
+    assert "on=" not in result.stderr  # the command line's words
+    assert not out.exists()  # refused before any work
+    assert "accuracy" not in result.stdout
+    named = run("score", str(path), "--samples", "2", "--on", "model", "-q")
+    assert named.returncode == 0, named.stderr

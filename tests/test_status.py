@@ -71,6 +71,14 @@ def test_unknown_statuses_are_named_once_with_their_counts(constructor: Any) -> 
     assert data["failure_kind"] == [None, "wrong", "wrong", None, "wrong", "wrong"]
 
 
+def test_the_status_warning_points_at_the_users_call_not_into_gradeframe(constructor: Any) -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        constructor(UNREAD).grade.answer_contains()
+    statuses = [w for w in caught if issubclass(w.category, StatusWarning)]
+    assert [Path(w.filename).name for w in statuses] == [Path(__file__).name]
+
+
 def test_a_lazy_frame_warns_when_the_call_is_made_not_at_collect() -> None:
     with pytest.warns(StatusWarning, match=MESSAGE):
         lazy = pl.LazyFrame(UNREAD).grade.answer_contains()

@@ -147,7 +147,7 @@ def test_eight_threads_grading_polars_and_pandas_frames_at_once_finish_alike() -
 
 
 def test_the_expression_form_never_waits_for_the_lock() -> None:
-    # The expression form runs the frame function inside a Polars callback, on one of Polars'
+    # The expression form grades inside a Polars callback (gradeframe._deferred), on one of Polars'
     # threads: taking the lock there would wait for whichever thread holds it, and that thread
     # may be waiting for Polars' threads.
     frame = _frame(70)
@@ -209,7 +209,7 @@ def test_a_forked_child_gets_a_lock_of_its_own() -> None:
 
 
 def test_every_exported_frame_function_runs_under_the_lock() -> None:
-    # __init__ wraps the frame functions it exports one by one: a new one must not be missed.
+    # Each frame function is wrapped where it is defined: a new one must not be missed.
     functions = {
         name: getattr(gradeframe, name)
         for name in gradeframe.__all__
@@ -222,6 +222,6 @@ def test_every_exported_frame_function_runs_under_the_lock() -> None:
     }
     assert {"with_answer_contains", "report", "html_report", "pass_at_k"} <= takes_frame
     assert {n for n in takes_frame if not hasattr(functions[n], "__wrapped__")} == set()
-    # The expression functions are the modules' own, never wrapped.
+    # The expression functions are never wrapped.
     assert not hasattr(gradeframe.answer_contains, "__wrapped__")
     assert not hasattr(gradeframe.exact_match, "__wrapped__")

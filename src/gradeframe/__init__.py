@@ -2,7 +2,9 @@
 
 ``import gradeframe`` registers the ``.grade`` namespace on Polars (DataFrame, LazyFrame, Series,
 Expr) and on pandas (DataFrame, Series); on Dask too when ``dask.dataframe`` is already imported
-(else ``import gradeframe.dask``). Spark: ``gradeframe.spark``. Neither is imported otherwise.
+(else ``import gradeframe.dask``). Spark: ``gradeframe.spark``; Ray: ``gradeframe.ray``. None of
+them is imported otherwise. ``gradeframe.rewards`` (reward functions for RL trainers, no extra
+dependency) is imported with the package; its names stay in its own namespace.
 """
 
 import sys
@@ -11,7 +13,6 @@ from importlib import metadata as _metadata
 from gradeframe import _pandas, _polars  # noqa: F401  (register .grade)
 from gradeframe._limits import MAX_METADATA_LENGTH
 from gradeframe._record import StatusWarning
-from gradeframe._threads import one_at_a_time as _one_at_a_time
 from gradeframe.answer import (
     DEFAULT_NOT_FOUND_PHRASES,
     answer_contains,
@@ -64,36 +65,6 @@ from gradeframe.report import report, report_counts, report_from_counts
 from gradeframe.rubric import rubric_report, with_rubric
 from gradeframe.samples import consistency, flaky, pass_at_k
 from gradeframe.verdict import judge, read_verdict, with_judge
-
-# The frame functions take turns, as the `.grade` methods do (see gradeframe._threads): threads
-# grading at once could otherwise deadlock in Polars. The modules keep the plain functions, which
-# the expression forms run inside Polars callbacks, where the lock must not be taken.
-agreement = _one_at_a_time(agreement)
-chart = _one_at_a_time(chart)
-compare = _one_at_a_time(compare)
-compare_chart = _one_at_a_time(compare_chart)
-consistency = _one_at_a_time(consistency)
-failures = _one_at_a_time(failures)
-flaky = _one_at_a_time(flaky)
-html_report = _one_at_a_time(html_report)
-pass_at_k = _one_at_a_time(pass_at_k)
-pass_at_k_chart = _one_at_a_time(pass_at_k_chart)
-report = _one_at_a_time(report)
-report_counts = _one_at_a_time(report_counts)
-report_from_counts = _one_at_a_time(report_from_counts)
-with_answer_contains = _one_at_a_time(with_answer_contains)
-with_choice = _one_at_a_time(with_choice)
-with_equivalent = _one_at_a_time(with_equivalent)
-with_exact_match = _one_at_a_time(with_exact_match)
-with_f1 = _one_at_a_time(with_f1)
-with_includes = _one_at_a_time(with_includes)
-with_matches = _one_at_a_time(with_matches)
-with_tool_calls = _one_at_a_time(with_tool_calls)
-with_within = _one_at_a_time(with_within)
-with_judge = _one_at_a_time(with_judge)
-with_rubric = _one_at_a_time(with_rubric)
-rubric_report = _one_at_a_time(rubric_report)
-del _one_at_a_time
 
 try:
     #: The installed version, from the package metadata (as ``gradeframe --version`` prints).
@@ -177,6 +148,10 @@ if "dask.dataframe" in sys.modules:  # Dask is in use already: register ddf.grad
 
         warnings.warn(f"ddf.grade is not registered: {_error}", stacklevel=2)
         del warnings, _error
+
+# Reward functions for RL trainers (no extra dependency), in their own namespace:
+# gradeframe.rewards.accuracy_reward, compute_score, answer_contains_reward.
+from gradeframe import rewards  # noqa: E402, F401
 
 # The namespace is the public API and the submodules: not the names used to build it.
 del sys

@@ -221,8 +221,38 @@ def _sum(expr: pl.Expr | None, name: str) -> pl.Expr:
     return pl.lit(0, pl.Int64).alias(name) if expr is None else expr.sum().alias(name)
 
 
+def _no_nulls(frame: pl.DataFrame | None, schema: Schema, name: str) -> bool:
+    """Return whether a column of an eager frame is known to hold no null (nor NaN).
+
+    A Series keeps its null count, so this reads no row: the counts of unknowns are then 0
+    without a pass over the rows. A float column may hold NaN (read as null): never known.
+    """
+    return (
+        frame is not None
+        and name in schema
+        and schema[name].is_integer()
+        and frame.get_column(name).null_count() == 0
+    )
+
+
+def _count_nulls(exprs: Sequence[tuple[pl.Expr | None, bool]], name: str) -> pl.Expr:
+    """Count the rows where any of the columns is null (``(expr, known to hold no null)``)."""
+    if any(expr is None for expr, _ in exprs):
+        return pl.len().cast(pl.Int64).alias(name)
+    maybe = [expr for expr, no_nulls in exprs if not no_nulls]
+    if not maybe:
+        return pl.lit(0, pl.Int64).alias(name)
+    if len(maybe) == 1:
+        return maybe[0].null_count().cast(pl.Int64).alias(name)
+    # Counting nulls costs a group-by several times what a sum does: one count serves all.
+    any_null = maybe[0]
+    for expr in maybe[1:]:
+        any_null = any_null + expr  # null wherever one of them is
+    return any_null.is_null().sum().cast(pl.Int64).alias(name)
+
+
 def grouped_counts(
-    frame: pl.LazyFrame,
+    frame: pl.DataFrame | pl.LazyFrame,
     keys: Sequence[str],
     aggregations: Sequence[pl.Expr],
     schema: Schema,
@@ -232,10 +262,14 @@ def grouped_counts(
 
     A cost is linear in the tokens, and a price depends on the model alone: so the rows are
     summed per group *and model* (and grader model) first, in the one group-by the report
-    makes, and the sums are priced afterwards, once per model instead of once per row; then
-    summed over the models. The counts of unknowns make the cost null wherever a sum left a
-    row out (a null count, a model without a price), so the sums need not know which rows.
+    makes, and the sums are priced afterwards, once per model instead of once per row, and
+    summed over the models in the same step. The counts of unknowns make the cost null
+    wherever a sum left a row out (a null count, a model without a price), so the sums need
+    not know which rows. On an eager frame, a count column without nulls (the Series knows)
+    needs no count of its unknowns.
     """
+    eager = frame if isinstance(frame, pl.DataFrame) else None
+    frame = frame.lazy()
     tokens_in, tokens_out = _number(schema, INPUT), _number(schema, OUTPUT)
     cache_read, reasoning = _number(schema, CACHE_READ), _number(schema, REASONING)
     grader_in, grader_out = _number(schema, GRADER_INPUT), _number(schema, GRADER_OUTPUT)
@@ -251,14 +285,14 @@ def grouped_counts(
     if priced and graded and GRADER_MODEL in schema and GRADER_MODEL not in keys:
         extra.append(GRADER_MODEL)
 
+    def known(name: str) -> bool:
+        return _no_nulls(eager, schema, name)
+
     sums = [*aggregations]
-    # Counting nulls costs a group-by several times what a sum does: one count serves all.
     sums += [_sum(tokens_in, INPUT), _sum(tokens_out, OUTPUT)]
-    if tokens_in is None or tokens_out is None:
-        sums.append(pl.len().cast(pl.Int64).alias("tokens_unknown"))
-    else:
-        unknown = (tokens_in + tokens_out).is_null().sum()
-        sums.append(unknown.cast(pl.Int64).alias("tokens_unknown"))
+    sums.append(
+        _count_nulls([(tokens_in, known(INPUT)), (tokens_out, known(OUTPUT))], "tokens_unknown")
+    )
     if priced:
         sums += [_sum(cache_read, "__cache_read"), _sum(reasoning, "__reasoning")]
     else:
@@ -271,22 +305,21 @@ def grouped_counts(
             raise pl.exceptions.ColumnNotFoundError(msg)
         sums += [
             row.sum().cast(pl.Float64).alias("cost_sum"),
-            row.is_null().sum().cast(pl.Int64).alias("cost_unknown"),
+            _count_nulls([(row, known(cost))], "cost_unknown"),
         ]
     if graded:
         # A row with a grader's tokens had a grader call; one with one count of two is unknown.
         missing = pl.lit(None, pl.Int64)
         g_in = missing if grader_in is None else grader_in
         g_out = missing if grader_out is None else grader_out
-        sums += [
-            _sum(grader_in, "__grader_in"),
-            _sum(grader_out, "__grader_out"),
-            (g_in.is_not_null() | g_out.is_not_null())
-            .sum()
-            .cast(pl.Int64)
-            .alias("__grader_called"),
-            (g_in.is_null() ^ g_out.is_null()).sum().cast(pl.Int64).alias("__grader_bad"),
-        ]
+        called = (g_in.is_not_null() | g_out.is_not_null()).sum().cast(pl.Int64)
+        bad = (g_in.is_null() ^ g_out.is_null()).sum().cast(pl.Int64)
+        if known(GRADER_INPUT) or known(GRADER_OUTPUT):  # every row has a grader's count
+            called = pl.len().cast(pl.Int64)
+        if known(GRADER_INPUT) and known(GRADER_OUTPUT):  # every row has both
+            bad = pl.lit(0, pl.Int64)
+        sums += [_sum(grader_in, "__grader_in"), _sum(grader_out, "__grader_out")]
+        sums += [called.alias("__grader_called"), bad.alias("__grader_bad")]
 
     group = [*keys, *extra]
     out = frame.group_by(group).agg(*sums) if group else frame.select(*sums)
@@ -332,13 +365,15 @@ def grouped_counts(
             .alias("grader_cost_sum"),
             unknown.alias("grader_cost_unknown"),
         ]
-    temporary = ["__cache_read", "__reasoning", "__grader_in", "__grader_out"]
-    temporary += ["__grader_called", "__grader_bad"]
-    out = out.with_columns(priced_columns).drop(*extra, *temporary, strict=False)
+    temporary = {"__cache_read", "__reasoning", "__grader_in", "__grader_out"}
+    temporary |= {"__grader_called", "__grader_bad"}
     if not extra:
-        return out
-    # Summed over the models (a small frame: a row per group and model).
-    summed = pl.all().exclude(*keys).sum() if keys else pl.all().sum()
+        return out.with_columns(priced_columns).drop(*temporary, strict=False)
+    # Priced and summed over the models in one step (a small frame: a row per group and model).
+    replaced = {expr.meta.output_name() for expr in priced_columns}
+    names = [expr.meta.output_name() for expr in sums]
+    kept = [n for n in names if n not in temporary and n not in replaced and n not in keys]
+    summed = [pl.col(n).sum() for n in kept] + [expr.sum() for expr in priced_columns]
     return out.group_by(list(keys)).agg(summed) if keys else out.select(summed)
 
 
@@ -387,25 +422,19 @@ def with_pareto(report: pl.LazyFrame) -> pl.LazyFrame:
     lower), nor does one with the same accuracy and a lower cost.
     """
     taking_part = pl.col("cost").is_not_null() & pl.col("accuracy").is_not_null()
-    # The best accuracy among the groups whose cost is strictly lower than each cost.
-    best_below = (
-        report.filter(taking_part)
-        .group_by("cost")
-        .agg(pl.col("accuracy").max().alias("__best"))
-        .sort("cost")
-        .select("cost", pl.col("__best").cum_max().shift(1).alias("__best_below"))
-    )
-    order = "__report_row"
-    return (
-        report.with_row_index(order)
-        .join(best_below, on="cost", how="left", maintain_order="left")
-        .sort(order)
-        .with_columns(
-            pl.when(taking_part)
-            .then(pl.col("__best_below").is_null() | (pl.col("accuracy") >= pl.col("__best_below")))
-            .alias("pareto")
-        )
-        .drop(order, "__best_below")
+    cost = pl.when(taking_part).then(pl.col("cost"))
+    # The best accuracy so far, in order of cost (the groups not taking part last: their null
+    # cost sorts after every cost, and their accuracy is left out).
+    best_so_far = pl.when(taking_part).then(pl.col("accuracy")).sort_by(cost, nulls_last=True)
+    best_so_far = best_so_far.cum_max()
+    # A group's first place among equal costs, from 0: the groups before it cost strictly less.
+    first = cost.rank("min").cast(pl.Int64) - 1
+    best_below = pl.when(first > 0).then(best_so_far.gather(first - 1))
+    # One step over the report's rows, in their order: no join, no sort of the report.
+    return report.with_columns(
+        pl.when(taking_part)
+        .then(best_below.is_null() | (pl.col("accuracy") >= best_below))
+        .alias("pareto")
     )
 
 

@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
 import polars as pl
@@ -130,6 +130,24 @@ def is_pandas(frame: Any) -> bool:
     import pandas as pd
 
     return isinstance(frame, pd.DataFrame)
+
+
+def on_pandas(frame: Any, columns: Mapping[str, Any], run: Callable[[pl.DataFrame], Any]) -> Any:
+    """Run a summary on a pandas frame, converted once at the edge each way.
+
+    The columns ``columns`` names (with their roles, see :func:`gradeframe._frames.to_polars`)
+    go to Polars through Arrow once; ``run`` computes the summary on them with Polars alone;
+    a Polars DataFrame it returns comes back as a new pandas frame once (a default index, as
+    every summary table has). Anything else it returns (a chart) is returned as it is.
+    """
+    from gradeframe import _frames
+
+    result = run(_frames.to_polars(frame, columns))
+    if isinstance(result, pl.LazyFrame):
+        result = result.collect()
+    if isinstance(result, pl.DataFrame):
+        return _frames.to_pandas_frame(result)
+    return result
 
 
 def check_frame(frame: Any, function: str) -> None:

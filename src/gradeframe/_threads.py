@@ -6,13 +6,16 @@ callbacks on the threads of its own pool, and a callback that waits there for th
 for that pool can deadlock against a second such query: eight threads grading at once hung for
 ever (0 % CPU) in every run, the re-entrant-callback deadlock of pola-rs/polars#27600. Each
 grading call alone is safe, so the ``.grade`` methods of frames and Series (Polars, pandas, and
-so Dask's partitions) and the module-level frame functions run under one process-wide lock:
+so Dask's partitions) and the module-level frame functions (decorated with
+:func:`one_at_a_time` where they are defined, so every import path gets the same function) run
+under one process-wide lock:
 concurrent calls take turns, each still using all of Polars' threads (on a loaded pool, taking
 turns costs little: Polars already runs one call on every core).
 
 The lock is re-entrant (a method that calls another takes it once) and is never taken inside a
 callback: the expression form (``gradeframe.answer_contains(...)`` in the user's own
-``select``) and lazy plans collected by the user are not covered (docs/how-it-works.md).
+``select``, built when the data arrives by :mod:`gradeframe._deferred`, which never calls a
+frame function) and lazy plans collected by the user are not covered (docs/how-it-works.md).
 A child made by ``fork`` gets a fresh lock, since a thread of the parent may hold it.
 """
 

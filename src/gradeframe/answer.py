@@ -10,7 +10,7 @@ whole-number rules with whole-word ones (see :mod:`gradeframe.fold`).
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, TypeAlias
 
@@ -37,34 +37,31 @@ from gradeframe._containment import LONG_PATTERN as LONG_PATTERN
 from gradeframe._containment import contains_literal as contains_literal
 from gradeframe._containment import find_literal as find_literal
 from gradeframe._containment import occurs_but_rejected as occurs_but_rejected
+from gradeframe._deferred import broadcast, deferred
 from gradeframe._inputs import (
     IntoExpr,
     Schema,
-    check_column,
     check_output_names,
     check_prefix,
-    dtype_error,
     frame_schema,
     to_expr,
 )
+from gradeframe._judges import NotFound, Refusal, judges
 from gradeframe._record import BY_NAME as BY_NAME
 from gradeframe._record import Reader as Reader
 from gradeframe._record import resolve_record, warn_unread_statuses
 from gradeframe._refs import JSON_LIST_RE as JSON_LIST_RE
 from gradeframe._refs import json_list_refs, resolve_refs
 from gradeframe._refs import number_text as number_text
+from gradeframe._threads import one_at_a_time
 from gradeframe.fold import fold
 from gradeframe.not_found import (
     DEFAULT_NOT_FOUND_PHRASES,
     is_not_found,
-    not_found_in_folded,
-    phrase_pattern,
 )
 from gradeframe.refusal import (
     DEFAULT_REFUSAL_PHRASES,
     is_refusal,
-    refusal_in_folded,
-    refusal_pattern,
 )
 
 __all__ = [
@@ -78,11 +75,11 @@ __all__ = [
     "with_answer_contains",
 ]
 
-NotFound: TypeAlias = str | pl.Expr | Sequence[str] | None
-#: ``refusal=``: None (the trace and status only), True (the default detector), a Boolean column
-#: name or expression, or a list of regex phrases.
-Refusal: TypeAlias = bool | str | pl.Expr | Sequence[str] | None
 Frame: TypeAlias = pl.DataFrame | pl.LazyFrame
+
+#: The struct column the stages are kept in while a frame is graded.
+_STATE: Final = "__gradeframe_answer_contains__"
+
 
 #: The columns answer_contains adds, before ``prefix``.
 OUTPUT_COLUMNS: Final = ("correct", "failure_kind", "outcome")
@@ -96,62 +93,6 @@ def output_columns(*, explain: bool = False) -> tuple[str, ...]:
 # --------------------------------------------------------------------------------------------
 # answer_contains
 # --------------------------------------------------------------------------------------------
-
-
-def _resolve_not_found(not_found: NotFound, outcome: pl.Expr, schema: Schema | None) -> pl.Expr:
-    if not_found is None:
-        return not_found_in_folded(outcome, phrase_pattern(None))
-    if isinstance(not_found, str):
-        if schema is not None:
-            check_column(schema, not_found, "not_found")
-            dtype = schema[not_found]
-            if dtype not in (pl.Boolean, pl.Null):
-                raise dtype_error(
-                    "not_found",
-                    not_found,
-                    dtype,
-                    "a Boolean column (or pass a list of phrases: not_found=['...'])",
-                )
-        return pl.col(not_found)
-    if isinstance(not_found, pl.Expr):
-        return not_found
-    if isinstance(not_found, Sequence):
-        return not_found_in_folded(outcome, phrase_pattern(not_found))
-    msg = (
-        "`not_found` must be a Boolean column name, a polars expression, or a list of regex "
-        f"phrases; got {type(not_found).__name__}: {not_found!r}"
-    )
-    raise TypeError(msg)
-
-
-def _resolve_refusal(refusal: Refusal, outcome: pl.Expr, schema: Schema | None) -> pl.Expr | None:
-    """Return the text refusal detected (Boolean), or None where ``refusal`` adds none."""
-    if refusal is None or refusal is False:
-        return None
-    if refusal is True:
-        return refusal_in_folded(outcome, refusal_pattern(None))
-    if isinstance(refusal, str):
-        if schema is not None:
-            check_column(schema, refusal, "refusal")
-            dtype = schema[refusal]
-            if dtype not in (pl.Boolean, pl.Null):
-                raise dtype_error(
-                    "refusal",
-                    refusal,
-                    dtype,
-                    "a Boolean column (or pass refusal=True for the default detector, or a list "
-                    "of phrases: refusal=['...'])",
-                )
-        return pl.col(refusal)
-    if isinstance(refusal, pl.Expr):
-        return refusal
-    if isinstance(refusal, Sequence):
-        return refusal_in_folded(outcome, refusal_pattern(refusal))
-    msg = (
-        "`refusal` must be None, True, a Boolean column name, a polars expression, or a list "
-        f"of regex phrases; got {type(refusal).__name__}: {refusal!r}"
-    )
-    raise TypeError(msg)
 
 
 def answer_contains(
@@ -260,6 +201,9 @@ def answer_contains(
         return _deferred(
             answer, refs, prefix=prefix, explain=explain, whole_words=whole_words, **given
         )
+    # Scalars (pl.lit) are repeated to the frame's height, as in the matchers.
+    answer, refs = (broadcast(v) if isinstance(v, pl.Expr) else v for v in (answer, refs))
+    given = {k: broadcast(v) if isinstance(v, pl.Expr) else v for k, v in given.items()}
     plan = _plan(
         answer,
         refs,
@@ -284,38 +228,31 @@ def _deferred(
 ) -> pl.Expr:
     """Grade when the data arrives, knowing its dtypes (the expression form without a schema).
 
-    One call over whole columns, not rows: the inputs become a frame and the frame method runs
-    on it, so struct output records and numeric acceptable answers are read as on a frame.
+    The matchers' mechanism (:mod:`gradeframe._deferred`): the plan built from the batch's
+    schema runs stage by stage (:func:`_stages`; never the frame function, which takes the
+    grading lock), so struct records and numeric acceptable answers are read as on a frame.
     """
     check_prefix(prefix)
     arguments = {"answer": answer, "refs": refs, **flat}
     for option in ("not_found", "refusal"):
         if not isinstance(flat.get(option), str | pl.Expr):
             arguments.pop(option, None)  # phrases, True or None: not a column
-    columns: dict[str, pl.Expr] = {}
+    inputs: dict[str, pl.Expr] = {}
     names: dict[str, str] = {}
     for argument, value in arguments.items():
         if value is None:
             continue
-        expr = to_expr(value, argument)
         name = value if isinstance(value, str) else f"__gradeframe_{argument}__"
-        columns[name] = expr.alias(name)
+        inputs[name] = to_expr(value, argument)
         names[argument] = name
-    order = list(columns)
+    options = {**flat, **names, "prefix": prefix, "explain": explain, "whole_words": whole_words}
 
-    def run(series: Sequence[pl.Series]) -> pl.Series:
-        # Named by position: in group_by().agg() and over() Polars hands the batches over
-        # without their names (as column_0, column_1, ...).
-        frame = pl.DataFrame([s.alias(name) for s, name in zip(series, order, strict=True)])
-        graded = with_answer_contains(
-            frame,
-            **{**flat, **names, "prefix": prefix, "explain": explain, "whole_words": whole_words},  # type: ignore[arg-type]
-        )
-        return graded.select(
-            pl.struct(prefix + name for name in output_columns(explain=explain)).alias(
-                prefix + "answer_contains"
-            )
-        ).to_series()
+    def grade(frame: pl.DataFrame) -> pl.Series:
+        # The plan built from the batch's schema, run stage by stage as on a DataFrame.
+        plan = _plan(**options, schema=frame.schema)  # type: ignore[arg-type]
+        warn_unread_statuses(frame.lazy(), plan.status)  # as the frame function does
+        result = pl.col(_STATE).struct.field("__result").alias(prefix + "answer_contains")
+        return _stages(frame.lazy(), plan).select(result).collect().to_series()
 
     dtype = pl.Struct(
         {
@@ -323,9 +260,7 @@ def _deferred(
             for name in output_columns(explain=explain)
         }
     )
-    return pl.map_batches(
-        [columns[n] for n in order], run, return_dtype=dtype, is_elementwise=True
-    ).alias(prefix + "answer_contains")
+    return deferred(inputs, grade, return_dtype=dtype, name=prefix + "answer_contains")
 
 
 @dataclass(frozen=True)
@@ -392,26 +327,7 @@ def _plan(
         schema,
     )
     ref_expr, listed, json_text = resolve_refs(refs, schema)
-    if isinstance(not_found, str | pl.Expr):
-        judge = {"judged": _resolve_not_found(not_found, pl.field("outcome"), schema)}
-        reports_not_found = pl.field("judged").fill_null(value=False)
-    else:
-        # The detector runs only where no acceptable answer was found (elsewhere on "").
-        unfound = pl.when(pl.field("found")).then(pl.lit("")).otherwise(pl.field("outcome"))
-        reports_not_found = _resolve_not_found(not_found, unfound, schema).fill_null(value=False)
-        judge = {}
-    # The refusal in words: a column or expression the user gives is read with the inputs; the
-    # detector runs only where no acceptable answer was found (a right answer stays right).
-    verdict_first = {"not_found": reports_not_found}
-    if isinstance(refusal, str | pl.Expr):
-        judge["refusal_judged"] = _resolve_refusal(refusal, pl.field("outcome"), schema)
-        verdict_first["text_refusal"] = pl.field("refusal_judged").fill_null(value=False)
-    else:
-        unfound = pl.when(pl.field("found")).then(pl.lit("")).otherwise(pl.field("outcome"))
-        detected = _resolve_refusal(refusal, unfound, schema)
-        if detected is not None:
-            verdict_first["text_refusal"] = detected.fill_null(value=False)
-
+    judge, verdict_first = judges(not_found, refusal, schema)
     status_field = pl.field("status")
     error = status_field.is_in(kinds.ERROR_STATUSES).fill_null(value=False)
     refused = pl.field("trace_refusal") | status_field.is_in(kinds.REFUSAL_STATUSES).fill_null(
@@ -478,6 +394,7 @@ def _plan(
     )
 
 
+@one_at_a_time
 def with_answer_contains(
     frame: Frame,
     answer: IntoExpr = "answer",
@@ -537,7 +454,7 @@ def with_answer_contains(
     # Status values no vocabulary reads are named in one warning, now: one query over the
     # status alone (a LazyFrame's too, as for the longest list of acceptable answers below).
     warn_unread_statuses(staged.lazy(), plan.status)
-    state = "__gradeframe_answer_contains__"
+    state = _STATE
     if isinstance(staged, pl.LazyFrame):
         width = _list_width(staged, plan) if plan.listed else 0
         if width <= MAX_UNROLLED_REFS:
@@ -551,11 +468,21 @@ def with_answer_contains(
                 .drop(state, *temporary)
             )
 
-    # A DataFrame is graded stage by stage, each stage kept as a column: a stage that is not
-    # elementwise (the distinct acceptable answers, the explode of a list) would otherwise make
-    # Polars evaluate the whole struct before it again. Run lazily, collected once: fewer passes
-    # over the data, and faster than stage by stage eagerly.
-    lazy = staged.lazy()
+    lazy = (
+        _stages(staged.lazy(), plan)
+        .with_columns(pl.col(state).struct.field("__result").struct.unnest())
+        .drop(state, *temporary)
+    )
+    return lazy.collect() if isinstance(staged, pl.DataFrame) else lazy
+
+
+def _stages(lazy: pl.LazyFrame, plan: _Plan) -> pl.LazyFrame:
+    """Add the plan's stages one at a time to the struct column ``_STATE`` (``__result``: out).
+
+    Each stage kept as a column: a stage that is not elementwise (the distinct acceptable
+    answers, the explode of a list) would otherwise make Polars evaluate the struct again.
+    """
+    explain, whole_words, state = plan.explain, plan.whole_words, _STATE
 
     def stage(frame: pl.LazyFrame, fields: dict[str, pl.Expr]) -> pl.LazyFrame:
         return frame.with_columns(pl.col(state).struct.with_fields(**fields))
@@ -573,12 +500,7 @@ def with_answer_contains(
             lazy = lazy.with_columns(matched)
     for fields in plan.verdict:
         lazy = stage(lazy, fields)
-    lazy = (
-        lazy.with_columns(pl.col(state).struct.with_fields(__result=plan.result))
-        .with_columns(pl.col(state).struct.field("__result").struct.unnest())
-        .drop(state, *temporary)
-    )
-    return lazy.collect() if isinstance(staged, pl.DataFrame) else lazy
+    return lazy.with_columns(pl.col(state).struct.with_fields(__result=plan.result))
 
 
 #: On a LazyFrame, lists of up to this many acceptable answers are matched row by row, so that

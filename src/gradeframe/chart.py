@@ -17,7 +17,8 @@ from gradeframe import compare as compare_rules
 from gradeframe import kinds
 from gradeframe import report as report_rules
 from gradeframe import samples as sample_rules
-from gradeframe._summary_inputs import is_pandas
+from gradeframe._summary_inputs import is_pandas, on_pandas, pandas_report_columns
+from gradeframe._threads import one_at_a_time
 from gradeframe.report import By
 from gradeframe.samples import Groups, On
 
@@ -42,11 +43,10 @@ def _altair() -> Any:
 def _collected(table: Any) -> pl.DataFrame:
     if isinstance(table, pl.LazyFrame):
         return table.collect()
-    if is_pandas(table):
-        return pl.from_pandas(table)
     return table
 
 
+@one_at_a_time
 def chart(
     frame: Any,
     by: By = None,
@@ -87,6 +87,10 @@ def chart(
     >>> [layer["mark"]["type"] for layer in c.to_dict()["hconcat"][1]["layer"]]
     ['rule', 'point']
     """
+    if is_pandas(frame):  # converted once (a chart is not converted back)
+        columns = pandas_report_columns(frame, by, correct, failure_kind, prefix, None, None)
+        options = {"correct": correct, "failure_kind": failure_kind, "prefix": prefix}
+        return on_pandas(frame, columns, lambda polars: chart(polars, by, title=title, **options))
     alt = _altair()
     table = _collected(
         report_rules.report(frame, by, correct=correct, failure_kind=failure_kind, prefix=prefix)
@@ -139,6 +143,15 @@ def chart(
         )
         .properties(title="Failures by kind", width=320)
     )
+    accuracy = _accuracy_panel(alt, table, y)
+    out = alt.hconcat(bars, accuracy)
+    if title is not None:
+        out = out.properties(title=title)
+    return out
+
+
+def _accuracy_panel(alt: Any, table: pl.DataFrame, y: Any) -> Any:
+    """Accuracy per group as a point with its 95 % Wilson interval (the chart's right panel)."""
     graded = ["n_graded"] if "n_graded" in table.columns else []
     points = table.select(
         "group", "n", *graded, "n_correct", "accuracy", "ci_low", "ci_high"
@@ -161,13 +174,10 @@ def chart(
             "ci_high:Q",
         ],
     )
-    accuracy = alt.layer(interval, dots).properties(title="Accuracy", width=240)
-    out = alt.hconcat(bars, accuracy)
-    if title is not None:
-        out = out.properties(title=title)
-    return out
+    return alt.layer(interval, dots).properties(title="Accuracy", width=240)
 
 
+@one_at_a_time
 def compare_chart(
     frame: Any,
     by: str = "model",
@@ -206,6 +216,10 @@ def compare_chart(
     >>> [layer["mark"]["type"] for layer in c.to_dict()["layer"]]
     ['rule', 'rule', 'point']
     """
+    if is_pandas(frame):  # converted once (a chart is not converted back)
+        columns, _, items = sample_rules.pandas_columns(frame, by, on, correct, None)
+        options = {"correct": correct, "baseline": baseline, "title": title}
+        return on_pandas(frame, columns, lambda polars: compare_chart(polars, by, items, **options))
     alt = _altair()
     table = _collected(compare_rules.compare(frame, by, on, correct=correct, baseline=baseline))
     label = pl.concat_str(
@@ -256,11 +270,8 @@ def compare_chart(
 
 def _default_ks(frame: Any, by: Groups, on: On, correct: str) -> list[int]:
     """1, 2, 4, ... up to the fewest samples any item has (and that number itself)."""
-    polars_frame = frame
-    if is_pandas(frame):
-        polars_frame, by, on = sample_rules.samples_on_pandas(frame, by, on, correct, None)
     _, _, counts, _ = sample_rules.prepare(
-        polars_frame, "pass_at_k_chart", by, on, correct, None, sample_rules.PASS_AT_K_COLUMNS
+        frame, "pass_at_k_chart", by, on, correct, None, sample_rules.PASS_AT_K_COLUMNS
     )
     fewest = counts.select(pl.col("__gf_n").min()).collect().item()
     if fewest is None:
@@ -269,6 +280,7 @@ def _default_ks(frame: Any, by: Groups, on: On, correct: str) -> list[int]:
     return sorted({*ks, fewest})
 
 
+@one_at_a_time
 def pass_at_k_chart(
     frame: Any,
     k: int | Sequence[int] | None = None,
@@ -316,6 +328,10 @@ def pass_at_k_chart(
     >>> [layer["mark"]["type"] for layer in c.to_dict()["layer"]]
     ['rule', 'line', 'point']
     """
+    if is_pandas(frame):  # converted once (a chart is not converted back)
+        columns, groups, items = sample_rules.pandas_columns(frame, by, on, correct, None)
+        options = {"by": groups, "on": items, "correct": correct, "title": title}
+        return on_pandas(frame, columns, lambda polars: pass_at_k_chart(polars, k, **options))
     alt = _altair()
     if k is None:
         k = _default_ks(frame, by, on, correct)

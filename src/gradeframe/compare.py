@@ -27,6 +27,7 @@ from gradeframe._summary_inputs import (
     is_pandas,
     same_kind,
 )
+from gradeframe._threads import one_at_a_time
 from gradeframe.stats import (
     Z_95,
     Adjustment,
@@ -204,6 +205,7 @@ def _on_columns(on: str | Sequence[str], schema: Schema) -> list[str]:
     return names
 
 
+@one_at_a_time
 def compare(
     frame: Any,
     by: str | Sequence[str] = "model",
@@ -406,6 +408,7 @@ def _verdict(name: Any, argument: str, schema: Schema) -> pl.Expr:
     return pl.col(name).cast(pl.Boolean)
 
 
+@one_at_a_time
 def agreement(
     frame: Any,
     a: str,

@@ -26,6 +26,7 @@ from gradeframe._summary_inputs import (
     is_pandas,
     kind_expr,
 )
+from gradeframe._threads import one_at_a_time
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -112,6 +113,7 @@ def _compared_columns(
     return shown
 
 
+@one_at_a_time
 def failures(
     frame: Any,
     *,

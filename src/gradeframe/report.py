@@ -39,10 +39,12 @@ from gradeframe._summary_inputs import (
     default_name,
     is_pandas,
     kind_expr,
+    on_pandas,
     pandas_report_columns,
     same_kind,
     score_expr,
 )
+from gradeframe._threads import one_at_a_time
 from gradeframe.stats import (
     Z_95,
     clustered_standard_error,
@@ -81,6 +83,7 @@ SCORE_COUNT_COLUMNS: Final = ("score_n", "score_sum", "score_sumsq")
 # --------------------------------------------------------------------------------------------
 
 
+@one_at_a_time
 def report_counts(
     frame: Any,
     by: By = None,
@@ -152,24 +155,10 @@ def report_counts(
     │ b     ┆ 2   ┆ 1         ┆ 1       ┆ 0     │
     └───────┴─────┴───────────┴─────────┴───────┘
     """
-    if is_pandas(frame):
-        from gradeframe import _frames
-
-        check_prefix(prefix)
-        columns = pandas_report_columns(frame, by, correct, failure_kind, prefix, cluster, score)
-        polars_frame, prices = _cost.pandas_input(frame, columns, cost)
-        result = report_counts(
-            polars_frame,
-            by,
-            correct=correct,
-            failure_kind=failure_kind,
-            prefix=prefix,
-            cluster=cluster,
-            score=score,
-            carried_kinds=carried_kinds,
-            cost=prices,
-        )
-        return _frames.to_pandas_frame(result)
+    if is_pandas(frame):  # converted once each way (the rest below is Polars)
+        options = {"correct": correct, "failure_kind": failure_kind, "prefix": prefix}
+        options |= {"cluster": cluster, "score": score, "carried_kinds": carried_kinds}
+        return _on_pandas(report_counts, frame, by, options | {"cost": cost})
     check_frame(frame, "report_counts")
     check_prefix(prefix)
     schema = frame_schema(frame)
@@ -229,7 +218,7 @@ def report_counts(
         raise ValueError(msg)
     lazy = frame.lazy()
     if prices is not None:
-        out = _cost.grouped_counts(lazy, keys, aggregations, schema, prices)
+        out = _cost.grouped_counts(frame, keys, aggregations, schema, prices)
         out = out.sort(keys, nulls_last=True) if keys else out
     elif keys:
         out = lazy.group_by(keys).agg(*aggregations).sort(keys, nulls_last=True)
@@ -250,6 +239,7 @@ def _kind_columns(columns: Sequence[str], keys: Sequence[str]) -> list[str]:
     return [k for k in kinds.KINDS if k in other] + grader + rest
 
 
+@one_at_a_time
 def report_from_counts(
     counts: Any,
     by: By = None,
@@ -304,12 +294,10 @@ def report_from_counts(
     │ b     ┆ 10  ┆ 4         ┆ 0.4      ┆ 0.168  ┆ 0.687   │
     └───────┴─────┴───────────┴──────────┴────────┴─────────┘
     """
-    if is_pandas(counts):
-        from gradeframe import _frames
-
-        polars_counts = _frames.to_polars(counts, dict.fromkeys(str(c) for c in counts.columns))
-        result = report_from_counts(polars_counts, by, cluster=cluster, score=score)
-        return _frames.to_pandas_frame(result)
+    if is_pandas(counts):  # converted once each way (the rest below is Polars)
+        columns = dict.fromkeys(str(c) for c in counts.columns)
+        options = {"cluster": cluster, "score": score}
+        return on_pandas(counts, columns, lambda polars: report_from_counts(polars, by, **options))
     check_frame(counts, "report_from_counts")
     schema = frame_schema(counts)
     group = by_columns(by, schema)
@@ -405,6 +393,7 @@ def report_from_counts(
 # --------------------------------------------------------------------------------------------
 
 
+@one_at_a_time
 def report(
     frame: Any,
     by: By = None,
@@ -561,15 +550,10 @@ def report(
     │ c     ┆ 1.0      ┆ null    ┆ null             ┆ null   ┆ 1            │
     └───────┴──────────┴─────────┴──────────────────┴────────┴──────────────┘
     """
-    options = {"correct": correct, "failure_kind": failure_kind, "prefix": prefix}
-    options |= {"cluster": cluster, "score": score, "carried_kinds": carried_kinds}
-    if is_pandas(frame) and cost is not None:  # one conversion for the counts and percentiles
-        from gradeframe import _frames
-
-        check_prefix(prefix)
-        columns = pandas_report_columns(frame, by, correct, failure_kind, prefix, cluster, score)
-        polars_frame, prices = _cost.pandas_input(frame, columns, cost)
-        return _frames.to_pandas_frame(report(polars_frame, by, **options, cost=prices))
+    if is_pandas(frame):  # converted once each way (the rest below is Polars)
+        options = {"correct": correct, "failure_kind": failure_kind, "prefix": prefix}
+        options |= {"cluster": cluster, "score": score, "carried_kinds": carried_kinds}
+        return _on_pandas(report, frame, by, options | {"cost": cost})
     counts = report_counts(
         frame,
         by,
@@ -586,6 +570,19 @@ def report(
         return out
     # The latency percentiles are not additive: computed from the rows, joined on the groups.
     return same_kind(_cost.with_percentiles(out, frame, by_columns(by, schema), schema), frame)
+
+
+def _on_pandas(summary: Any, frame: Any, by: By, options: dict[str, Any]) -> Any:
+    """Run report or report_counts on a pandas frame, converted once each way (cost columns too)."""
+    check_prefix(options["prefix"])
+    names = ("correct", "failure_kind", "prefix", "cluster", "score")
+    columns = pandas_report_columns(frame, by, *(options[name] for name in names))
+    prices = _cost.check_cost(options["cost"])
+    if prices is not None:
+        present = [str(c) for c in frame.columns]
+        columns = columns | dict.fromkeys(_cost.input_columns(present, prices))
+    options = options | {"cost": prices}
+    return on_pandas(frame, columns, lambda polars: summary(polars, by, **options))
 
 
 def __getattr__(name: str) -> Any:

@@ -26,6 +26,7 @@ from gradeframe._inputs import (
     struct_fields,
     to_expr,
 )
+from gradeframe._threads import one_at_a_time
 from gradeframe.stats import mean_interval
 
 __all__ = ["RUBRIC_COLUMNS", "rubric_report", "with_rubric"]
@@ -119,6 +120,7 @@ def rubric_expressions(criteria: IntoExpr, met: IntoExpr, kind: str) -> dict[str
     }
 
 
+@one_at_a_time
 def with_rubric(
     frame: FrameT, criteria: str = "rubric", met: str = "met", *, prefix: str = ""
 ) -> FrameT:
@@ -222,6 +224,7 @@ def _tag_scores(frame: pl.DataFrame, by: list[str], criteria: str, met: str) -> 
     )
 
 
+@one_at_a_time
 def rubric_report(
     df: Any,
     by: str | Sequence[str] | None = None,

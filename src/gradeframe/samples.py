@@ -52,8 +52,10 @@ from gradeframe._summary_inputs import (
     column_name,
     correct_expr,
     is_pandas,
+    on_pandas,
     same_kind,
 )
+from gradeframe._threads import one_at_a_time
 from gradeframe.fold import fold
 from gradeframe.stats import Z_95, normal_interval, pass_all_k_estimate, pass_at_k_estimate
 
@@ -489,16 +491,6 @@ def pandas_columns(
     return _frames.needed_columns(frame, arguments), groups, items
 
 
-def samples_on_pandas(
-    frame: Any, by: Groups, on: On, correct: str, answer: IntoExpr | None
-) -> tuple[pl.DataFrame, list[str], list[str]]:
-    """Convert the columns a call needs from a pandas frame; ``by`` and ``on`` resolved."""
-    from gradeframe import _frames
-
-    columns, groups, items = pandas_columns(frame, by, on, correct, answer)
-    return _frames.to_polars(frame, columns), groups, items
-
-
 def prepare(
     frame: Any,
     function: str,
@@ -521,6 +513,7 @@ def prepare(
     return groups, items, counts, votes
 
 
+@one_at_a_time
 def pass_at_k(
     frame: Any,
     k: int | Sequence[int] = 1,
@@ -601,16 +594,18 @@ def pass_at_k(
     └───────┴─────┴─────────┴───────────┴────────┴─────────┴────────────┴─────────────┘
     """
     ks = check_ks(k)
-    if is_pandas(frame):
-        from gradeframe import _frames
-
-        polars_frame, groups, items = samples_on_pandas(frame, by, on, correct, None)
-        result = pass_at_k(polars_frame, ks, by=groups, on=items, correct=correct)
-        return _frames.to_pandas_frame(result)
+    if is_pandas(frame):  # converted once each way (the rest below is Polars)
+        columns, groups, items = pandas_columns(frame, by, on, correct, None)
+        return on_pandas(
+            frame,
+            columns,
+            lambda polars: pass_at_k(polars, ks, by=groups, on=items, correct=correct),
+        )
     groups, _, counts, _ = prepare(frame, "pass_at_k", by, on, correct, None, PASS_AT_K_COLUMNS)
     return same_kind(pass_at_k_from_counts(counts, groups, ks), frame)
 
 
+@one_at_a_time
 def consistency(
     frame: Any,
     *,
@@ -691,21 +686,18 @@ def consistency(
     q2's samples say "7", which is wrong; q3's two answers tie.
     """
     outputs = CONSISTENCY_OUTPUTS
-    if is_pandas(frame):
-        from gradeframe import _frames
-
+    if is_pandas(frame):  # converted once each way (the rest below is Polars)
         vote = resolve_vote(vote, [str(c) for c in frame.columns])
-        polars_frame, groups, items = samples_on_pandas(frame, by, on, correct, answer)
-        result = consistency(
-            polars_frame, by=groups, on=items, correct=correct, answer=answer, vote=vote
-        )
-        return _frames.to_pandas_frame(result)
+        columns, groups, items = pandas_columns(frame, by, on, correct, answer)
+        options = {"by": groups, "on": items, "correct": correct, "answer": answer, "vote": vote}
+        return on_pandas(frame, columns, lambda polars: consistency(polars, **options))
     groups, items, counts, votes = prepare(
         frame, "consistency", by, on, correct, answer, outputs, vote
     )
     return same_kind(consistency_from_counts(counts, votes, groups, items), frame)
 
 
+@one_at_a_time
 def flaky(
     frame: Any,
     *,
@@ -769,12 +761,10 @@ def flaky(
     └─────────────┴─────┴───────────┴──────────┴─────────────────────────────────┘
     """
     outputs = FLAKY_OUTPUTS
-    if is_pandas(frame):
-        from gradeframe import _frames
-
+    if is_pandas(frame):  # converted once each way (the rest below is Polars)
         vote = resolve_vote(vote, [str(c) for c in frame.columns])
-        polars_frame, groups, items = samples_on_pandas(frame, by, on, correct, answer)
-        result = flaky(polars_frame, by=groups, on=items, correct=correct, answer=answer, vote=vote)
-        return _frames.to_pandas_frame(result)
+        columns, groups, items = pandas_columns(frame, by, on, correct, answer)
+        options = {"by": groups, "on": items, "correct": correct, "answer": answer, "vote": vote}
+        return on_pandas(frame, columns, lambda polars: flaky(polars, **options))
     groups, items, counts, votes = prepare(frame, "flaky", by, on, correct, answer, outputs, vote)
     return same_kind(flaky_from_counts(counts, votes, groups, items), frame)

@@ -4,7 +4,8 @@ Nothing here scores anything. Each function runs Spark's ``mapInArrow``: the Arr
 partition are regrouped into tables of about :data:`ROWS_PER_CALL` rows (gradeframe has a fixed
 cost of some milliseconds per call, and Spark's batches hold 10,000 rows), each table becomes a
 Polars frame, and the Polars ``.grade`` namespace grades it, with the same expressions as
-everywhere else. No pandas is involved.
+everywhere else. No pandas is involved. The work per table is :mod:`gradeframe._arrow`'s, which
+``gradeframe.ray`` runs too (one kernel for both engines).
 
 - Grading functions (:func:`answer_contains` and the matchers) return a Spark DataFrame: the
   input columns and the added ones. The output schema comes from grading an empty frame of the
@@ -23,19 +24,17 @@ everywhere else. No pandas is involved.
 from __future__ import annotations
 
 import functools
-import io
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 import pyarrow as pa
 
+from gradeframe import _arrow
 from gradeframe import samples as sample_rules
+from gradeframe._arrow import regrouped, summed_sample_counts
 from gradeframe._cost import check_cost
-from gradeframe._cost import input_columns as cost_columns
 from gradeframe._inputs import IntoExpr
-from gradeframe._summary_inputs import pandas_report_columns
-from gradeframe.report import report_counts, report_from_counts
 from gradeframe.samples import Groups, On
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -61,53 +60,13 @@ __all__ = [
 ]
 
 #: Rows graded per call inside a Spark task (Spark's Arrow batches are regrouped to this size).
-ROWS_PER_CALL = 100_000
+ROWS_PER_CALL = _arrow.ROWS_PER_CALL
 
 
 def _arrow_schema(sdf: SparkFrame) -> pa.Schema:
     from pyspark.sql.pandas.types import to_arrow_schema
 
     return to_arrow_schema(sdf.schema, prefers_large_types=False)
-
-
-def _empty(schema: pa.Schema) -> pl.DataFrame:
-    return pl.from_arrow(schema.empty_table())  # type: ignore[return-value]
-
-
-def regrouped(batches: Iterable[pa.RecordBatch], rows: int = ROWS_PER_CALL) -> Iterator[pa.Table]:
-    """Collect consecutive Arrow batches into tables of at least ``rows`` rows (the last: less).
-
-    Parameters
-    ----------
-    batches
-        Record batches, as Spark hands them to a ``mapInArrow`` function.
-    rows
-        The number of rows to collect before a table is yielded.
-
-    Yields
-    ------
-    pyarrow.Table
-        The batches' rows in their order; together they hold every row once.
-
-    Examples
-    --------
-    >>> import pyarrow as pa
-    >>> batches = [pa.record_batch({"x": list(range(n))}) for n in (3, 3, 3, 1)]
-    >>> [t.num_rows for t in regrouped(batches, rows=5)]
-    [6, 4]
-    """
-    buffer: list[pa.RecordBatch] = []
-    count = 0
-    for batch in batches:
-        if batch.num_rows == 0:
-            continue
-        buffer.append(batch)
-        count += batch.num_rows
-        if count >= rows:
-            yield pa.Table.from_batches(buffer)
-            buffer, count = [], 0
-    if buffer:
-        yield pa.Table.from_batches(buffer)
 
 
 # --------------------------------------------------------------------------------------------
@@ -124,12 +83,9 @@ def _grade_batches(
     schema: pa.Schema,
     rows: int,
 ) -> Iterator[pa.RecordBatch]:
-    import gradeframe  # noqa: F401  (registers .grade in the Spark worker)
-
     for table in regrouped(batches, rows):
-        frame: pl.DataFrame = pl.from_arrow(table, rechunk=False)  # type: ignore[assignment]
-        graded = getattr(frame.grade, method)(*args, **kwargs)
-        yield from graded.to_arrow().cast(schema).to_batches()
+        graded = _arrow.grade_table(table, method=method, args=args, kwargs=kwargs, schema=schema)
+        yield from graded.to_batches()
 
 
 def _grading(method: str) -> Callable[..., Any]:
@@ -139,7 +95,7 @@ def _grading(method: str) -> Callable[..., Any]:
         from pyspark.sql.pandas.types import from_arrow_schema, to_arrow_schema
 
         # The empty frame: checks every argument and gives the output schema.
-        meta = getattr(_empty(_arrow_schema(sdf)).grade, method)(*args, **kwargs)
+        meta = _arrow.graded_empty(_arrow_schema(sdf), method, args, kwargs)
         spark_schema = from_arrow_schema(meta.to_arrow().schema)
         arrow_schema = to_arrow_schema(spark_schema, prefers_large_types=False)
         grade = functools.partial(
@@ -189,17 +145,12 @@ tool_calls = _grading("tool_calls")
 # report
 # --------------------------------------------------------------------------------------------
 
-_COUNTS_SCHEMA = pa.schema([("counts", pa.binary())])
-
 
 def _count_batches(
     batches: Iterable[pa.RecordBatch], *, options: dict[str, Any], rows: int
 ) -> Iterator[pa.RecordBatch]:
     for table in regrouped(batches, rows):
-        frame: pl.DataFrame = pl.from_arrow(table, rechunk=False)  # type: ignore[assignment]
-        buffer = io.BytesIO()
-        report_counts(frame, **options).write_ipc(buffer)
-        yield pa.record_batch([pa.array([buffer.getvalue()], pa.binary())], _COUNTS_SCHEMA)
+        yield from _arrow.count_table(table, options=options).to_batches()
 
 
 def report(
@@ -222,9 +173,8 @@ def report(
 
     With ``cost``, the token sums, the cost and the counts of unknowns are sums too, so every
     cost column is the same as on the whole data but ``seconds_p50``/``seconds_p95``: a
-    percentile is not a sum of partitions' percentiles, and computing it exactly would bring
-    every row's ``seconds`` to the driver, so Spark's report leaves them out (Spark's own
-    ``percentile_approx`` gives an approximation per group).
+    percentile is not a sum of the pieces' percentiles, and computing it exactly would bring
+    every row's ``seconds`` to the driver, so this report leaves them out.
 
     Parameters
     ----------
@@ -240,8 +190,6 @@ def report(
     """
     from pyspark.sql.types import BinaryType, StructField, StructType
 
-    from gradeframe import _frames
-
     options: dict[str, Any] = {
         "by": by,
         "correct": correct,
@@ -252,32 +200,16 @@ def report(
         "cost": check_cost(cost),
     }
     # Arguments and columns are checked on an empty frame, before any data is read.
-    empty_input = _empty(_arrow_schema(sdf))
-    empty = report_counts(empty_input, **options)
-    read = pandas_report_columns(empty_input, by, correct, failure_kind, prefix, cluster, score)
-    if options["cost"] is not None:
-        read |= dict.fromkeys(cost_columns(empty_input.columns, options["cost"]))
+    _, empty_counts, read = _arrow.report_plan(_arrow_schema(sdf), options)
     count = functools.partial(_count_batches, options=options, rows=ROWS_PER_CALL)
     schema = StructType([StructField("counts", BinaryType())])
-    blobs = sdf.select(*list(read)).mapInArrow(count, schema).collect()
-    pieces = [pl.read_ipc(io.BytesIO(row["counts"])) for row in blobs]
-    # report_from_counts sums repeated keys (a kind column a piece lacks counts 0).
-    counts = pl.concat([empty, *pieces], how="diagonal_relaxed")
-    out = report_from_counts(counts, by, cluster=cluster, score=score)
-    return _frames.to_pandas_frame(out)
+    blobs = sdf.select(*read).mapInArrow(count, schema).collect()
+    return _arrow.summed_report([row["counts"] for row in blobs], empty_counts, options)
 
 
 # --------------------------------------------------------------------------------------------
 # Repeated samples: per-item counts summed on the driver
 # --------------------------------------------------------------------------------------------
-
-_SAMPLES_SCHEMA = pa.schema([("counts", pa.binary()), ("votes", pa.binary())])
-
-
-def _ipc(frame: pl.DataFrame) -> bytes:
-    buffer = io.BytesIO()
-    frame.write_ipc(buffer)
-    return buffer.getvalue()
 
 
 def sample_batches(
@@ -296,43 +228,9 @@ def sample_batches(
     one record batch per regrouped table, holding its counts (and votes, or null).
     """
     for table in regrouped(batches, rows):
-        frame: pl.DataFrame = pl.from_arrow(table, rechunk=False)  # type: ignore[assignment]
-        counts = sample_rules.sample_counts(frame, groups, items, correct).collect()
-        votes = None
-        if answer is not None:
-            found = sample_rules.vote_counts(frame, groups, items, correct, answer, vote)
-            votes = _ipc(found.collect())
-        yield pa.record_batch(
-            [pa.array([_ipc(counts)], pa.binary()), pa.array([votes], pa.binary())],
-            _SAMPLES_SCHEMA,
-        )
-
-
-def summed_sample_counts(
-    pieces: Sequence[tuple[bytes, bytes | None]],
-    empty: pl.DataFrame,
-    groups: list[str],
-    items: list[str],
-    correct: str,
-    answer: IntoExpr | None,
-    vote: str = "fold",
-) -> tuple[pl.LazyFrame, pl.LazyFrame | None]:
-    """Sum the counts (and votes) of every task: the counts of the whole frame.
-
-    ``pieces`` holds what :func:`sample_batches` yielded (counts, votes); ``empty`` is an empty
-    frame of the input's schema, whose counts give the dtypes when no task had a row.
-    """
-    keys = [*groups, *items]
-    empty_counts = sample_rules.sample_counts(empty, groups, items, correct).collect()
-    counts = [pl.read_ipc(io.BytesIO(c)) for c, _ in pieces] or [empty_counts]
-    summed = sample_rules.summed(pl.concat(counts, how="vertical_relaxed").lazy(), keys)
-    if answer is None:
-        return summed, None
-    votes = [pl.read_ipc(io.BytesIO(v)) for _, v in pieces if v is not None]
-    if not votes:
-        votes = [sample_rules.vote_counts(empty, groups, items, correct, answer, vote).collect()]
-    stacked = pl.concat(votes, how="vertical_relaxed").lazy()
-    return summed, sample_rules.summed(stacked, [*keys, *sample_rules.VOTE_KEYS])
+        yield from _arrow.sample_table(
+            table, groups=groups, items=items, correct=correct, answer=answer, vote=vote
+        ).to_batches()
 
 
 def _summed_samples(
@@ -348,18 +246,16 @@ def _summed_samples(
     """Check the arguments on an empty frame, then sum every task's counts on the driver."""
     from pyspark.sql.types import BinaryType, StructField, StructType
 
-    vote = sample_rules.resolve_vote(vote, sdf.columns)
-    empty_input = _empty(_arrow_schema(sdf))
-    columns, groups, items = sample_rules.pandas_columns(empty_input, by, on, correct, answer)
-    empty = empty_input.select(list(columns))
-    groups, items, _, _ = sample_rules.prepare(
-        empty, function, groups, items, correct, answer, outputs
+    schema = _arrow_schema(sdf)
+    vote = sample_rules.resolve_vote(vote, schema.names)
+    columns, groups, items, empty = _arrow.samples_plan(
+        schema, function, by, on, correct, answer, outputs
     )
     count = functools.partial(
         sample_batches, groups=groups, items=items, correct=correct, answer=answer, vote=vote
     )
     schema = StructType([StructField("counts", BinaryType()), StructField("votes", BinaryType())])
-    rows = sdf.select(*list(columns)).mapInArrow(count, schema).collect()
+    rows = sdf.select(*columns).mapInArrow(count, schema).collect()
     pieces = [(row["counts"], row["votes"]) for row in rows]
     counts, votes = summed_sample_counts(pieces, empty, groups, items, correct, answer, vote)
     return groups, items, counts, votes

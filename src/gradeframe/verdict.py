@@ -39,6 +39,7 @@ from gradeframe._inputs import (
     to_expr,
 )
 from gradeframe._record import resolve_record
+from gradeframe._threads import one_at_a_time
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
 #: A name no input column is expected to have, for the struct a frame function unnests.
@@ -941,6 +942,7 @@ def judge(
     )
 
 
+@one_at_a_time
 def with_judge(
     frame: FrameT,
     text: IntoExpr = "judge",

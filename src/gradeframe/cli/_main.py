@@ -16,6 +16,7 @@ from typing import Any, TextIO
 
 import polars as pl
 
+from gradeframe._inputs import ITEM_DEFAULTS
 from gradeframe._record import StatusWarning, unread_status_message
 from gradeframe.cli import graders
 from gradeframe.cli._common import (
@@ -126,6 +127,20 @@ def _compared_name(args: argparse.Namespace, schema: pl.Schema) -> str:
     raise CliError(msg)
 
 
+def _check_items(args: argparse.Namespace, schema: pl.Schema) -> None:
+    """Before scoring: ``--samples`` needs the column(s) naming an item (``--on``, or a default)."""
+    names = _group_by(args.on)
+    for name in names:
+        check_column(schema, name, "--on")
+    if not names and not any(all(n in schema for n in item) for item in ITEM_DEFAULTS):
+        msg = (
+            "--samples needs the column(s) naming an item, and the input has none of the "
+            "default ones (question_id, task with sample_id, or sample_id): name them with "
+            f"--on COL (columns: {', '.join(list(schema)[:12])})"
+        )
+        raise CliError(msg)
+
+
 def _compared_flag(args: argparse.Namespace) -> str:
     return "--refs" if args.grader == graders.DEFAULT_GRADER else "--expected"
 
@@ -172,6 +187,8 @@ def _run_score(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     frame = read_columns(frame, answer, refs, record)
     for name in by:
         check_column(frame.schema, name, "--by")
+    if args.samples is not None:
+        _check_items(args, frame.schema)
     options = _report_options(args, frame.schema)
     graded_answer, compared = answer, refs
     if args.extract is not None:
@@ -180,6 +197,10 @@ def _run_score(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         text = graders.extracted_text(frame.schema, answer, args.extract)
         frame = frame.with_columns(text.alias(extracted))
         graded_answer = graders.with_extracted(frame.schema, answer, extracted)
+        if args.grader != graders.DEFAULT_GRADER:
+            graded_answer = extracted  # a matcher compares the extracted text itself
+    elif args.grader != graders.DEFAULT_GRADER:
+        graded_answer = graders.record_text(frame.schema, answer)
     if args.grader in graders.EXPECTED_READERS:
         compared = graders.EXPECTED_READERS[args.grader](frame, refs, _compared_flag(args))
     if args.grader == graders.DEFAULT_GRADER:
@@ -315,7 +336,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CliError as exc:
         print(f"gradeframe: error: {exc}", file=err)
     except (pl.exceptions.PolarsError, KeyError, TypeError, ValueError) as exc:
-        print(f"gradeframe: error: {in_cli_words(_first_line(exc))}", file=err)
+        message = in_cli_words(_first_line(exc))
+        print(f"gradeframe: error: {graders.options_in_cli_words(args.grader, message)}", file=err)
     except KeyboardInterrupt:
         print("gradeframe: interrupted", file=err)
         return 130

@@ -103,9 +103,35 @@ def option_value(text: str) -> Any:
         return text
 
 
+def _text_options(name: str) -> set[str]:
+    """Return the options of a grader that take text (``letters``, ``label``, ``pattern``, ...).
+
+    An option is text when its default is text or its annotation is ``str``.
+    """
+    parameters = inspect.signature(GRADERS[name]).parameters
+    return {
+        key
+        for key in grader_options(name)
+        if isinstance(parameters[key].default, str)
+        or str(parameters[key].annotation).startswith("str")
+    }
+
+
 def parse_options(name: str, given: list[str] | None) -> dict[str, Any]:
-    """Read ``--option KEY=VALUE`` (repeatable) for a grader; raise on an unknown key."""
+    """Read ``--option KEY=VALUE`` (repeatable) for a grader; raise on an unknown key.
+
+    An option that takes text keeps a value that reads as a JSON number or Boolean as it was
+    typed (``letters=1234``, ``label=2024``); ``null`` is still None.
+
+    Examples
+    --------
+    >>> parse_options("choice", ["letters=1234", "label=null"])
+    {'letters': '1234', 'label': None}
+    >>> parse_options("within", ["delta=0.5"])
+    {'delta': 0.5}
+    """
     known = grader_options(name)
+    text_options = _text_options(name)
     options: dict[str, Any] = {}
     for item in given or []:
         key, equals, value = item.partition("=")
@@ -121,8 +147,38 @@ def parse_options(name: str, given: list[str] | None) -> dict[str, Any]:
         if key in options:
             msg = f"--option {key} is given twice"
             raise CliError(msg)
-        options[key] = option_value(value)
+        read = option_value(value)
+        if key in text_options and isinstance(read, (bool, int, float)):
+            read = value  # as typed: "1234" are four option letters, not a number
+        options[key] = read
     return options
+
+
+def options_in_cli_words(name: str, message: str) -> str:
+    """Rewrite a grader's error in the command line's words (``--option delta``, not ```delta```).
+
+    Examples
+    --------
+    >>> options_in_cli_words("within", "`within` needs exactly one of `delta` and `percent`.")
+    '`within` needs exactly one of --option delta and --option percent.'
+    >>> options_in_cli_words("exact_match", "`fold=True` cannot be combined with strip=False.")
+    '--option fold=true cannot be combined with --option strip=false.'
+    >>> options_in_cli_words("within", "`expected`: column 'refs' has dtype List(String)")
+    "--expected: column 'refs' has dtype List(String)"
+    """
+    if name not in GRADERS:
+        return message
+    if name != DEFAULT_GRADER:  # a matcher's compared columns are --answer and --expected
+        message = message.replace("`actual`", "--answer").replace("`expected`", "--expected")
+    for key in sorted(grader_options(name), key=len, reverse=True):
+        message = re.sub(
+            rf"`{key}=(True|False)`|(?<![\w`-]){key}=(True|False)\b",
+            lambda m, key=key: f"--option {key}={(m.group(1) or m.group(2)).lower()}",
+            message,
+        )
+        message = re.sub(rf"`{key}=([^`]*)`", rf"--option {key}=\1", message)
+        message = re.sub(rf"`{key}`", f"--option {key}", message)
+    return message
 
 
 def _regex_groups(pattern: str) -> int:
@@ -165,6 +221,21 @@ def extracted_text(schema: pl.Schema, answer: str | pl.Expr, how: str) -> pl.Exp
         return _extract_text(expr.cast(pl.String), how)
     sources = [expr.struct.field(f).cast(pl.String) for f in ("answer", "text") if f in fields]
     return _extract_text(pl.coalesce(sources), how)
+
+
+def record_text(schema: pl.Schema, answer: str | pl.Expr) -> str | pl.Expr:
+    """Return what a matcher compares: the answer, or an output record's answer text.
+
+    A matcher compares values, and a record (a log's ``output``) equals no expected value, so
+    every row would silently be wrong: its ``answer`` field is compared, else its ``text``.
+    """
+    fields = struct_fields(_answer_dtype(schema, answer))
+    if not fields or not {"answer", "text"} & set(fields):
+        return answer
+    expr = pl.col(answer) if isinstance(answer, str) else answer
+    name = answer if isinstance(answer, str) else expr.meta.output_name()
+    sources = [expr.struct.field(f).cast(pl.String) for f in ("answer", "text") if f in fields]
+    return pl.coalesce(sources).alias(name)
 
 
 def with_extracted(schema: pl.Schema, answer: str | pl.Expr, extracted: str) -> str | pl.Expr:

@@ -6,6 +6,7 @@ import argparse
 import io
 import json
 import os
+import re
 import sys
 import warnings
 from dataclasses import dataclass
@@ -436,7 +437,24 @@ def read_table(
     try:
         return _read_table(Path(path), answer, refs, separator)
     except CliError as exc:
-        raise ValueError(str(exc)) from None
+        raise ValueError(_in_python_words(str(exc))) from None
+
+
+def _in_python_words(message: str) -> str:
+    r"""Rewrite a reading error in read_table's words (``answer='x'``, not ``--answer x``).
+
+    Examples
+    --------
+    >>> _in_python_words("--answer resp: the input has no column 'resp'.")
+    "`answer='resp'`: the input has no column 'resp'."
+    >>> _in_python_words("its header has no ',' but ';': pass --separator ';' to read it")
+    "its header has no ',' but ';': pass separator=';' to read it"
+    >>> print(_in_python_words("pass --separator tab to read it"))
+    pass separator='\t' to read it
+    """
+    message = re.sub(r"--(answer|refs) (\S+?):", lambda m: f"`{m[1]}={m[2]!r}`:", message)
+    message = message.replace("--separator tab", "separator='\\t'")
+    return message.replace("--separator ", "separator=")
 
 
 def _read_table(

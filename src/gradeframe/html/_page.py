@@ -29,6 +29,7 @@ import polars as pl
 from gradeframe import kinds
 from gradeframe._inputs import item_columns
 from gradeframe._limits import max_metadata_length
+from gradeframe._threads import one_at_a_time
 from gradeframe.compare import agreement, compare, discordant
 from gradeframe.failures import cut_text, failures
 from gradeframe.html._cost import cost_section
@@ -104,6 +105,7 @@ class Grader:
 # --------------------------------------------------------------------------------------------
 
 
+@one_at_a_time
 def html_report(
     frame: Any,
     path: str | os.PathLike[str] | None = None,

@@ -15,7 +15,8 @@ where there is one, else the order in which the case (its input and expected out
 appears, from 1; ``epoch`` numbers the trials of a case in order. Rows exported from an
 experiment with ``metrics`` (``prompt_tokens``, ``completion_tokens``, ``tokens``,
 ``prompt_cached_tokens``, ``completion_reasoning_tokens``, ``start``, ``end``,
-``estimated_cost``) read those as tokens, ``seconds`` and ``cost``.
+``estimated_cost``) read those as tokens, ``seconds`` and ``cost``; ``input_tokens`` is
+``prompt_tokens`` less ``prompt_cached_tokens`` (those are ``cache_read_tokens``).
 """
 
 from __future__ import annotations
@@ -127,6 +128,17 @@ def _number(metrics: dict[str, Any], key: str) -> Any:
     return value if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
+def _uncached(metrics: dict[str, Any]) -> Any:
+    """Return the prompt tokens not read from the provider's cache (gradeframe's convention).
+
+    Braintrust's ``prompt_tokens`` counts every prompt token, the cached ones
+    (``prompt_cached_tokens``) among them; gradeframe's ``input_tokens`` leaves those to
+    ``cache_read_tokens``, so that no token is charged twice.
+    """
+    prompt, cached = _number(metrics, "prompt_tokens"), _number(metrics, "prompt_cached_tokens")
+    return prompt if prompt is None or cached is None else prompt - cached
+
+
 def _row(
     result: dict[str, Any], context: dict[str, Any], names: list[str], chosen: str | None
 ) -> dict[str, Any]:
@@ -150,7 +162,7 @@ def _row(
         "tool_score": as_text(value),
         "tool_correct": None if value is None else value == 1,
         "tool_failure": "grader_failure" if error is None and chosen in errors else None,
-        "input_tokens": _number(metrics, "prompt_tokens"),
+        "input_tokens": _uncached(metrics),
         "output_tokens": _number(metrics, "completion_tokens"),
         "total_tokens": _number(metrics, "tokens"),
         "seconds": end - start if start is not None and end is not None else None,

@@ -10,6 +10,8 @@ them the same ``sample_id``. A provider error (``failureReason`` 2) sets ``statu
 reply promptfoo flags as a refusal sets ``status="refused"`` and a trace step ``refusal``; a
 content filter (``finishReason: content_filter`` or flagged guardrails) is a trace step finished
 with ``content_filter``; ``finishReason: length`` is a partial answer noted ``finish:length``.
+``input_tokens`` is ``tokenUsage.prompt`` less the cache reads
+(``completionDetails.cacheReadInputTokens``, which are ``cache_read_tokens``).
 """
 
 from __future__ import annotations
@@ -261,6 +263,17 @@ def _refs(result: dict[str, Any], variables: dict[str, Any], key: str) -> list[s
     return _assertion_refs(result, variables)
 
 
+def _uncached(prompt: Any, cached: Any) -> Any:
+    """Return the prompt tokens not read from the provider's cache (gradeframe's convention).
+
+    promptfoo's ``tokenUsage.prompt`` counts every prompt token, the cache reads among them
+    (its OpenAI and Anthropic providers both add them in); gradeframe's ``input_tokens`` leaves
+    those to ``cache_read_tokens``, so that no token is charged twice.
+    """
+    numbers = [isinstance(v, int | float) and not isinstance(v, bool) for v in (prompt, cached)]
+    return prompt - cached if all(numbers) else prompt
+
+
 def _row(result: dict[str, Any], context: dict[str, Any], refs_key: str) -> dict[str, Any]:
     test = result.get("testCase") or {}
     variables = result.get("vars") or test.get("vars") or {}
@@ -311,7 +324,7 @@ def _row(result: dict[str, Any], context: dict[str, Any], refs_key: str) -> dict
         # a judge that failed (graderError) leaves the test ungraded: not the model's failure
         "tool_correct": None if grader_failed else result.get("success"),
         "tool_failure": GRADER_FAILURE if grader_failed else None,
-        "input_tokens": usage.get("prompt"),
+        "input_tokens": _uncached(usage.get("prompt"), details.get("cacheReadInputTokens")),
         "output_tokens": usage.get("completion"),
         "total_tokens": usage.get("total"),
         "cache_read_tokens": details.get("cacheReadInputTokens"),

@@ -8,8 +8,9 @@ else is here and written once:
 
 - :func:`expression` checks ``prefix`` and ``label``, resolves the inputs against the frame's
   schema (or, without one, defers the whole matcher to when the data arrives, see
-  :func:`deferred`), runs the rule and builds the result struct, named ``prefix + name``, with
-  ``expectation`` added and every field named ``prefix + field``.
+  :func:`deferred`, over :mod:`gradeframe._deferred`), runs the rule and builds the result
+  struct, named ``prefix + name``, with ``expectation`` added and every field named
+  ``prefix + field``.
 - :func:`frame_result` is the body of every ``with_*`` function: it checks the prefix and the
   output names against the frame, computes the struct once and unnests it.
 - :func:`column_arguments` is the pandas delegation hook: it tells the pandas accessor which
@@ -29,7 +30,7 @@ from typing import Any, TypeAlias
 
 import polars as pl
 
-from gradeframe import _mixed
+from gradeframe import _deferred, _mixed
 from gradeframe._inputs import (
     Schema,
     as_text,
@@ -210,7 +211,8 @@ def expression(
     if schema is None:
         return deferred(spec, arguments, rule, expectation=expectation, prefix=prefix)
     inputs = {
-        a: resolve(value, _broadcast(expr), a, schema) for a, (value, expr) in arguments.items()
+        a: resolve(value, _deferred.broadcast(expr), a, schema)
+        for a, (value, expr) in arguments.items()
     }
     stages = rule(inputs)
     fields = [
@@ -228,13 +230,6 @@ def expression(
     )
 
 
-def _broadcast(expr: pl.Expr) -> pl.Expr:
-    """Repeat a literal to the frame's height, so that every stage of a rule has one length."""
-    if expr.meta.is_literal(allow_aliasing=True):
-        return pl.repeat(expr, pl.len())
-    return expr
-
-
 def deferred(
     spec: Matcher,
     arguments: Mapping[str, tuple[Any, pl.Expr]],
@@ -245,47 +240,23 @@ def deferred(
 ) -> pl.Expr:
     """Build the expression when the data arrives, from the dtypes it has (no schema given).
 
-    One call over whole columns: the inputs become a frame, and the same expression the frame
-    functions use runs on it. Length-1 inputs (literals) are broadcast. Inputs are then
-    expressions, so messages call them "the expression".
-
-    The call is elementwise, so that ``group_by().agg()`` and ``over()`` make one call over all
-    groups instead of one per group. Inside ``when/then`` Polars then hands over the rows the
-    condition leaves out as nulls (its rows are masked, not removed); a marker input, true on
-    every row, tells them apart: where the marker is null the row is not graded and its result
-    is null (Polars discards it), so a masked row never raises as a null expected value would.
+    The mechanism is :func:`gradeframe._deferred.deferred`, shared with answer_contains: the
+    inputs become a frame and the same expression the frame functions use runs on it. Inputs
+    are then expressions, so messages call them "the expression".
     """
     names = list(arguments)
 
-    def run(series: Sequence[pl.Series]) -> pl.Series:
-        *values, marker = series
-        height = max(len(s) for s in values)
-        columns = [
-            (s if len(s) == height else s.new_from_index(0, height)).alias(f"_{i}")
-            for i, s in enumerate(values)
-        ]
-        frame = pl.DataFrame(columns)
-        masked = marker.is_null() if len(marker) == height else None
-        if masked is not None and masked.any():
-            kept = ~masked
-            graded = _grade(frame.filter(kept))
-            # position of each kept row among the kept rows; null where the row is masked
-            index = pl.select(pl.when(kept).then(kept.cum_sum() - 1)).to_series()
-            return graded.gather(index)
-        return _grade(frame)
-
-    def _grade(frame: pl.DataFrame) -> pl.Series:
+    def grade(frame: pl.DataFrame) -> pl.Series:
         inner = {a: (pl.col(f"_{i}"), pl.col(f"_{i}")) for i, a in enumerate(names)}
         built = expression(
             spec, inner, rule, expectation=expectation, prefix=prefix, schema=frame.schema
         )
         return frame.select(built).to_series()
 
-    inputs = [expr for _, expr in arguments.values()]
-    marker = pl.repeat(True, pl.len())
-    return pl.map_batches(
-        [*inputs, marker], run, return_dtype=spec.dtype(prefix), is_elementwise=True
-    ).alias(prefix + spec.name)
+    inputs = {f"_{i}": expr for i, (_, expr) in enumerate(arguments.values())}
+    return _deferred.deferred(
+        inputs, grade, return_dtype=spec.dtype(prefix), name=prefix + spec.name
+    )
 
 
 def frame_result(

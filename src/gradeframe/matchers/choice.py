@@ -31,6 +31,7 @@ import polars as pl
 
 from gradeframe._inputs import IntoExpr, Schema, as_text, is_text
 from gradeframe._subset import on_rows
+from gradeframe._threads import one_at_a_time
 from gradeframe.matchers import _base
 from gradeframe.matchers._base import Frame, Input
 
@@ -407,6 +408,7 @@ def _rule(inputs: dict[str, Input], letters: str) -> pl.Expr:
     )
 
 
+@one_at_a_time
 def with_choice(
     frame: Frame,
     actual: IntoExpr,

@@ -37,6 +37,7 @@ import polars as pl
 
 from gradeframe._inputs import IntoExpr, Schema
 from gradeframe._subset import on_rows
+from gradeframe._threads import one_at_a_time
 from gradeframe.fold import fold
 from gradeframe.matchers import _base, _symbolic
 from gradeframe.matchers._base import Frame, Input
@@ -959,6 +960,7 @@ def _engine_verdicts(
     return verdicts
 
 
+@one_at_a_time
 def with_equivalent(
     frame: Frame,
     actual: IntoExpr,

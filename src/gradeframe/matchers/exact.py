@@ -10,6 +10,7 @@ import polars as pl
 
 from gradeframe import fold as folding
 from gradeframe._inputs import IntoExpr, Schema, is_text
+from gradeframe._threads import one_at_a_time
 from gradeframe.matchers import _base
 from gradeframe.matchers._base import Frame, Input
 
@@ -158,6 +159,7 @@ def _is_text_list(dtype: pl.DataType | None) -> bool:
     return isinstance(dtype, pl.List) and (is_text(dtype.inner) or dtype.inner == pl.Null)
 
 
+@one_at_a_time
 def with_exact_match(
     frame: Frame,
     actual: IntoExpr,

@@ -29,6 +29,7 @@ from typing import Final
 import polars as pl
 
 from gradeframe._inputs import IntoExpr, Schema, as_text, is_text
+from gradeframe._threads import one_at_a_time
 from gradeframe.matchers import _base
 from gradeframe.matchers._base import Frame, Input
 
@@ -155,6 +156,67 @@ def _positions(values: pl.Series, size: int) -> pl.Series:
     return pl.zeros(size, dtype=pl.UInt32, eager=True).scatter(values, positions)
 
 
+def _truth_table(items: pl.DataFrame) -> pl.DataFrame:
+    """Return each distinct expected answer's tokens, counted, and the needles that find them."""
+    # Expected answers repeat (across models and runs): each distinct one is tokenised and
+    # counted once, and the items take their counts by a join.
+    distinct = items.select(pl.col("text").unique()).with_columns(normal=pl.col("text"))
+    # Each token also as the needles that find it as a whole word of a text: " token " inside
+    # it, "token " at its start, " token" at its end.
+    token = pl.col("token")
+    return (
+        _tokens(distinct, "normal", ["text"])
+        .group_by("text", "token")
+        .agg(n_truth=pl.len())
+        .with_columns(
+            word=pl.lit(" ") + token + pl.lit(" "),
+            head=token + pl.lit(" "),
+            tail=pl.lit(" ") + token,
+            truth_tokens=pl.col("n_truth").sum().over("text"),
+        )
+    ).collect()
+
+
+def _shared(pairs: pl.DataFrame) -> pl.DataFrame:
+    """Return, per item, the tokens it shares with its answer (SQuAD's ``Counter`` intersection).
+
+    A token the expected answer holds once counts once if it is a whole word of the answer; one
+    it holds n times counts up to n. Items that share none are left out.
+    """
+    token = pl.col("token")
+    text, word = pl.col("text"), pl.col("word")
+    whole_word = (
+        text.str.contains(word, literal=True)
+        | text.str.starts_with(pl.col("head"))
+        | text.str.ends_with(pl.col("tail"))
+        | (text == token)
+    )
+    spaced = pl.lit("  ") + text.str.replace_all(" ", "  ", literal=True) + pl.lit("  ")
+    columns = ("item", "row", "at", "n_truth", "truth_tokens")
+    once = (
+        pairs.lazy()
+        .filter(pl.col("n_truth") == 1)
+        .filter(whole_word)
+        .select(*columns, n_answer=pl.lit(1, pl.UInt32))
+    )
+    more = (
+        pairs.lazy()
+        .filter(pl.col("n_truth") > 1)
+        .select(*columns, n_answer=spaced.str.count_matches(word, literal=True))
+        .cast({"n_answer": pl.UInt32})
+    )
+    return (
+        pl.concat([once, more])
+        .group_by("item")
+        .agg(
+            pl.col("row", "at", "truth_tokens").first(),
+            shared=pl.min_horizontal("n_truth", "n_answer").sum(),
+        )
+        .filter(pl.col("shared") > 0)
+        .collect()
+    )
+
+
 def _scores(batch: pl.Series) -> pl.Series:
     """Return the best SQuAD F1 of each row: ``actual`` against ``expected`` (a list).
 
@@ -186,23 +248,7 @@ def _scores(batch: pl.Series) -> pl.Series:
         .with_row_index("item")
         .collect()
     )
-    # Expected answers repeat (across models and runs): each distinct one is tokenised and
-    # counted once, and the items take their counts by a join.
-    distinct = items.select(pl.col("text").unique()).with_columns(normal=pl.col("text"))
-    # Each token also as the needles that find it as a whole word of a text: " token " inside
-    # it, "token " at its start, " token" at its end.
-    token = pl.col("token")
-    table = (
-        _tokens(distinct, "normal", ["text"])
-        .group_by("text", "token")
-        .agg(n_truth=pl.len())
-        .with_columns(
-            word=pl.lit(" ") + token + pl.lit(" "),
-            head=token + pl.lit(" "),
-            tail=pl.lit(" ") + token,
-            truth_tokens=pl.col("n_truth").sum().over("text"),
-        )
-    ).collect()
+    table = _truth_table(items)
     pairs = (
         items.lazy()
         .join(table.lazy(), on="text", how="inner")
@@ -218,38 +264,7 @@ def _scores(batch: pl.Series) -> pl.Series:
     # Each pair's answer by its position ("at") among those answers.
     at = _positions(rows, height).gather(pairs.get_column("row"))
     pairs = _base.in_chunks(pairs.with_columns(at=at, text=texts.get_column("text").gather(at)))
-    # 2. How many times each token counts.
-    text, word = pl.col("text"), pl.col("word")
-    whole_word = (
-        text.str.contains(word, literal=True)
-        | text.str.starts_with(pl.col("head"))
-        | text.str.ends_with(pl.col("tail"))
-        | (text == token)
-    )
-    spaced = pl.lit("  ") + text.str.replace_all(" ", "  ", literal=True) + pl.lit("  ")
-    columns = ("item", "row", "at", "n_truth", "truth_tokens")
-    once = (
-        pairs.lazy()
-        .filter(pl.col("n_truth") == 1)
-        .filter(whole_word)
-        .select(*columns, n_answer=pl.lit(1, pl.UInt32))
-    )
-    more = (
-        pairs.lazy()
-        .filter(pl.col("n_truth") > 1)
-        .select(*columns, n_answer=spaced.str.count_matches(word, literal=True))
-        .cast({"n_answer": pl.UInt32})
-    )
-    shared = (
-        pl.concat([once, more])
-        .group_by("item")
-        .agg(
-            pl.col("row", "at", "truth_tokens").first(),
-            shared=pl.min_horizontal("n_truth", "n_answer").sum(),
-        )
-        .filter(pl.col("shared") > 0)
-        .collect()
-    )
+    shared = _shared(pairs)  # 2. How many times each token counts.
     if not shared.height:
         return pl.zeros(height, dtype=pl.Float64, eager=True).alias(batch.name)
     # 3. The answer's tokens, for the rows that share one.
@@ -384,6 +399,7 @@ def _rule(inputs: dict[str, Input], threshold: float) -> pl.Expr:
     return stages.struct.with_fields(correct=(pl.field("f1") >= threshold).fill_null(value=False))
 
 
+@one_at_a_time
 def with_f1(
     frame: Frame,
     actual: IntoExpr,

@@ -9,6 +9,7 @@ import polars as pl
 
 from gradeframe import fold as folding
 from gradeframe._inputs import IntoExpr, Schema, as_text, is_text
+from gradeframe._threads import one_at_a_time
 from gradeframe.matchers import _base
 from gradeframe.matchers._base import Frame, Input
 
@@ -245,6 +246,7 @@ def _needle_list(source: Input) -> tuple[pl.Expr, bool]:
     raise source.error("String or List(String)")
 
 
+@one_at_a_time
 def with_includes(
     frame: Frame,
     actual: IntoExpr,

@@ -21,6 +21,7 @@ import polars as pl
 import regex
 
 from gradeframe._inputs import IntoExpr, Schema, is_text
+from gradeframe._threads import one_at_a_time
 from gradeframe.matchers import _base
 from gradeframe.matchers._base import Frame, Input
 
@@ -415,6 +416,7 @@ def _rule(inputs: dict[str, Input], pattern: PatternLike | None) -> pl.Expr:
     return pl.struct(correct=correct.fill_null(value=False))
 
 
+@one_at_a_time
 def with_matches(
     frame: Frame,
     actual: IntoExpr,

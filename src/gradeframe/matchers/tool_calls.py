@@ -40,6 +40,7 @@ import pyarrow as pa
 from pyarrow import json as pa_json
 
 from gradeframe._inputs import IntoExpr, Schema, is_text
+from gradeframe._threads import one_at_a_time
 from gradeframe.matchers import _base
 from gradeframe.matchers._base import Frame, Input
 
@@ -1183,6 +1184,7 @@ def _rule(
     )
 
 
+@one_at_a_time
 def with_tool_calls(
     frame: Frame,
     actual: IntoExpr = "tool_calls",

@@ -9,6 +9,7 @@ from typing import Final
 import polars as pl
 
 from gradeframe._inputs import IntoExpr, Schema
+from gradeframe._threads import one_at_a_time
 from gradeframe.fold import fold
 from gradeframe.matchers import _base
 from gradeframe.matchers._base import Frame, Input
@@ -202,6 +203,7 @@ def _rule(inputs: dict[str, Input], *, delta: float | None, percent: float | Non
     )
 
 
+@one_at_a_time
 def with_within(
     frame: Frame,
     actual: IntoExpr,
