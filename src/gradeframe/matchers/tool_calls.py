@@ -16,7 +16,9 @@ batch of rows at once (never a Python loop over rows or calls):
    "1"}`` for a string, ``{"b": true}``..., see :func:`_tagged`), which no decode can merge,
    and the key is the name and the canonical tagged text (with ``rel_tol``: its *shape*, the
    numbers left out and compared pairwise within the tolerance).
-3. **Matching.** A call matches another when the names and the compared arguments match. Without
+3. **Matching.** A row whose two sides hold the same keys in the same order (without ``rel_tol``)
+   has every call matched in every mode and is left out. A call matches another when the names
+   and the compared arguments match. Without
    ``rel_tol`` that is equality of keys (name + canonical arguments), an equivalence, and a
    maximum matching in any order is counting per key. With ``rel_tol`` it is not transitive, and
    the maximum matching is found by augmenting paths (:func:`_augmented`), one breadth-first
@@ -265,15 +267,21 @@ def _list_calls(frame: pl.DataFrame, column: str, side: int) -> pl.DataFrame:
     """Return the calls of a List(Struct) side as a long table (row, side, pos, name...)."""
     listed = frame.select("row", calls=pl.col(column)).filter(pl.col("calls").list.len() > 0)
     listed = listed.with_columns(_written(frame.schema[column]))
-    return listed.explode("calls").select(
+    return _exploded(listed, "calls").select(
         "row",
         side=pl.lit(side, pl.Int8),
-        pos=pl.int_range(pl.len(), dtype=pl.Int64).over("row"),
+        pos="pos",
         name=pl.col("calls").struct.field("name"),
         arguments=pl.col("calls").struct.field("arguments"),
         tagged=pl.col("calls").struct.field("tagged"),
         bad=pl.lit(value=False),
     )
+
+
+def _exploded(listed: pl.DataFrame, column: str) -> pl.DataFrame:
+    """Return one row per call of the list column ``column`` (no empty list), with ``pos``."""
+    pos = pl.int_ranges(0, pl.col(column).list.len(), dtype=pl.Int64)
+    return listed.with_columns(pos=pos).explode([column, "pos"])
 
 
 _EMPTY_CALLS: Final = pl.DataFrame(
@@ -315,7 +323,7 @@ def _text_calls(frame: pl.DataFrame, column: str, side: int) -> tuple[pl.DataFra
     if not isinstance(decoded.dtype, pl.Struct) or "l" not in _fields(decoded.dtype):
         return empty, unreadable
     items = pl.DataFrame({"row": frame.get_column("row"), "call": decoded.struct.field("l")})
-    items = items.filter(pl.col("call").list.len() > 0).explode("call")
+    items = _exploded(items.filter(pl.col("call").list.len() > 0), "call")
     item_dtype = items.schema["call"]
     call = pl.col("call")
     if isinstance(item_dtype, pl.Struct) and "o" in _fields(item_dtype):
@@ -345,7 +353,7 @@ def _text_calls(frame: pl.DataFrame, column: str, side: int) -> tuple[pl.DataFra
         calls = items.select(
             "row",
             side=pl.lit(side, pl.Int8),
-            pos=pl.int_range(pl.len(), dtype=pl.Int64).over("row"),
+            pos="pos",
             name=name,
             arguments=args_text,
             tagged=tagged_text,
@@ -355,7 +363,7 @@ def _text_calls(frame: pl.DataFrame, column: str, side: int) -> tuple[pl.DataFra
         calls = items.select(
             "row",
             side=pl.lit(side, pl.Int8),
-            pos=pl.int_range(pl.len(), dtype=pl.Int64).over("row"),
+            pos="pos",
             name=pl.lit(None, pl.String),
             arguments=pl.lit(None, pl.String),
             tagged=pl.lit(value=True),
@@ -488,8 +496,7 @@ def _fast_calls(
     if fields.get("name") != pl.String:
         return None
     listed = table.select("row", "side", calls=decoded).filter(pl.col("calls").list.len() > 0)
-    calls = listed.explode("calls").with_columns(
-        pos=pl.int_range(pl.len(), dtype=pl.Int64).over("row", "side"),
+    calls = _exploded(listed, "calls").with_columns(
         name=pl.col("calls").struct.field("name"),
     )
     return _fast_keys(calls, compared, fields.get("arguments", pl.Null()))
@@ -561,10 +568,10 @@ def _typed_calls(frame: pl.DataFrame, kinds: dict[int, str]) -> pl.DataFrame | N
         if not (isinstance(arguments, pl.Struct) or arguments == pl.Null):
             return None
         listed = frame.select("row", calls=pl.col(column)).filter(pl.col("calls").list.len() > 0)
-        parts[side] = listed.explode("calls").select(
+        parts[side] = _exploded(listed, "calls").select(
             "row",
             side=pl.lit(side, pl.Int8),
-            pos=pl.int_range(pl.len(), dtype=pl.Int64).over("row"),
+            pos="pos",
             name=pl.col("calls").struct.field("name").cast(pl.String),
             arguments=pl.col("calls").struct.field("arguments")
             if arguments != pl.Null
@@ -618,30 +625,39 @@ def _fast_keys(
     if not isinstance(arguments_dtype, pl.Struct):
         return None
     keys = _fields(arguments_dtype)
-    value = _zero_signs(pl.col("arguments"), arguments_dtype)
-    if compared is not None:
-        value = pl.struct(
-            [
-                (value.struct.field(k) if k in keys else pl.lit(None, pl.Null)).alias(f"k{i}")
-                for i, k in enumerate(compared)
-            ]
-        )
-    else:  # a null object (no arguments) is the empty object: every key null
-        value = (
-            pl.when(pl.col("arguments").is_not_null())
-            .then(value)
-            .otherwise(
-                pl.struct([pl.lit(None, d).alias(k) for k, d in keys.items()]) if keys else value
-            )
-        )
+
+    # A null object (no arguments) is the empty object: its fields read as null, like those of
+    # an object without the keys.
+    def field(k: str) -> pl.Expr:
+        if k not in keys:
+            return pl.lit(None, pl.Null)
+        return _zero_signs(pl.col("arguments").struct.field(k), keys[k])
+
+    fields = [field(k) for k in (keys if compared is None else compared)]
     return calls.select(
         "row",
         "side",
         "pos",
         "name",
-        key=pl.struct(pl.col("name"), value.alias("arguments")).hash(_SEED),
+        key=_combined_hash([pl.col("name"), *fields]),
         bad=pl.col("name").is_null(),
     )
+
+
+#: The multiplier that folds one field's hash into a call's key (the 64-bit FNV prime).
+_FOLD: Final = 0x100000001B3
+
+
+def _combined_hash(values: list[pl.Expr]) -> pl.Expr:
+    """Return a 64-bit hash of the values, in order: each hashed alone, then folded together.
+
+    Hashing the fields one by one and folding them (multiply, wrapping, then exclusive or) costs
+    a fraction of hashing the struct they form, and tells the same values apart as well.
+    """
+    key = values[0].hash(_SEED)
+    for value in values[1:]:
+        key = (key * pl.lit(_FOLD, pl.UInt64)) ^ value.hash(_SEED)
+    return key
 
 
 def _edges(calls: pl.DataFrame, rel_tol: float) -> pl.DataFrame:
@@ -666,14 +682,16 @@ def _counted(calls: pl.DataFrame) -> pl.DataFrame:
 
     The first ``min(count on each side)`` calls of each key, in their side's order, are matched.
     The calls are sorted by (row, key, side, pos), so each (row, key) is a run of expected then
-    actual calls, and a call's rank in its side is its distance from the start of its run.
+    actual calls, and a call's rank in its side is its distance from the start of its run; the
+    flags are then put back in the order of ``calls``.
     """
     row, key, side = pl.col("row"), pl.col("key"), pl.col("side")
     index = pl.int_range(pl.len(), dtype=pl.Int64)
     same_key = (row == row.shift()) & (key == key.shift())
+    order = calls.select(pl.arg_sort_by("row", "key", "side", "pos")).to_series()
     ranked = (
-        calls.select("row", "side", "pos", "key")
-        .sort("row", "key", "side", "pos")
+        calls.select("row", "side", "key")
+        .gather(order)
         .with_columns(
             group=(~same_key.fill_null(value=False)).cum_sum(),
             start=pl.when(~(same_key & (side == side.shift())).fill_null(value=False))
@@ -685,7 +703,9 @@ def _counted(calls: pl.DataFrame) -> pl.DataFrame:
     counts = pl.col("expected").sum().over("group")
     size = pl.len().over("group")
     other = pl.when(side == _E).then(size - counts).otherwise(counts)
-    return ranked.select("row", "side", "pos", matched=(index - pl.col("start")) < other)
+    matched = ranked.select((index - pl.col("start")) < other).to_series()
+    flags = pl.Series("matched", [False], pl.Boolean).new_from_index(0, calls.height)
+    return calls.select("row", "side", "pos").with_columns(matched=flags.scatter(order, matched))
 
 
 def _augmented(edges: pl.DataFrame) -> pl.DataFrame:
@@ -911,45 +931,57 @@ def _grade_batch(
         .select("row", failed=pl.col("failed") | pl.col("bad").fill_null(value=False))
     )
     # The calls of a failed row's actual side are left out: nothing of it is matched.
-    failed_ids = failed.filter(pl.col("failed")).select("row")
-    graded = calls.join(
-        failed_ids.with_columns(side=pl.lit(_A, pl.Int8)), on=["row", "side"], how="anti"
-    )
+    # (A filter, not a join: the calls stay expected first, then actual, each row by row.)
+    failed_ids = failed.filter(pl.col("failed")).get_column("row")
+    graded = calls.filter(~((pl.col("side") == _A) & pl.col("row").is_in(failed_ids.implode())))
 
-    sizes = (
-        graded.group_by("row")
-        .agg(n=(pl.col("side") == _E).sum(), m=(pl.col("side") == _A).sum())
-        .cast({"n": pl.Int64, "m": pl.Int64})
+    side = pl.col("side")
+    sizes = graded.group_by("row").agg(
+        n=(side == _E).sum().cast(pl.Int64),
+        m=(side == _A).sum().cast(pl.Int64),
+        # Without ``rel_tol`` a row whose two sides hold the same keys in the same order has
+        # every call matched in every mode: it is left out of the matching.
+        ke=pl.col("key").filter(side == _E),
+        ka=pl.col("key").filter(side == _A),
     )
-    rows = frame.select("row").join(sizes, on="row", how="left").fill_null(0)
+    same_keys = (pl.col("ke") == pl.col("ka")) if not tolerant else pl.lit(value=False)
+    sizes = sizes.select("row", "n", "m", same=same_keys)
+    rows = (
+        frame.select("row")
+        .join(sizes, on="row", how="left", maintain_order="left")
+        .fill_null(0)
+        .with_columns(pl.col("same").fill_null(value=False))
+    )
+    same = rows.filter(pl.col("same")).get_column("row")
+    if same.len():
+        graded = graded.filter(~pl.col("row").is_in(same.implode()))
+        rows_left = rows.filter(~pl.col("same"))
+    else:
+        rows_left = rows
     edges = _edges(graded, rel_tol) if tolerant else None
     if mode in ("exact", "in_order"):
-        words = max(1, -(-int(rows.get_column("m").max() or 0) // _BITS))
-        pairs = _in_order(_masks(graded, edges), rows, words)
+        words = max(1, -(-int(rows_left.get_column("m").max() or 0) // _BITS))
+        pairs = _in_order(_masks(graded, edges), rows_left, words)
         flags = _flags(graded, pairs)
     elif edges is None:
         flags = _counted(graded)
     else:
         flags = _flags(graded, _augmented(edges))
 
-    counts = flags.group_by("row").agg(
-        unmatched_e=((pl.col("side") == _E) & ~pl.col("matched")).sum(),
-        unmatched_a=((pl.col("side") == _A) & ~pl.col("matched")).sum(),
-    )
+    # ``flags`` is in the order of ``graded``: only the calls left unmatched are grouped.
     names = (
-        graded.select("row", "side", "pos", "name")
-        .join(flags, on=["row", "side", "pos"], how="left", maintain_order="left")
-        .filter(~pl.col("matched"))
+        graded.select("row", "side", "name")
+        .filter(~flags.get_column("matched"))
         .group_by("row")
         .agg(
-            missing=pl.col("name").filter(pl.col("side") == _E),
-            extra=pl.col("name").filter(pl.col("side") == _A),
+            unmatched_e=(side == _E).sum(),
+            unmatched_a=(side == _A).sum(),
+            missing=pl.col("name").filter(side == _E),
+            extra=pl.col("name").filter(side == _A),
         )
     )
-    result = (
-        rows.join(counts, on="row", how="left", maintain_order="left")
-        .join(names, on="row", how="left", maintain_order="left")
-        .join(failed, on="row", how="left", maintain_order="left")
+    result = rows.join(names, on="row", how="left", maintain_order="left").join(
+        failed, on="row", how="left", maintain_order="left"
     )
     unmatched_e = pl.col("unmatched_e").fill_null(0)
     unmatched_a = pl.col("unmatched_a").fill_null(0)
