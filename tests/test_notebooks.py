@@ -46,13 +46,25 @@ def this_python_kernel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
 
 def _texts(cell: Any) -> list[str]:
     """What a code cell showed, as text; charts are checked by their type only."""
-    shown = []
+    shown: list[str] = []
+    previous = None
     for output in cell.get("outputs", []):
         if output["output_type"] == "stream":
-            shown.append(output["text"])
+            # a kernel may cut one print's text into several stream outputs, or join several
+            # prints into one, depending on timing: what was printed is the stream's text joined
+            joined = (
+                previous is not None
+                and previous["output_type"] == "stream"
+                and previous["name"] == output["name"]
+            )
+            if joined:
+                shown[-1] += output["text"]
+            else:
+                shown.append(output["text"])
         elif output["output_type"] in ("execute_result", "display_data"):
             text = output["data"].get("text/plain", "")
             shown.append("alt.Chart" if text.startswith("alt.") else text)
+        previous = output
     return shown
 
 
