@@ -369,6 +369,38 @@ def read_log(
     └───────────┴────────────────┴─────────────────────┴──────────────┴─────────┘
     """
     path = Path(path)
+    folder, logs = logs_to_read(path, tool, errors)
+    if folder:
+        _check_options(sorted({t for t, _ in logs if t != _UNREADABLE}), options)
+        frames, failed = [], []
+        for t, p in logs:
+            try:
+                frames.append(_read_one(t, p, _options_for(t, options)))
+            except LogFormatError as error:
+                if errors == "raise" or (not frames and len(failed) == len(logs) - 1):
+                    raise
+                failed.append(str(error))
+        if failed:
+            listed = "\n".join(f"  {line}" for line in failed)
+            warnings.warn(
+                f"{len(failed)} log(s) in {os.fspath(path)} could not be read and were "
+                f"skipped (errors='skip'):\n{listed}",
+                SkippedLogWarning,
+                stacklevel=2,
+            )
+        return _drop_duplicates(concat(_once_per_run(frames)))
+    name, path = logs[0]
+    _check_options([name], options)
+    return _read_one(name, path, options)
+
+
+def logs_to_read(path: Path, tool: str | None, errors: str) -> tuple[bool, list[tuple[str, Path]]]:
+    """Check :func:`read_log`'s arguments and list what it reads: (tool, file) pairs.
+
+    The first value says whether ``path`` is a folder of logs. A path that does not exist, a
+    folder without logs (naming the tools it does hold when ``tool`` left them out) and a file
+    no reader recognises raise here, before any log is read (:func:`scan_log` shares this).
+    """
     if errors not in ("raise", "skip"):
         msg = f"`errors` must be 'raise' or 'skip', got {errors!r}"
         raise ValueError(msg)
@@ -390,24 +422,7 @@ def read_log(
                     f"`tool={held[0]!r}`, or with no tool to recognise each file"
                 )
             raise FileNotFoundError(msg)
-        _check_options(sorted({t for t, _ in logs if t != _UNREADABLE}), options)
-        frames, failed = [], []
-        for t, p in logs:
-            try:
-                frames.append(_read_one(t, p, _options_for(t, options)))
-            except LogFormatError as error:
-                if errors == "raise" or (not frames and len(failed) == len(logs) - 1):
-                    raise
-                failed.append(str(error))
-        if failed:
-            listed = "\n".join(f"  {line}" for line in failed)
-            warnings.warn(
-                f"{len(failed)} log(s) in {os.fspath(path)} could not be read and were "
-                f"skipped (errors='skip'):\n{listed}",
-                SkippedLogWarning,
-                stacklevel=2,
-            )
-        return _drop_duplicates(concat(_once_per_run(frames)))
+        return True, logs
     if name is None:
         name = detect_tool(path)
         if name is None:
@@ -423,8 +438,7 @@ def read_log(
                 f"{os.fspath(path)}: not a log of any tool gradeframe reads "
                 f"({', '.join(READERS)}).{hint}"
             )
-    _check_options([name], options)
-    return _read_one(name, path, options)
+    return False, [(name, path)]
 
 
 def _once_per_run(frames: list[pl.DataFrame]) -> list[pl.DataFrame]:

@@ -116,33 +116,13 @@ def scan_log(
         LogFormatError,
         SkippedLogWarning,
         _check_options,
-        _logs_in,
         _options_for,
         _read_one,
-        _tool_name,
-        detect_tool,
-        helm,
-        log_error,
+        logs_to_read,
     )
 
     path = Path(path)
-    if errors not in ("raise", "skip"):
-        msg = f"`errors` must be 'raise' or 'skip', got {errors!r}"
-        raise ValueError(msg)
-    name = _tool_name(tool) if tool is not None else None
-    if not path.exists():
-        msg = f"{os.fspath(path)}: no such file or folder"
-        raise FileNotFoundError(msg)
-    if path.is_dir() and helm.run_folder(path) is None:
-        logs = _logs_in(path, name)
-        if not logs:
-            msg = f"{os.fspath(path)}: the folder holds no evaluation logs gradeframe reads"
-            raise FileNotFoundError(msg)
-    else:
-        found = name or detect_tool(path)
-        if found is None:
-            raise log_error(path, "not a log of any tool gradeframe reads")
-        logs = [(found, path)]
+    _, logs = logs_to_read(path, tool, errors)
     tools = sorted({t for t, _ in logs if t != _UNREADABLE})
     _check_options(tools, options)
     schema = _schema(tools)
