@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 import polars as pl
+import pytest
 
 FRAME_TYPES = ("polars_eager", "polars_lazy", "pandas_object", "pandas_arrow")
 
@@ -66,3 +68,12 @@ def assert_equal_data(result: Any, expected: Mapping[str, Sequence[Any]]) -> Non
         assert data[column] == list(values), (
             f"column {column!r}:\n got      {data[column]}\n expected {list(values)}"
         )
+
+
+
+#: Fault tests that take seconds or much memory (killed workers, forks, large pages and logs):
+#: skipped by the README's quick command, run by `.ci/run` with GRADEFRAME_FAULTS=1.
+slow_fault = pytest.mark.skipif(
+    not os.environ.get("GRADEFRAME_FAULTS"),
+    reason="slow fault test: set GRADEFRAME_FAULTS=1 (.ci/run does)",
+)
