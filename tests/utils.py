@@ -70,7 +70,6 @@ def assert_equal_data(result: Any, expected: Mapping[str, Sequence[Any]]) -> Non
         )
 
 
-
 #: Fault tests that take seconds or much memory (killed workers, forks, large pages and logs):
 #: skipped by the README's quick command, run by `.ci/run` with GRADEFRAME_FAULTS=1.
 slow_fault = pytest.mark.skipif(
