@@ -17,7 +17,6 @@ LIMIT = 80
 ALLOWED = {
     "_cost.py:grouped_counts": 104,
     "cli/_main.py:_run_score": 90,
-    "cli/arguments.py:_parser": 187,
     "compare.py:compare": 99,
     "html/_page.py:_failures_section": 89,
     "logs/eee.py:_frame": 109,

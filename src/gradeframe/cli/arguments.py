@@ -63,14 +63,31 @@ def _parser() -> argparse.ArgumentParser:
         ),
     )
     score_parser.add_argument("--version", action="version", version=version)
-    source = score_parser.add_mutually_exclusive_group(required=True)
+    _add_source(score_parser)
+    _add_columns(score_parser)
+    _add_answer_rules(score_parser)
+    _add_grader(score_parser)
+    _add_evaluation_logs(score_parser)
+    _add_repeated_samples(score_parser)
+    _add_report_extras(score_parser)
+    _add_reading_and_writing(score_parser)
+    return parser
+
+
+def _add_source(parser: argparse.ArgumentParser) -> None:
+    """Add what to score: a FILE (or a log folder), or --example."""
+    source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument(
         "file", nargs="?", type=Path, help="the answers to score, or a log file or folder"
     )
     source.add_argument(
         "--example", action="store_true", help="score the bundled example (grouped by model)"
     )
-    columns = score_parser.add_argument_group("columns")
+
+
+def _add_columns(parser: argparse.ArgumentParser) -> None:
+    """Add the columns group: answer, refs, groups, clusters and the flat roles."""
+    columns = parser.add_argument_group("columns")
     columns.add_argument(
         "--answer",
         default=None,
@@ -103,7 +120,11 @@ def _parser() -> argparse.ArgumentParser:
             metavar="COL",
             help=f"a flat {role.replace('-', '_')} column (wins over the struct field)",
         )
-    score_parser.add_argument(
+
+
+def _add_answer_rules(parser: argparse.ArgumentParser) -> None:
+    """Add how answer_contains reads a reply: not-found phrases, whole words, refusals."""
+    parser.add_argument(
         "--not-found",
         action="append",
         metavar="PHRASE",
@@ -112,7 +133,7 @@ def _parser() -> argparse.ArgumentParser:
             "replaces the default phrases)"
         ),
     )
-    score_parser.add_argument(
+    parser.add_argument(
         "--whole-words",
         action="store_true",
         help=(
@@ -120,7 +141,7 @@ def _parser() -> argparse.ArgumentParser:
             "names and abbreviations; grade yes/no items with --grader judge)"
         ),
     )
-    score_parser.add_argument(
+    parser.add_argument(
         "--refusals",
         action="store_true",
         help=(
@@ -128,7 +149,11 @@ def _parser() -> argparse.ArgumentParser:
             "with that.') as a refusal, not as wrong"
         ),
     )
-    grading = score_parser.add_argument_group("grader")
+
+
+def _add_grader(parser: argparse.ArgumentParser) -> None:
+    """Add the grader group: the grader, its expected column and options, extraction."""
+    grading = parser.add_argument_group("grader")
     grading.add_argument(
         "--grader",
         default="answer_contains",
@@ -174,7 +199,11 @@ def _parser() -> argparse.ArgumentParser:
             "found only inside a longer number or word) to the output and the listings"
         ),
     )
-    evaluation = score_parser.add_argument_group("evaluation logs")
+
+
+def _add_evaluation_logs(parser: argparse.ArgumentParser) -> None:
+    """Add the evaluation logs group: the tool, refs variable, bad logs, disagreements."""
+    evaluation = parser.add_argument_group("evaluation logs")
     evaluation.add_argument(
         "--from",
         dest="from_tool",
@@ -205,7 +234,11 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         help="list N rows where the tool's own verdict and gradeframe's differ",
     )
-    repeated = score_parser.add_argument_group("repeated samples (several rows per item)")
+
+
+def _add_repeated_samples(parser: argparse.ArgumentParser) -> None:
+    """Add the repeated samples group: pass@k and consistency per item."""
+    repeated = parser.add_argument_group("repeated samples (several rows per item)")
     repeated.add_argument(
         "--samples",
         type=_ks,
@@ -224,7 +257,11 @@ def _parser() -> argparse.ArgumentParser:
             "sample_id, else sample_id)"
         ),
     )
-    score_parser.add_argument(
+
+
+def _add_report_extras(parser: argparse.ArgumentParser) -> None:
+    """Add the report's extras: cost at given prices, a listing of failures."""
+    parser.add_argument(
         "--cost",
         type=Path,
         metavar="PRICES",
@@ -234,7 +271,7 @@ def _parser() -> argparse.ArgumentParser:
             "reasoning}} or a .csv with those columns, in dollars per million tokens"
         ),
     )
-    score_parser.add_argument(
+    parser.add_argument(
         "--failures",
         type=int,
         default=0,
@@ -244,7 +281,11 @@ def _parser() -> argparse.ArgumentParser:
             "kind, group, answer (actual), acceptable answers (expected), outcome"
         ),
     )
-    score_parser.add_argument(
+
+
+def _add_reading_and_writing(parser: argparse.ArgumentParser) -> None:
+    """Add the CSV separator, added column names, outputs, chunk size, quiet."""
+    parser.add_argument(
         "--separator",
         type=_separator,
         default=None,
@@ -254,23 +295,21 @@ def _parser() -> argparse.ArgumentParser:
             "';', tab or '|' is an error that names the --separator to pass)"
         ),
     )
-    score_parser.add_argument(
-        "--prefix", default="", help="put before the names of the added columns"
-    )
-    score_parser.add_argument(
+    parser.add_argument("--prefix", default="", help="put before the names of the added columns")
+    parser.add_argument(
         "-o",
         "--output",
         type=Path,
         metavar="OUT",
         help="write the graded rows here (format from the extension)",
     )
-    score_parser.add_argument(
+    parser.add_argument(
         "--html",
         type=Path,
         metavar="OUT",
         help="write the report as one self-contained HTML page here (needs jinja2)",
     )
-    score_parser.add_argument(
+    parser.add_argument(
         "--escape-formulas",
         action="store_true",
         help=(
@@ -278,12 +317,11 @@ def _parser() -> argparse.ArgumentParser:
             "so that spreadsheets show them instead of running them; on a CSV input, remove it"
         ),
     )
-    score_parser.add_argument(
+    parser.add_argument(
         "--chunk-rows",
         type=int,
         default=CHUNK_ROWS,
         metavar="N",
         help=f"rows scored at a time (default: {CHUNK_ROWS:,})",
     )
-    score_parser.add_argument("-q", "--quiet", action="store_true", help="no progress output")
-    return parser
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress output")
