@@ -39,7 +39,7 @@ from gradeframe.cli.printing import (
     print_samples,
     print_tool_agreement,
 )
-from gradeframe.cli.reading import RECORD_FIELDS, read_columns, read_input
+from gradeframe.cli.reading import RECORD_FIELDS, Input, read_columns, read_input
 from gradeframe.cli.scoring import score
 from gradeframe.cli.writing import (
     _Terminated,
@@ -271,20 +271,7 @@ def _report_options(args: argparse.Namespace, schema: pl.Schema) -> dict[str, An
 
 
 def _run_score(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    if args.disagreements < 0:
-        msg = f"--disagreements must be 0 or more, got {args.disagreements}"
-        raise CliError(msg)
-    if args.failures < 0:
-        msg = f"--failures must be 0 or more, got {args.failures}"
-        raise CliError(msg)
-    if args.chunk_rows < 1:
-        msg = f"--chunk-rows must be at least 1, got {args.chunk_rows}"
-        raise CliError(msg)
-    if args.output is not None:
-        check_output(args.output)  # before any work
-        check_not_an_input(args.output, [] if args.example else [args.file])
-    if args.html is not None:
-        check_html_output(args.html)
+    _check_before_work(args)
     given = read_input(args)
     frame = _drop_earlier_grading(given.frame, args.prefix)
     by = _group_by(args.by) or given.by
@@ -302,33 +289,9 @@ def _run_score(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.samples is not None:
         _check_items(args, frame.schema)
     options = _report_options(args, frame.schema)
-    graded_answer, compared = answer, refs
-    if args.extract is not None:
-        extracted = args.prefix + graders.EXTRACTED
-        frame = frame.drop(extracted, strict=False)  # an earlier run's, replaced
-        text = graders.extracted_text(frame.schema, answer, args.extract)
-        frame = frame.with_columns(text.alias(extracted))
-        graded_answer = graders.with_extracted(frame.schema, answer, extracted)
-        if args.grader != graders.DEFAULT_GRADER:
-            graded_answer = extracted  # a matcher compares the extracted text itself
-    elif args.grader not in (graders.DEFAULT_GRADER, graders.JUDGE):
-        # judge reads the whole output record (its status, trace, ...), as answer_contains does
-        graded_answer = graders.record_text(frame.schema, answer)
-    if args.grader in graders.EXPECTED_READERS:
-        compared = graders.EXPECTED_READERS[args.grader](frame, refs, _compared_flag(args))
+    frame, graded_answer, compared = _what_is_graded(args, frame, answer, refs)
     if args.grader == graders.DEFAULT_GRADER:
-        grade_options = {
-            "partial": args.partial,
-            "notes": args.notes,
-            "trace": args.trace,
-            "status": args.status,
-            "failure_kind": args.failure_kind,
-            "not_found": args.not_found,
-            "refusal": True if args.refusals else None,
-            "whole_words": args.whole_words,
-            "explain": args.explain,
-            **grade_options,
-        }
+        grade_options = _answer_contains_options(args, grade_options)
     with _statuses_said_once(err):
         graded = score(
             frame,
@@ -343,10 +306,6 @@ def _run_score(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     # A CSV's cells are text: the token counts and seconds the cost columns read are numbers.
     usage = numeric_usage(graded) if args.cost is not None else graded
     table = report(usage, by or None, prefix=args.prefix, **options)
-    n_correct = int(table.get_column("n_correct").sum())
-    share = _share(table, n_correct, graded.height)
-    grouped = f", by {', '.join(by)}" if by else ""
-    answers = _noun(graded.height, "answer")
     if args.output is not None:
         # first: a closed pipe on stdout must not lose it
         write_frame(graded, args.output, escape=args.escape_formulas, err=err)
@@ -361,6 +320,88 @@ def _run_score(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             refs=shown_refs,
             cost=options.get("cost"),
         )
+    shown = {"answer": shown_answer, "refs": shown_refs}
+    _print_results(args, given, by, table, graded, answer, shown, out, err)
+    return 0
+
+
+def _check_before_work(args: argparse.Namespace) -> None:
+    """Check the numbers given and the places to write before reading anything."""
+    if args.disagreements < 0:
+        msg = f"--disagreements must be 0 or more, got {args.disagreements}"
+        raise CliError(msg)
+    if args.failures < 0:
+        msg = f"--failures must be 0 or more, got {args.failures}"
+        raise CliError(msg)
+    if args.chunk_rows < 1:
+        msg = f"--chunk-rows must be at least 1, got {args.chunk_rows}"
+        raise CliError(msg)
+    if args.output is not None:
+        check_output(args.output)  # before any work
+        check_not_an_input(args.output, [] if args.example else [args.file])
+    if args.html is not None:
+        check_html_output(args.html)
+
+
+def _what_is_graded(
+    args: argparse.Namespace, frame: pl.DataFrame, answer: Any, refs: Any
+) -> tuple[pl.DataFrame, Any, Any]:
+    """Return the frame (with ``--extract``'s column), the answer graded and what it meets.
+
+    ``--extract`` grades what it takes from the answer; a matcher compares the record's text;
+    a grader with a reader of its own reads the expected column its way.
+    """
+    graded_answer, compared = answer, refs
+    if args.extract is not None:
+        extracted = args.prefix + graders.EXTRACTED
+        frame = frame.drop(extracted, strict=False)  # an earlier run's, replaced
+        text = graders.extracted_text(frame.schema, answer, args.extract)
+        frame = frame.with_columns(text.alias(extracted))
+        graded_answer = graders.with_extracted(frame.schema, answer, extracted)
+        if args.grader != graders.DEFAULT_GRADER:
+            graded_answer = extracted  # a matcher compares the extracted text itself
+    elif args.grader not in (graders.DEFAULT_GRADER, graders.JUDGE):
+        # judge reads the whole output record (its status, trace, ...), as answer_contains does
+        graded_answer = graders.record_text(frame.schema, answer)
+    if args.grader in graders.EXPECTED_READERS:
+        compared = graders.EXPECTED_READERS[args.grader](frame, refs, _compared_flag(args))
+    return frame, graded_answer, compared
+
+
+def _answer_contains_options(
+    args: argparse.Namespace, grade_options: dict[str, Any]
+) -> dict[str, Any]:
+    """Return answer_contains' options: the flags' values, then the ``--option`` ones."""
+    return {
+        "partial": args.partial,
+        "notes": args.notes,
+        "trace": args.trace,
+        "status": args.status,
+        "failure_kind": args.failure_kind,
+        "not_found": args.not_found,
+        "refusal": True if args.refusals else None,
+        "whole_words": args.whole_words,
+        "explain": args.explain,
+        **grade_options,
+    }
+
+
+def _print_results(
+    args: argparse.Namespace,
+    given: Input,
+    by: list[str],
+    table: pl.DataFrame,
+    graded: pl.DataFrame,
+    answer: Any,
+    shown: dict[str, Any],
+    out: TextIO,
+    err: TextIO,
+) -> None:
+    """Print the headline, notes, report and what the flags ask for; say what was written."""
+    n_correct = int(table.get_column("n_correct").sum())
+    share = _share(table, n_correct, graded.height)
+    grouped = f", by {', '.join(by)}" if by else ""
+    answers = _noun(graded.height, "answer")
     print(f"{answers} from {given.source}: {n_correct:,} right{share}{grouped}", file=out)
     for note in given.notes:
         print(note, file=out)
@@ -370,14 +411,13 @@ def _run_score(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     print_tool_agreement(graded, args, out, given.folder)
     if args.failures:
         context = [answer] if args.grader == graders.JUDGE and isinstance(answer, str) else []
-        shown = {"answer": shown_answer, "refs": shown_refs, "context": context}
+        shown = shown | {"context": context}
         print_failures(graded, args, out, by=by, folder=given.folder, **shown)
     if args.output is not None and not args.quiet:
         rows = _noun(graded.height, "graded row")
         print(f"gradeframe: wrote {rows} to {args.output}", file=err)
     if args.html is not None and not args.quiet:
         print(f"gradeframe: wrote the HTML page to {args.html}", file=err)
-    return 0
 
 
 def _share(table: pl.DataFrame, n_correct: int, n: int) -> str:
