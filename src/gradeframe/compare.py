@@ -315,67 +315,11 @@ def compare(
     _check_baseline(frame, group, baseline)
 
     keys = [f"__gf_on{i}" for i in range(len(items))]
-    per_item = (
-        lazy.group_by(group, *splits, *items)
-        .agg(right.cast(pl.Float64).mean().alias("__gf_s"), pl.len().alias("__gf_r"))
-        .select(
-            pl.col(group).alias("__gf_g"),
-            *splits,
-            *[pl.col(c).alias(k) for c, k in zip(items, keys, strict=True)],
-            "__gf_s",
-            "__gf_r",
-        )
-    )
-    side_a = per_item.rename({"__gf_g": "a", "__gf_s": "__gf_sa", "__gf_r": "__gf_ra"})
-    side_b = per_item.rename({"__gf_g": "b", "__gf_s": "__gf_sb", "__gf_r": "__gf_rb"})
+    per_item = _per_item(lazy, group, splits, items, keys, right)
     wanted = _wanted(baseline)
-
-    sa, sb = pl.col("__gf_sa"), pl.col("__gf_sb")
-    right_a, right_b = sa >= 0.5, sb >= 0.5
-    difference = sb - sa
-    paired = (
-        side_a.join(side_b, on=[*splits, *keys], how="inner", nulls_equal=True)
-        .filter(wanted)
-        .group_by(*splits, "a", "b")
-        .agg(
-            pl.len().cast(pl.Int64).alias("n_items"),
-            sa.mean().alias("accuracy_a"),
-            sb.mean().alias("accuracy_b"),
-            difference.mean().alias("difference"),
-            difference.std(ddof=1).alias("__gf_sd"),
-            (right_a & right_b).sum().cast(pl.Int64).alias("both_right"),
-            (right_a & ~right_b).sum().cast(pl.Int64).alias("only_a"),
-            (~right_a & right_b).sum().cast(pl.Int64).alias("only_b"),
-            (~right_a & ~right_b).sum().cast(pl.Int64).alias("both_wrong"),
-            ((pl.col("__gf_ra") == 1) & (pl.col("__gf_rb") == 1)).all().alias("__gf_single"),
-        )
-    )
-    groups = lazy.select(*splits, group).unique()
-    side = [groups.rename({group: name}) for name in ("a", "b")]
-    if splits:
-        pairs = side[0].join(side[1], on=splits, how="inner", nulls_equal=True)
-    else:
-        pairs = side[0].join(side[1], how="cross")
-    pairs = pairs.filter(wanted)
-    n = pl.col("n_items")
-    se = pl.when(n >= 2).then(pl.col("__gf_sd") / n.cast(pl.Float64).sqrt())
-    low, high = normal_interval("difference", se, z=Z_95, clip=(-1.0, 1.0))
-    p_value = (
-        pl.when(n == 0)
-        .then(None)
-        .when(pl.col("__gf_single"))
-        .then(mcnemar_p_value("only_a", "only_b"))
-        .otherwise(paired_t_p_value("difference", "__gf_sd", "n_items"))
-    )
-    b_better, a_better, unsettled = (pl.lit(v, dtype=pl.String) for v in VERDICTS)
-    shown = pl.col("p_adjusted") < LEVEL
-    verdict = (
-        pl.when((pl.col("ci_low") > 0) & shown)
-        .then(b_better)
-        .when((pl.col("ci_high") < 0) & shown)
-        .then(a_better)
-        .otherwise(unsettled)
-    )
+    paired = _paired(per_item, splits, keys, wanted)
+    pairs = _pairs(lazy, group, splits, wanted)
+    low, high, p_value, verdict = _pair_statistics()
     out = (
         pairs.join(paired, on=[*splits, "a", "b"], how="left", nulls_equal=True)
         .with_columns(pl.col("n_items", *_TABLE).fill_null(0))
@@ -397,6 +341,94 @@ def compare(
         .sort(*splits, "a", "b", nulls_last=True)
     )
     return same_kind(out, frame)
+
+
+def _per_item(
+    lazy: pl.LazyFrame,
+    group: str,
+    splits: list[str],
+    items: list[str],
+    keys: list[str],
+    right: pl.Expr,
+) -> pl.LazyFrame:
+    """Average each group's rows per item: the share right (``__gf_s``) and the rows (``__gf_r``).
+
+    The group becomes ``__gf_g`` and the item columns are renamed to ``keys``.
+    """
+    return (
+        lazy.group_by(group, *splits, *items)
+        .agg(right.cast(pl.Float64).mean().alias("__gf_s"), pl.len().alias("__gf_r"))
+        .select(
+            pl.col(group).alias("__gf_g"),
+            *splits,
+            *[pl.col(c).alias(k) for c, k in zip(items, keys, strict=True)],
+            "__gf_s",
+            "__gf_r",
+        )
+    )
+
+
+def _paired(
+    per_item: pl.LazyFrame, splits: list[str], keys: list[str], wanted: pl.Expr
+) -> pl.LazyFrame:
+    """Join each wanted pair's sides on the items they share, and sum up the pair over them."""
+    side_a = per_item.rename({"__gf_g": "a", "__gf_s": "__gf_sa", "__gf_r": "__gf_ra"})
+    side_b = per_item.rename({"__gf_g": "b", "__gf_s": "__gf_sb", "__gf_r": "__gf_rb"})
+    sa, sb = pl.col("__gf_sa"), pl.col("__gf_sb")
+    right_a, right_b = sa >= 0.5, sb >= 0.5
+    difference = sb - sa
+    return (
+        side_a.join(side_b, on=[*splits, *keys], how="inner", nulls_equal=True)
+        .filter(wanted)
+        .group_by(*splits, "a", "b")
+        .agg(
+            pl.len().cast(pl.Int64).alias("n_items"),
+            sa.mean().alias("accuracy_a"),
+            sb.mean().alias("accuracy_b"),
+            difference.mean().alias("difference"),
+            difference.std(ddof=1).alias("__gf_sd"),
+            (right_a & right_b).sum().cast(pl.Int64).alias("both_right"),
+            (right_a & ~right_b).sum().cast(pl.Int64).alias("only_a"),
+            (~right_a & right_b).sum().cast(pl.Int64).alias("only_b"),
+            (~right_a & ~right_b).sum().cast(pl.Int64).alias("both_wrong"),
+            ((pl.col("__gf_ra") == 1) & (pl.col("__gf_rb") == 1)).all().alias("__gf_single"),
+        )
+    )
+
+
+def _pairs(lazy: pl.LazyFrame, group: str, splits: list[str], wanted: pl.Expr) -> pl.LazyFrame:
+    """Return every wanted pair (``a``, ``b``) of groups, within each split: shared items or not."""
+    groups = lazy.select(*splits, group).unique()
+    side = [groups.rename({group: name}) for name in ("a", "b")]
+    if splits:
+        pairs = side[0].join(side[1], on=splits, how="inner", nulls_equal=True)
+    else:
+        pairs = side[0].join(side[1], how="cross")
+    return pairs.filter(wanted)
+
+
+def _pair_statistics() -> tuple[pl.Expr, pl.Expr, pl.Expr, pl.Expr]:
+    """Return a pair's interval (low, high), its p-value and its verdict, as expressions."""
+    n = pl.col("n_items")
+    se = pl.when(n >= 2).then(pl.col("__gf_sd") / n.cast(pl.Float64).sqrt())
+    low, high = normal_interval("difference", se, z=Z_95, clip=(-1.0, 1.0))
+    p_value = (
+        pl.when(n == 0)
+        .then(None)
+        .when(pl.col("__gf_single"))
+        .then(mcnemar_p_value("only_a", "only_b"))
+        .otherwise(paired_t_p_value("difference", "__gf_sd", "n_items"))
+    )
+    b_better, a_better, unsettled = (pl.lit(v, dtype=pl.String) for v in VERDICTS)
+    shown = pl.col("p_adjusted") < LEVEL
+    verdict = (
+        pl.when((pl.col("ci_low") > 0) & shown)
+        .then(b_better)
+        .when((pl.col("ci_high") < 0) & shown)
+        .then(a_better)
+        .otherwise(unsettled)
+    )
+    return low, high, p_value, verdict
 
 
 def _verdict(name: Any, argument: str, schema: Schema) -> pl.Expr:
