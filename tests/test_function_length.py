@@ -21,7 +21,6 @@ ALLOWED = {
     "logs/inspect.py:_fast_parts": 90,
     "logs/inspect.py:_frame": 88,
     "matchers/tool_calls.py:_grade_batch": 91,
-    "report.py:report_from_counts": 92,
 }
 
 

@@ -24,6 +24,7 @@ from typing import Any, Final
 import polars as pl
 
 from gradeframe import _cost, kinds
+from gradeframe._from_counts import statistics, summed_counts
 from gradeframe._inputs import (
     check_column,
     check_prefix,
@@ -47,9 +48,6 @@ from gradeframe._summary_inputs import (
 from gradeframe._threads import one_at_a_time
 from gradeframe.stats import (
     Z_95,
-    clustered_standard_error,
-    mean_interval,
-    normal_interval,
     wilson_interval,
 )
 
@@ -316,17 +314,7 @@ def report_from_counts(
     kind_columns = _kind_columns(list(schema), keys)
     costed = [c for c in _cost.COUNT_COLUMNS if c in schema] if "cost_unknown" in schema else []
     additive = [*needed, *kind_columns, *costed]
-    sums = [pl.col(c).fill_null(0).sum().alias(c) for c in additive]
-    lazy = counts.lazy()
-    if keys:
-        # Sorted, so that the sums over clusters below add in one order whatever the order of
-        # the counts: the same report to the last bit from one frame or from many partitions.
-        summed = lazy.group_by(keys).agg(*sums).sort(keys, nulls_last=True)
-    else:
-        summed = lazy.select(*sums)
-    integer = [c for c in additive if c not in ("score_sum", "score_sumsq", *_cost.COUNT_COLUMNS)]
-    integer += _cost.integer_counts(costed)
-    summed = summed.with_columns(pl.col(integer).cast(pl.Int64))
+    summed = summed_counts(counts.lazy(), keys, additive, costed)
 
     # Rows the grader failed on (verdicts) are counted in n and left out of the accuracy: its
     # denominator is n_graded.
@@ -335,51 +323,11 @@ def report_from_counts(
         summed = summed.with_columns((pl.col("n") - pl.col(kinds.GRADER_FAILURE)).alias("n_graded"))
         additive.append("n_graded")
     denominator = "n_graded" if graded else "n"
-    accuracy = (
-        pl.when(pl.col(denominator) > 0)
-        .then(pl.col("n_correct") / pl.col(denominator))
-        .alias("accuracy")
-    )
-    extra: list[str] = []
-    if cluster is None:
-        out = summed
-        low, high = wilson_interval("n_correct", denominator)
-        if score is not None:
-            mean, score_low, score_high = mean_interval("score_sum", "score_sumsq", "score_n")
-            score_exprs = [
-                mean.alias("mean_score"),
-                score_low.alias("score_ci_low"),
-                score_high.alias("score_ci_high"),
-            ]
-    else:
-        aggregations = [pl.col(c).sum() for c in additive]
-        # A cluster whose rows the grader all failed on is no cluster of graded rows.
-        aggregations += [
-            (pl.col(denominator) > 0).sum().cast(pl.Int64).alias("n_clusters"),
-            clustered_standard_error("n_correct", denominator, integer=True).alias("__se"),
-        ]
-        if score is not None:
-            aggregations.append(
-                clustered_standard_error("score_sum", "score_n").alias("__score_se")
-            )
-        # (it adds nothing to the standard error either: its total and count are 0).
-        out = summed.group_by(group).agg(*aggregations) if group else summed.select(*aggregations)
-        low, high = normal_interval(accuracy, "__se", clip=(0.0, 1.0))
-        extra = ["n_clusters"]
-        if score is not None:
-            mean = pl.when(pl.col("score_n") > 0).then(pl.col("score_sum") / pl.col("score_n"))
-            score_low, score_high = normal_interval(mean, "__score_se")
-            score_exprs = [
-                mean.alias("mean_score"),
-                score_low.alias("score_ci_low"),
-                score_high.alias("score_ci_high"),
-            ]
-    if score is None:
-        score_exprs = []
+    options = {"clustered": cluster is not None, "scored": score is not None}
+    out, stats = statistics(summed, group, additive, denominator, **options)
     counted = [pl.col("n"), *([pl.col("n_graded")] if graded else []), pl.col("n_correct")]
-    stats = [*counted, accuracy, low, high, *extra, *score_exprs]
     costs = _cost.report_columns(costed) if costed else []
-    out = out.select(*group, *stats, *kind_columns, *costs)
+    out = out.select(*group, *counted, *stats, *kind_columns, *costs)
     if group:
         out = out.sort(group, nulls_last=True)
     if costed:
