@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 import polars as pl
@@ -275,15 +275,7 @@ def grouped_counts(
     grader_in, grader_out = _number(schema, GRADER_INPUT), _number(schema, GRADER_OUTPUT)
     graded = grader_in is not None or grader_out is not None
     priced = not isinstance(cost, str)
-    if priced and MODEL not in schema:
-        msg = (
-            f"`cost`: prices are given per model, but the frame has no {MODEL!r} column. "
-            f"Its columns are: {list(schema)!r}."
-        )
-        raise pl.exceptions.ColumnNotFoundError(msg)
-    extra = [MODEL] if priced and MODEL not in keys else []
-    if priced and graded and GRADER_MODEL in schema and GRADER_MODEL not in keys:
-        extra.append(GRADER_MODEL)
+    extra = _model_keys(schema, keys, priced=priced, graded=graded)
 
     def known(name: str) -> bool:
         return _no_nulls(eager, schema, name)
@@ -293,78 +285,19 @@ def grouped_counts(
     sums.append(
         _count_nulls([(tokens_in, known(INPUT)), (tokens_out, known(OUTPUT))], "tokens_unknown")
     )
-    if priced:
-        sums += [_sum(cache_read, "__cache_read"), _sum(reasoning, "__reasoning")]
+    if isinstance(cost, str):
+        sums += _row_cost_sums(schema, cost, known)
     else:
-        row = _number(schema, cost)
-        if row is None:
-            msg = (
-                f"`cost`: the frame has no per-row cost column {cost!r}; give prices instead "
-                f"(a mapping or frame), or name a column. Its columns are: {list(schema)!r}."
-            )
-            raise pl.exceptions.ColumnNotFoundError(msg)
-        sums += [
-            row.sum().cast(pl.Float64).alias("cost_sum"),
-            _count_nulls([(row, known(cost))], "cost_unknown"),
-        ]
+        sums += [_sum(cache_read, "__cache_read"), _sum(reasoning, "__reasoning")]
     if graded:
-        # A row with a grader's tokens had a grader call; one with one count of two is unknown.
-        missing = pl.lit(None, pl.Int64)
-        g_in = missing if grader_in is None else grader_in
-        g_out = missing if grader_out is None else grader_out
-        called = (g_in.is_not_null() | g_out.is_not_null()).sum().cast(pl.Int64)
-        bad = (g_in.is_null() ^ g_out.is_null()).sum().cast(pl.Int64)
-        if known(GRADER_INPUT) or known(GRADER_OUTPUT):  # every row has a grader's count
-            called = pl.len().cast(pl.Int64)
-        if known(GRADER_INPUT) and known(GRADER_OUTPUT):  # every row has both
-            bad = pl.lit(0, pl.Int64)
-        sums += [_sum(grader_in, "__grader_in"), _sum(grader_out, "__grader_out")]
-        sums += [called.alias("__grader_called"), bad.alias("__grader_bad")]
+        sums += _grader_sums(grader_in, grader_out, known)
 
     group = [*keys, *extra]
     out = frame.group_by(group).agg(*sums) if group else frame.select(*sums)
-    priced_columns = []
-    if priced:
-        model = _model_name(MODEL)
-        price_in = _price_of(model, cost, "input")
-        reasoning_extra = {m: {"extra": p["reasoning"] - p["output"]} for m, p in cost.items()}
-        total = (
-            pl.col(INPUT) * price_in
-            + pl.col(OUTPUT) * _price_of(model, cost, "output")
-            + pl.col("__cache_read") * _price_of(model, cost, "cache_read")
-            + pl.col("__reasoning") * _price_of(model, reasoning_extra, "extra")  # type: ignore[arg-type]
-        ) / _MILLION
-        priced_columns += [
-            total.alias("cost_sum"),
-            pl.when(price_in.is_null())
-            .then(pl.col("n"))
-            .otherwise(pl.col("tokens_unknown"))
-            .alias("cost_unknown"),
-        ]
+    priced_columns = [] if isinstance(cost, str) else _model_cost(cost)
     if graded:
-        if priced and GRADER_MODEL in schema:
-            grader_model = _model_name(GRADER_MODEL)
-            g_price_in = _price_of(grader_model, cost, "input")  # type: ignore[arg-type]
-            g_price_out = _price_of(grader_model, cost, "output")  # type: ignore[arg-type]
-            grader_sum = (
-                pl.col("__grader_in") * g_price_in + pl.col("__grader_out") * g_price_out
-            ) / _MILLION
-            unknown = (
-                pl.when(g_price_in.is_null())
-                .then(pl.col("__grader_called"))
-                .otherwise(pl.col("__grader_bad"))
-            )
-        else:
-            # No prices (a per-row cost column prices the model's calls only), or no grader
-            # named: every grader call is unknown.
-            grader_sum, unknown = pl.lit(0.0), pl.col("__grader_called")
-        priced_columns += [
-            pl.when(pl.col("__grader_called") > 0)
-            .then(grader_sum)
-            .otherwise(0.0)
-            .alias("grader_cost_sum"),
-            unknown.alias("grader_cost_unknown"),
-        ]
+        named = not isinstance(cost, str) and GRADER_MODEL in schema
+        priced_columns += _grader_cost(cost if named else None)
     temporary = {"__cache_read", "__reasoning", "__grader_in", "__grader_out"}
     temporary |= {"__grader_called", "__grader_bad"}
     if not extra:
@@ -375,6 +308,100 @@ def grouped_counts(
     kept = [n for n in names if n not in temporary and n not in replaced and n not in keys]
     summed = [pl.col(n).sum() for n in kept] + [expr.sum() for expr in priced_columns]
     return out.group_by(list(keys)).agg(summed) if keys else out.select(summed)
+
+
+def _model_keys(schema: Schema, keys: Sequence[str], *, priced: bool, graded: bool) -> list[str]:
+    """Return the model columns to group by besides ``keys``: prices are per model."""
+    if priced and MODEL not in schema:
+        msg = (
+            f"`cost`: prices are given per model, but the frame has no {MODEL!r} column. "
+            f"Its columns are: {list(schema)!r}."
+        )
+        raise pl.exceptions.ColumnNotFoundError(msg)
+    extra = [MODEL] if priced and MODEL not in keys else []
+    if priced and graded and GRADER_MODEL in schema and GRADER_MODEL not in keys:
+        extra.append(GRADER_MODEL)
+    return extra
+
+
+def _row_cost_sums(schema: Schema, cost: str, known: Callable[[str], bool]) -> list[pl.Expr]:
+    """Return the sum of a per-row cost column and the count of its unknowns."""
+    row = _number(schema, cost)
+    if row is None:
+        msg = (
+            f"`cost`: the frame has no per-row cost column {cost!r}; give prices instead "
+            f"(a mapping or frame), or name a column. Its columns are: {list(schema)!r}."
+        )
+        raise pl.exceptions.ColumnNotFoundError(msg)
+    return [
+        row.sum().cast(pl.Float64).alias("cost_sum"),
+        _count_nulls([(row, known(cost))], "cost_unknown"),
+    ]
+
+
+def _grader_sums(
+    grader_in: pl.Expr | None, grader_out: pl.Expr | None, known: Callable[[str], bool]
+) -> list[pl.Expr]:
+    """Return the grader's token sums, its calls and the calls with one count of two."""
+    # A row with a grader's tokens had a grader call; one with one count of two is unknown.
+    missing = pl.lit(None, pl.Int64)
+    g_in = missing if grader_in is None else grader_in
+    g_out = missing if grader_out is None else grader_out
+    called = (g_in.is_not_null() | g_out.is_not_null()).sum().cast(pl.Int64)
+    bad = (g_in.is_null() ^ g_out.is_null()).sum().cast(pl.Int64)
+    if known(GRADER_INPUT) or known(GRADER_OUTPUT):  # every row has a grader's count
+        called = pl.len().cast(pl.Int64)
+    if known(GRADER_INPUT) and known(GRADER_OUTPUT):  # every row has both
+        bad = pl.lit(0, pl.Int64)
+    sums = [_sum(grader_in, "__grader_in"), _sum(grader_out, "__grader_out")]
+    return [*sums, called.alias("__grader_called"), bad.alias("__grader_bad")]
+
+
+def _model_cost(cost: Prices) -> list[pl.Expr]:
+    """Return the model's cost of the summed tokens and its unknowns, priced per model."""
+    model = _model_name(MODEL)
+    price_in = _price_of(model, cost, "input")
+    reasoning_extra = {m: {"extra": p["reasoning"] - p["output"]} for m, p in cost.items()}
+    total = (
+        pl.col(INPUT) * price_in
+        + pl.col(OUTPUT) * _price_of(model, cost, "output")
+        + pl.col("__cache_read") * _price_of(model, cost, "cache_read")
+        + pl.col("__reasoning") * _price_of(model, reasoning_extra, "extra")  # type: ignore[arg-type]
+    ) / _MILLION
+    return [
+        total.alias("cost_sum"),
+        pl.when(price_in.is_null())
+        .then(pl.col("n"))
+        .otherwise(pl.col("tokens_unknown"))
+        .alias("cost_unknown"),
+    ]
+
+
+def _grader_cost(prices: Prices | None) -> list[pl.Expr]:
+    """Return the grader's cost and its unknowns, at the grader model's ``prices`` if any."""
+    if prices is not None:
+        grader_model = _model_name(GRADER_MODEL)
+        g_price_in = _price_of(grader_model, prices, "input")
+        g_price_out = _price_of(grader_model, prices, "output")
+        grader_sum = (
+            pl.col("__grader_in") * g_price_in + pl.col("__grader_out") * g_price_out
+        ) / _MILLION
+        unknown = (
+            pl.when(g_price_in.is_null())
+            .then(pl.col("__grader_called"))
+            .otherwise(pl.col("__grader_bad"))
+        )
+    else:
+        # No prices (a per-row cost column prices the model's calls only), or no grader
+        # named: every grader call is unknown.
+        grader_sum, unknown = pl.lit(0.0), pl.col("__grader_called")
+    return [
+        pl.when(pl.col("__grader_called") > 0)
+        .then(grader_sum)
+        .otherwise(0.0)
+        .alias("grader_cost_sum"),
+        unknown.alias("grader_cost_unknown"),
+    ]
 
 
 def integer_counts(columns: Sequence[str]) -> list[str]:
