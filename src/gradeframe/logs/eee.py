@@ -274,41 +274,13 @@ def _frame(lines: pl.DataFrame, where: Path) -> pl.DataFrame:
         return field(lines, where, path, kind, **options)
 
     raw = at("output.raw", TEXTS, inner=(pl.String,), dtype=pl.List(pl.String))
-    messages = at("messages", RECORDS)
-    last_reply = messages.list.eval(
-        pl.element()
-        .filter(pl.element().struct.field("role") == "assistant")
-        .struct.field("content")
-        .cast(pl.String)
-    ).list.last()
-    has_reply = messages.list.eval(pl.element().struct.field("role") == "assistant").list.any()
-    if not isinstance(lines.schema.get("messages"), pl.List) or not isinstance(
-        lines.schema["messages"].inner, pl.Struct
-    ):
-        last_reply, has_reply = pl.lit(None, pl.String), pl.lit(value=False)
+    last_reply, has_reply = _last_reply(lines, at("messages", RECORDS))
     choices = at("input.choices", TEXTS, inner=(pl.String,), dtype=pl.List(pl.String))
     references = at("input.reference", TEXTS, inner=(pl.String,), dtype=pl.List(pl.String))
-    literal = references.list.first()
-    lists = _literal_lists(
-        lines.select(pl.when(references.list.len() == 1).then(literal)).to_series()
-    )
-    if lists:
-        expanded = literal.replace_strict(lists, default=None, return_dtype=pl.List(pl.String))
-        references = (
-            pl.when(references.list.len() == 1)
-            .then(pl.coalesce(expanded, references))
-            .otherwise(references)
-        )
     has_choices = choices.list.len().fill_null(0) > 0
-    one_ref = references.list.first()
-    refs = (
-        pl.when(has_choices & (references.list.len() == 1))
-        .then(pl.concat_list(_option(one_ref, choices)))
-        .otherwise(references)
-    )
+    refs = _refs(lines, references, choices, has_choices)
     stop = at("metadata.stop_reason", TEXT)
     stop = pl.when(stop.str.strip_chars() != "").then(stop)
-    cut = stop.is_in(_CUT_SHORT).fill_null(value=False)
     error = at("error", TEXT)
     score = at("evaluation.score", NUMBER, dtype=pl.Float64)
     answer = pl.when(has_reply).then(last_reply).otherwise(raw.list.first())
@@ -325,21 +297,7 @@ def _frame(lines: pl.DataFrame, where: Path) -> pl.DataFrame:
         sample_id=at("sample_id", SCALAR, dtype=pl.String),
         epoch=epoch.fill_null(1),
         input=at("input.raw", TEXT),
-        output=pl.struct(
-            answer=answer,
-            partial=cut,
-            notes=pl.when(cut)
-            .then(pl.concat_list(pl.lit("stop:") + stop, pl.lit(COST_CAP)))
-            .otherwise(pl.lit([], dtype=pl.List(pl.String))),
-            trace=pl.when(stop.is_not_null())
-            .then(pl.concat_list(pl.struct(step=pl.lit("model"), finish_reason=stop)))
-            .otherwise(
-                pl.lit(
-                    [], dtype=pl.List(pl.Struct({"step": pl.String, "finish_reason": pl.String}))
-                )
-            ),
-            status=pl.when(error.is_not_null()).then(pl.lit("error")).otherwise(pl.lit("ok")),
-        ),
+        output=_output(answer, stop, error),
         refs=refs,
         tool_score=score.cast(pl.String),
         tool_correct=score == 1.0,
@@ -379,3 +337,60 @@ def _frame(lines: pl.DataFrame, where: Path) -> pl.DataFrame:
         pl.col(others).first(), eee_scores=pl.col("eee_score")
     )
     return finish(folded, EXTRAS)
+
+
+def _last_reply(lines: pl.DataFrame, messages: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+    """Return the last assistant message's text, and whether the line has an assistant message."""
+    last_reply = messages.list.eval(
+        pl.element()
+        .filter(pl.element().struct.field("role") == "assistant")
+        .struct.field("content")
+        .cast(pl.String)
+    ).list.last()
+    has_reply = messages.list.eval(pl.element().struct.field("role") == "assistant").list.any()
+    if not isinstance(lines.schema.get("messages"), pl.List) or not isinstance(
+        lines.schema["messages"].inner, pl.Struct
+    ):
+        last_reply, has_reply = pl.lit(None, pl.String), pl.lit(value=False)
+    return last_reply, has_reply
+
+
+def _refs(
+    lines: pl.DataFrame, references: pl.Expr, choices: pl.Expr, has_choices: pl.Expr
+) -> pl.Expr:
+    """Return the acceptable answers: a list literal read as its list, a choice as its option."""
+    literal = references.list.first()
+    lists = _literal_lists(
+        lines.select(pl.when(references.list.len() == 1).then(literal)).to_series()
+    )
+    if lists:
+        expanded = literal.replace_strict(lists, default=None, return_dtype=pl.List(pl.String))
+        references = (
+            pl.when(references.list.len() == 1)
+            .then(pl.coalesce(expanded, references))
+            .otherwise(references)
+        )
+    one_ref = references.list.first()
+    return (
+        pl.when(has_choices & (references.list.len() == 1))
+        .then(pl.concat_list(_option(one_ref, choices)))
+        .otherwise(references)
+    )
+
+
+def _output(answer: pl.Expr, stop: pl.Expr, error: pl.Expr) -> pl.Expr:
+    """Return the output record: a budget stop is partial (noted), any stop a trace step."""
+    cut = stop.is_in(_CUT_SHORT).fill_null(value=False)
+    return pl.struct(
+        answer=answer,
+        partial=cut,
+        notes=pl.when(cut)
+        .then(pl.concat_list(pl.lit("stop:") + stop, pl.lit(COST_CAP)))
+        .otherwise(pl.lit([], dtype=pl.List(pl.String))),
+        trace=pl.when(stop.is_not_null())
+        .then(pl.concat_list(pl.struct(step=pl.lit("model"), finish_reason=stop)))
+        .otherwise(
+            pl.lit([], dtype=pl.List(pl.Struct({"step": pl.String, "finish_reason": pl.String})))
+        ),
+        status=pl.when(error.is_not_null()).then(pl.lit("error")).otherwise(pl.lit("ok")),
+    )
