@@ -582,6 +582,22 @@ def _fast_parts(
 ) -> pl.DataFrame:
     if not members:
         return pl.DataFrame(schema=PARTS)
+    raw = _parsed(members, scorers, models)
+    if raw is None or raw.height != len(members) or not members.all_objects():
+        # a malformed member, or a field of another type than inspect's: read one at a time
+        return _members_exactly(path, members, scorers, model)
+    parts = _with_texts(raw.select(**_fast_columns(scorers, model, models)), members)
+    redo = parts["__exact"].arg_true().to_list()
+    parts = parts.drop("__json_refs", "__json_input", "__attachments", "__exact").select(
+        list(PARTS)
+    )
+    if not redo:
+        return parts.cast(PARTS)
+    return _redone(path, members, parts, redo, scorers, model)
+
+
+def _parsed(members: _Members, scorers: list[str], models: list[str]) -> pl.DataFrame | None:
+    """Parse every sample member at once with Polars; None where Polars cannot."""
     data: Any = members.lines
     with members.lines.getbuffer() as view:
         unscored = _NAN.search(view) is not None  # a literal: a fast scan
@@ -589,12 +605,18 @@ def _fast_parts(
         data = io.BytesIO(_NAN_VALUE.sub(rb'\1"NaN"', members.lines.getvalue()))
     try:
         data.seek(0)
-        raw = pl.read_ndjson(data, schema=_fast_schema(scorers, models))
+        return pl.read_ndjson(data, schema=_fast_schema(scorers, models))
     except (pl.exceptions.PolarsError, RecursionError):
-        raw = None
-    if raw is None or raw.height != len(members) or not members.all_objects():
-        # a malformed member, or a field of another type than inspect's: read one at a time
-        return _members_exactly(path, members, scorers, model)
+        return None
+
+
+#: A target or an input written as a JSON list (a list of messages, or of acceptable answers).
+_TEXT_REFS = pl.col("target").str.starts_with("[")
+_TEXT_INPUT = pl.col("input").str.starts_with("[")
+
+
+def _fast_columns(scorers: list[str], model: str | None, models: list[str]) -> dict[str, pl.Expr]:
+    """Return the parts' columns over the parsed samples, and the texts to read again."""
     output = pl.col("output")
     choices = output.struct.field("choices")
     events = pl.col("events")
@@ -615,23 +637,22 @@ def _fast_parts(
             return pl.lit([], dtype=pl.List(pl.String))
         return pl.concat_list(f.struct.field(field) for f in fields)
 
-    text_refs = pl.col("target").str.starts_with("[")
-    text_input = pl.col("input").str.starts_with("[")
-    parts = raw.select(
-        sample_id="id",
-        epoch=pl.col("epoch").fill_null(1),  # as the exact way: a sample without one ran once
-        input="input",
-        refs=pl.when(text_refs).then(None).otherwise(pl.concat_list("target")),
-        answer=pl.when(choices.list.len() > 0).then(output.struct.field("completion")),
-        stop=final_stop,
-        limit=pl.col("limit").struct.field("type"),
-        error=pl.col("error").struct.field("message"),
-        trace=pl.when(model_stops.list.len() > 0)
+    return {
+        "sample_id": pl.col("id"),
+        # as the exact way: a sample without one ran once
+        "epoch": pl.col("epoch").fill_null(1),
+        "input": pl.col("input"),
+        "refs": pl.when(_TEXT_REFS).then(None).otherwise(pl.concat_list("target")),
+        "answer": pl.when(choices.list.len() > 0).then(output.struct.field("completion")),
+        "stop": final_stop,
+        "limit": pl.col("limit").struct.field("type"),
+        "error": pl.col("error").struct.field("message"),
+        "trace": pl.when(model_stops.list.len() > 0)
         .then(model_stops)
         .otherwise(choices.list.head(1).list.eval(pl.element().struct.field("stop_reason"))),
         **_usage_exprs(model, models),
-        scores=per_scorer("value"),
-        score_reason=pl.concat_list(
+        "scores": per_scorer("value"),
+        "score_reason": pl.concat_list(
             pl.coalesce(
                 f.struct.field("reason"),
                 f.struct.field("metadata").struct.field("unscored_reason"),
@@ -640,19 +661,23 @@ def _fast_parts(
         )
         if fields
         else pl.lit([], dtype=pl.List(pl.String)),
-        score_answer=per_scorer("answer"),
-        score_explanation=per_scorer("explanation"),
-        choices="choices",
-        metadata=pl.when(pl.col("metadata") != "{}").then("metadata"),
-        total_time="total_time",
-        working_time="working_time",
-        uuid="uuid",
-        tool_calls=_calls_column(pl.col("messages")),
-        __json_refs=pl.when(text_refs).then("target"),
-        __json_input=pl.when(text_input).then("input"),
-        __attachments=pl.col("input").str.contains(_ATTACHMENT, literal=True)
+        "score_answer": per_scorer("answer"),
+        "score_explanation": per_scorer("explanation"),
+        "choices": pl.col("choices"),
+        "metadata": pl.when(pl.col("metadata") != "{}").then("metadata"),
+        "total_time": pl.col("total_time"),
+        "working_time": pl.col("working_time"),
+        "uuid": pl.col("uuid"),
+        "tool_calls": _calls_column(pl.col("messages")),
+        "__json_refs": pl.when(_TEXT_REFS).then("target"),
+        "__json_input": pl.when(_TEXT_INPUT).then("input"),
+        "__attachments": pl.col("input").str.contains(_ATTACHMENT, literal=True)
         | output.struct.field("completion").str.starts_with(_ATTACHMENT),
-    )
+    }
+
+
+def _with_texts(parts: pl.DataFrame, members: _Members) -> pl.DataFrame:
+    """Read the JSON-list targets and inputs, and mark (``__exact``) the samples to read again."""
     # Text Polars wrote with a backslash in it may not be exact: read those samples again.
     exact = (
         pl.col("__json_refs").str.contains("\\", literal=True)
@@ -664,20 +689,25 @@ def _fast_parts(
         .list.join("")
         .str.contains("\\", literal=True)
     ).fill_null(value=False)
-    parts = parts.with_columns(
+    return parts.with_columns(
         refs=pl.coalesce("refs", _list_targets(parts["__json_refs"], members)),
         input=pl.coalesce(
-            pl.when(text_input.not_()).then("input"),
+            pl.when(_TEXT_INPUT.not_()).then("input"),
             _python(parts["__json_input"], _json_question, pl.String()),
         ),
         __exact=exact,
     )
-    redo = parts["__exact"].arg_true().to_list()
-    parts = parts.drop("__json_refs", "__json_input", "__attachments", "__exact").select(
-        list(PARTS)
-    )
-    if not redo:
-        return parts.cast(PARTS)
+
+
+def _redone(
+    path: Path,
+    members: _Members,
+    parts: pl.DataFrame,
+    redo: list[int],
+    scorers: list[str],
+    model: str | None,
+) -> pl.DataFrame:
+    """Read the samples at ``redo`` again the exact way, in place of their fast rows."""
     again = _exact_parts(
         path,
         [load_json(path, members[i][1], member=members[i][0]) for i in redo],
