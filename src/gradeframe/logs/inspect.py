@@ -925,25 +925,62 @@ def _frame(
     index: int | None,
     scorers: list[str],
 ) -> pl.DataFrame:
-    stop, limit = pl.col("stop"), pl.col("limit")
-    cut = stop.is_in(_CUT_SHORT).fill_null(value=False)
-    cap = limit.replace_strict(
-        {"message": CALL_CAP, "turn": CALL_CAP, "token": COST_CAP, "cost": COST_CAP},
-        default=None,
-        return_dtype=pl.String,
-    )
-    notes = pl.concat_list(
-        pl.lit("limit:") + limit, cap, pl.when(cut).then(pl.lit("stop:") + stop)
-    ).list.drop_nulls()
-
     def chosen(column: str) -> pl.Expr:
         if index is None:
             return pl.lit(None, dtype=pl.String)
         return pl.col(column).list.get(index, null_on_oob=True)
 
-    # Multiple choice: the options are the answers. The acceptable answers are the options the
-    # target letters name; the answer is the option(s) inspect's choice() scorer read from the
-    # reply (null when it read none), as lm-eval's and HELM's choice answers are option texts.
+    answer, refs, is_choice = _choice_columns(scorers)
+    value = chosen("scores")
+    reason = chosen("score_reason")
+    # An unscored score (NaN, inspect's sentinel for "not scored"), or a grader or scorer that
+    # says it failed: the tool could not grade the answer (the model did not fail).
+    unscored = (value.str.to_lowercase() == "nan") | reason.is_in(_GRADER_FAILED)
+    unscored = unscored.fill_null(value=False)
+    return parts.select(
+        **context,
+        sample_id="sample_id",
+        epoch="epoch",
+        input="input",
+        output=_output(answer),
+        refs=refs,
+        tool_score=value,
+        tool_correct=pl.when(~unscored).then(
+            value.replace_strict(_VERDICT_TEXT, default=None, return_dtype=pl.Boolean)
+        ),
+        tool_failure=pl.when(unscored).then(pl.lit(GRADER_FAILURE)),
+        **{
+            name: pl.col("usage").list.get(i, null_on_oob=True)
+            for i, name in enumerate(_USAGE_COLUMNS)
+        },
+        seconds="total_time",
+        cost="cost",
+        grader_model="grader_model",
+        inspect_scorer=pl.when(value.is_not_null()).then(pl.lit(scorer, dtype=pl.String)),
+        inspect_score_reason=reason,
+        inspect_score_answer=chosen("score_answer"),
+        inspect_score_explanation=chosen("score_explanation"),
+        inspect_scores=_scores_json(scorers),
+        inspect_stop_reason="stop",
+        inspect_limit="limit",
+        inspect_error="error",
+        inspect_choices="choices",
+        inspect_completion=pl.when(is_choice).then("answer"),
+        inspect_target=pl.when(is_choice).then("refs"),
+        inspect_metadata="metadata",
+        inspect_working_time="working_time",
+        inspect_uuid="uuid",
+        tool_calls="tool_calls",
+    )
+
+
+def _choice_columns(scorers: list[str]) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+    """Return the answer, the acceptable answers, and whether the sample is multiple choice.
+
+    Multiple choice: the options are the answers. The acceptable answers are the options the
+    target letters name; the answer is the option(s) inspect's choice() scorer read from the
+    reply (null when it read none), as lm-eval's and HELM's choice answers are option texts.
+    """
     options = pl.col("choices")
     is_choice = options.list.len().fill_null(0) > 0
     target_options = options.list.gather(
@@ -962,70 +999,42 @@ def _frame(
             .then(pl.when(picked_options.list.len() > 0).then(picked_options.list.join(", ")))
             .otherwise(answer)
         )
-    value = chosen("scores")
-    named = (
-        pl.struct(
-            *(
-                pl.col("scores").list.get(i, null_on_oob=True).alias(n)
-                for i, n in enumerate(scorers)
-            )
-        )
-        if scorers
-        else None
+    refs = pl.when(is_choice).then(target_options).otherwise("refs")
+    return answer, refs, is_choice
+
+
+def _output(answer: pl.Expr) -> pl.Expr:
+    """Return the output record: a limit or a length stop is partial, noted with its cap."""
+    stop, limit = pl.col("stop"), pl.col("limit")
+    cut = stop.is_in(_CUT_SHORT).fill_null(value=False)
+    cap = limit.replace_strict(
+        {"message": CALL_CAP, "turn": CALL_CAP, "token": COST_CAP, "cost": COST_CAP},
+        default=None,
+        return_dtype=pl.String,
+    )
+    notes = pl.concat_list(
+        pl.lit("limit:") + limit, cap, pl.when(cut).then(pl.lit("stop:") + stop)
+    ).list.drop_nulls()
+    return pl.struct(
+        answer=answer,
+        partial=limit.is_not_null() | cut,
+        notes=notes,
+        trace=pl.col("trace").list.eval(
+            pl.struct(step=pl.lit("model"), finish_reason=pl.element())
+        ),
+        status=pl.when(pl.col("error").is_not_null()).then(pl.lit("error")).otherwise(pl.lit("ok")),
+    )
+
+
+def _scores_json(scorers: list[str]) -> pl.Expr:
+    """Return every scorer's value by name as a JSON object (null where none scored)."""
+    if not scorers:
+        return pl.lit(None, dtype=pl.String)
+    named = pl.struct(
+        *(pl.col("scores").list.get(i, null_on_oob=True).alias(n) for i, n in enumerate(scorers))
     )
     scored = pl.col("scores").list.eval(pl.element().is_not_null()).list.any()
-    reason = chosen("score_reason")
-    # An unscored score (NaN, inspect's sentinel for "not scored"), or a grader or scorer that
-    # says it failed: the tool could not grade the answer (the model did not fail).
-    unscored = (value.str.to_lowercase() == "nan") | reason.is_in(_GRADER_FAILED)
-    unscored = unscored.fill_null(value=False)
-    return parts.select(
-        **context,
-        sample_id="sample_id",
-        epoch="epoch",
-        input="input",
-        output=pl.struct(
-            answer=answer,
-            partial=limit.is_not_null() | cut,
-            notes=notes,
-            trace=pl.col("trace").list.eval(
-                pl.struct(step=pl.lit("model"), finish_reason=pl.element())
-            ),
-            status=pl.when(pl.col("error").is_not_null())
-            .then(pl.lit("error"))
-            .otherwise(pl.lit("ok")),
-        ),
-        refs=pl.when(is_choice).then(target_options).otherwise("refs"),
-        tool_score=value,
-        tool_correct=pl.when(~unscored).then(
-            value.replace_strict(_VERDICT_TEXT, default=None, return_dtype=pl.Boolean)
-        ),
-        tool_failure=pl.when(unscored).then(pl.lit(GRADER_FAILURE)),
-        **{
-            name: pl.col("usage").list.get(i, null_on_oob=True)
-            for i, name in enumerate(_USAGE_COLUMNS)
-        },
-        seconds="total_time",
-        cost="cost",
-        grader_model="grader_model",
-        inspect_scorer=pl.when(value.is_not_null()).then(pl.lit(scorer, dtype=pl.String)),
-        inspect_score_reason=reason,
-        inspect_score_answer=chosen("score_answer"),
-        inspect_score_explanation=chosen("score_explanation"),
-        inspect_scores=pl.when(scored).then(named.struct.json_encode())
-        if named is not None
-        else pl.lit(None, dtype=pl.String),
-        inspect_stop_reason="stop",
-        inspect_limit="limit",
-        inspect_error="error",
-        inspect_choices="choices",
-        inspect_completion=pl.when(is_choice).then("answer"),
-        inspect_target=pl.when(is_choice).then("refs"),
-        inspect_metadata="metadata",
-        inspect_working_time="working_time",
-        inspect_uuid="uuid",
-        tool_calls="tool_calls",
-    )
+    return pl.when(scored).then(named.struct.json_encode())
 
 
 # ---- inspect's per-worker layout: each sample-epoch read once ---------------------------------
