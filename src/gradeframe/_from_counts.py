@@ -59,8 +59,8 @@ def statistics(
     )
     if not clustered:
         low, high = wilson_interval("n_correct", denominator)
-        score = _score_columns(*mean_interval("score_sum", "score_sumsq", "score_n"))
-        return summed, [accuracy, low, high, *(score if scored else [])]
+        mean = mean_interval("score_sum", "score_sumsq", "score_n") if scored else None
+        return summed, [accuracy, low, high, *(_score_columns(*mean) if mean else [])]
     aggregations = [pl.col(c).sum() for c in additive]
     # A cluster whose rows the grader all failed on is no cluster of graded rows.
     aggregations += [
