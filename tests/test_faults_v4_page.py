@@ -107,4 +107,4 @@ def test_hostile_sizes_stay_under_ten_megabytes() -> None:
     assert "The first 200 of the 2000 groups, in sorted order." in text
     assert "its listings were cut further to fit" in text
     assert "the others are one grey segment" in text
-    assert "(the first 20 of 4000 options)" in text  # the grader's distinct expectations
+    assert "(the first 10 of 4000 options)" in text  # the grader's distinct expectations

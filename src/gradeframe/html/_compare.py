@@ -112,12 +112,12 @@ def _chosen_groups(
     return chosen, scope
 
 
-def _scope_note(scope: dict[str, Any], shared: int, group: str, splits: list[str]) -> str:
-    """Say which pairs the table shows, and why the others are not there."""
+def _scope_note(scope: dict[str, Any], shared: int, group: str, splits: list[str]) -> str | None:
+    """Say which pairs the table shows, and why the others are not there (None: all are)."""
     within = f" within each {' · '.join(splits)}" if splits else ""
     shown = min(shared, MAX_PAIRS)
     if shown == scope["pairs"]:
-        return f"All {shown} pairs of {group} values{within}."
+        return None
     why = []
     if scope["groups_cut"]:
         why.append(

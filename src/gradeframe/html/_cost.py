@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from gradeframe.html._display import label
-from gradeframe.html._limits import MAX_GROUPS, MAX_KINDS, short
+from gradeframe.html._limits import MAX_GROUPS, MAX_NAMED, short
 from gradeframe.report import report
 
 #: The chart's size and inner margins, in pixels.
@@ -87,8 +87,8 @@ def cost_section(
         "seconds": "seconds_p50" in table.columns,
         "grader": "grader_cost" in table.columns,
         "chart": _chart(rows),
-        "unknown": ", ".join(unknown[:MAX_KINDS])
-        + (f" and {len(unknown) - MAX_KINDS} more" if len(unknown) > MAX_KINDS else ""),
+        "unknown": ", ".join(unknown[:MAX_NAMED])
+        + (f" and {len(unknown) - MAX_NAMED} more" if len(unknown) > MAX_NAMED else ""),
     }
 
 

@@ -23,14 +23,21 @@ MAX_COMPARED_GROUPS: Final = 10
 #: The most pairs in the comparisons table.
 MAX_PAIRS: Final = 50
 
-#: The most failure kinds with a column and a colour of their own (those with most rows).
-MAX_KINDS: Final = 20
+#: The most failure kinds with a column and a colour of their own (those with most rows), and
+#: the most options of the grader the summary lists.
+MAX_KINDS: Final = 10
+
+#: The most names a note lists ("the others: a, b, c and 12 more").
+MAX_NAMED: Final = 8
 
 #: The most values a filter of the failure browser (kinds, groups) or a list in a note offers.
 MAX_OPTIONS: Final = 500
 
-#: The most characters of a group, item, kind or column name, a title or a grader option.
+#: The most characters of a group, item, kind or column name, or a grader option.
 MAX_LABEL: Final = 80
+
+#: The most characters of the page's title and of the input's name.
+MAX_TITLE: Final = 160
 
 #: The most characters of a listed text (an answer, acceptable answers, a detail).
 MAX_TEXT: Final = 500
@@ -40,13 +47,18 @@ ELLIPSIS: Final = "…"
 
 
 def short(text: str, length: int = MAX_LABEL) -> str:
-    """Return ``text`` cut to ``length`` characters, the last one an ellipsis when cut.
+    """Return a name cut to ``length`` characters: its start, an ellipsis, and its end.
+
+    The end stays because names often differ only there (``.../model-7b`` and ``.../model-70b``).
 
     Examples
     --------
-    >>> short("gpt-4o-mini", 6)
-    'gpt-4…'
+    >>> short("an-organisation/a-model-of-many-names-v2", 20)
+    'an-organisat…ames-v2'
     >>> short("gpt", 6)
     'gpt'
     """
-    return text if len(text) <= length else text[: length - 1] + ELLIPSIS
+    if len(text) <= length:
+        return text
+    head = (length - 1) * 2 // 3
+    return text[:head] + ELLIPSIS + text[len(text) - (length - 1 - head) :]

@@ -30,6 +30,7 @@ from gradeframe.compare import agreement
 from gradeframe.html._compare import compare_section
 from gradeframe.html._cost import cost_section
 from gradeframe.html._display import (
+    MISSING,
     count,
     label,
     p_value,
@@ -43,8 +44,10 @@ from gradeframe.html._limits import (
     MAX_GROUPS,
     MAX_KINDS,
     MAX_LABEL,
+    MAX_NAMED,
     MAX_PAGE_BYTES,
     MAX_TEXT,
+    MAX_TITLE,
     short,
 )
 from gradeframe.report import (
@@ -74,7 +77,18 @@ COLOURS: Final = {
     "not_in_document": "#76b7b2",
     "grader_failure": "#d9d9d9",  # the grader's failure, not the model's : grey
 }
-CARRIED_COLOURS: Final = ("#9c755f", "#ff9da7", "#8cd17d", "#499894", "#d37295", "#79706e")
+CARRIED_COLOURS: Final = (
+    "#9c755f",
+    "#ff9da7",
+    "#8cd17d",
+    "#499894",
+    "#d37295",
+    "#79706e",
+    "#b6992d",
+    "#a0cbe8",
+    "#ffbe7d",
+    "#d4a6c8",
+)
 OTHER_COLOUR: Final = "#e8e8e8"
 
 #: The columns a matcher adds besides ``correct`` and ``expectation``, and the matcher they
@@ -369,8 +383,8 @@ def page_context(
 
     overall = report(df, prefix=prefix, cluster=cluster).row(0, named=True)
     context: dict[str, Any] = {
-        "title": short(title or "gradeframe report", MAX_TEXT),
-        "source": short(source or title or f"a graded {frame_type}", MAX_TEXT),
+        "title": short(title or "gradeframe report", MAX_TITLE),
+        "source": short(source or title or f"a graded {frame_type}", MAX_TITLE),
         "grader": Grader(short(grader.name), [short(o) for o in grader.options[:MAX_KINDS]]),
         "n_options": len(grader.options),
         "summary": _summary(overall, groups),
@@ -532,6 +546,12 @@ def _group_label(row: Mapping[str, Any], groups: list[str]) -> str:
     return label([row[g] for g in groups]) if groups else "all rows"
 
 
+def _full_label(row: Mapping[str, Any], groups: list[str]) -> str | None:
+    """Return a shortened group name at more length (MAX_TEXT), for a title; None if not cut."""
+    full = " · ".join(MISSING if row[g] is None else str(row[g]) for g in groups)
+    return short(full, MAX_TEXT) if len(full) > MAX_LABEL else None
+
+
 def _first_groups(table: pl.DataFrame, per_group: int = 1) -> tuple[pl.DataFrame, dict[str, Any]]:
     """Cut a table of ``per_group`` rows per group to the first MAX_GROUPS groups.
 
@@ -561,6 +581,7 @@ def _report_section(
         rows.append(
             {
                 "label": _group_label(row, groups),
+                "title": _full_label(row, groups),
                 "n": count(row["n"]),
                 "n_correct": count(row["n_correct"]),
                 "accuracy": proportion(row["accuracy"]),
@@ -596,9 +617,9 @@ def _kind_name(kind: str) -> str:
 
 
 def _listed(names: list[str]) -> str:
-    """Name a few kinds in a note: the first MAX_KINDS, then how many more."""
-    shown = ", ".join(short(n) for n in names[:MAX_KINDS])
-    rest = len(names) - MAX_KINDS
+    """Name a few kinds in a note: the first MAX_NAMED, then how many more."""
+    shown = ", ".join(short(n) for n in names[:MAX_NAMED])
+    rest = len(names) - MAX_NAMED
     return shown + (f" and {rest} more" if rest > 0 else "")
 
 
