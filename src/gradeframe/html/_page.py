@@ -152,6 +152,12 @@ def html_report(
     functions. The page loads nothing from anywhere (CSS, script and SVG charts are inline),
     escapes all text from the data, and is the same bytes for the same frame and arguments.
 
+    The page stays under 10 MB whatever the input, and says each cut: only groups holding the
+    same items are compared (the models within each task, never one task's items with
+    another's), at most 10 groups per split and 50 pairs; a table of one row per group shows
+    the first 200 groups; names show at most 80 characters, listed text at most 500; a page
+    still too large cuts its listings further (the limits: ``gradeframe/html/_limits.py``).
+
     Needs Jinja2 (``pip install 'gradeframe[html]'``).
 
     Parameters
