@@ -759,6 +759,9 @@ def test_tasks_are_never_compared_with_each_other_by_sample_id() -> None:
     kinds = {"n_items": "count", "difference": "signed", "p_value": "p"}
     assert only(table, list(kinds)) == expected_table(want, kinds)
     assert 'id="compare-cut"' not in page  # nothing cut, nothing said
+    # a split column named like compare's own ("a"): no comparisons, rather than an error
+    renamed = graded.rename({"task": "a"})
+    assert "compare" not in read_page(renamed.grade.html(by=["model", "a"])).sections
 
 
 def test_comparisons_take_the_first_groups_and_say_what_was_cut(monkeypatch) -> None:

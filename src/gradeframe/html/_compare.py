@@ -15,7 +15,7 @@ from typing import Any
 
 import polars as pl
 
-from gradeframe.compare import compare, discordant
+from gradeframe.compare import COMPARE_COLUMNS, compare, discordant
 from gradeframe.html._display import (
     as_text,
     cell,
@@ -27,6 +27,9 @@ from gradeframe.html._display import (
     signed_unit,
 )
 from gradeframe.html._limits import MAX_COMPARED_GROUPS, MAX_PAIRS, short
+
+#: The columns :func:`gradeframe.compare.discordant` adds besides compare's.
+DISCORDANT_COLUMNS = ("accuracy_a", "accuracy_b", "only", "answers_a", "answers_b")
 
 
 def compare_section(
@@ -44,6 +47,8 @@ def compare_section(
         return None
     group = compared[0]
     splits = [g for g in groups if g != group]
+    if set(splits) & {*COMPARE_COLUMNS, *DISCORDANT_COLUMNS}:
+        return None  # a split named like compare's own columns ("a", "b"): it cannot split them
     chosen, scope = _chosen_groups(df, group, splits)
     kept = df.join(chosen, on=[*splits, group], how="semi", nulls_equal=True)
     table = compare(kept, [group, *splits], paired, correct=correct).filter(pl.col("n_items") > 0)
