@@ -7,20 +7,40 @@ found them equal and how the pair was decided (``"symbolic"``, ``"timeout"`` or 
 How it runs
 -----------
 - **Never in this process.** Each pair is decided in a worker: a child Python process started
-  with :mod:`subprocess` (``python -c`` and the worker's source, below), which imports
+  with :mod:`subprocess` (``python -I -c`` and the worker's source, below), which imports
   Math-Verify, reads pairs from its standard input (one JSON line each) and writes one verdict
   line per pair. The worker imports neither gradeframe nor Polars (a ``multiprocessing``
   "spawn" child would import the parent's main module and gradeframe with it: seconds per
   worker, and a script without an ``if __name__ == "__main__"`` guard would run again).
+- **Isolated.** ``-I`` leaves the working folder off the import path and ignores ``PYTHON*``
+  variables and the user's site-packages; the worker starts in the temporary folder, and the
+  folders this process found Math-Verify and SymPy in are added after the standard library and
+  site-packages. A ``json.py`` or ``sympy.py`` in the user's folder is never imported.
 - **A budget per pair, no signals.** The parent sends a worker one pair at a time and waits for
   its verdict at most ``timeout`` seconds (a reader thread per worker puts each line on a queue;
-  the parent waits on the queue). A worker that overruns is killed (``Popen.kill``), its pair
-  is ``"timeout"``, and a fresh worker takes the pairs left. Math-Verify's own timeouts, which
-  use ``signal.alarm`` and fail outside the main thread, are switched off in the worker. So a
-  pair that never returns costs ``timeout`` seconds and the run goes on, from any thread.
-- **Workers are kept.** Starting one (Python, SymPy, the ANTLR parser) takes about a second, so
-  workers are started on first use and kept for later calls (up to one per core, and one per
-  :data:`PAIRS_PER_WORKER` pairs); they exit when this process does (their input closes).
+  the parent waits on the queue). Past that the pair is ``"timeout"``; the worker is killed
+  (``Popen.kill``) unless it answers within :data:`_GRACE` seconds more (then it is kept: a
+  restart costs about a second of CPU, so many pairs overrunning a small ``timeout`` by a little
+  do not each pay one), and a fresh worker takes the pairs left only when no other can.
+  Math-Verify's own timeouts, which use ``signal.alarm`` and fail outside the main thread, are
+  switched off in the worker. So a pair that never returns costs ``timeout`` seconds and the
+  run goes on, from any thread.
+- **Bounded without the parent.** Each worker caps its own address space
+  (:func:`memory_limit`: a pair that needs more fails with ``MemoryError``), runs a thread that
+  ends it when its parent is gone (SIGKILL, the OOM killer), and before each pair sets its CPU
+  limit to what it used plus the pair's budget (``timeout`` + 2 s), so that the kernel stops an
+  orphan busy in one C call, where that thread cannot run.
+- **The grader's failures.** A pair over the memory cap, or whose worker died on it twice (a
+  worker that dies once, killed from outside or crashed, has its pair tried again in a fresh
+  one), is ``"timeout"`` like a pair over its time budget: never ``"unparsed"``, which says a
+  side could not be read.
+- **Workers are kept.** Starting one (Python, SymPy, the ANTLR parser, one small pair decided so
+  that the first real pair does not pay for loading) takes about a second, so workers are
+  started on first use and kept for later calls (up to one per CPU this process may use, see
+  :func:`usable_cpus`, and one per :data:`PAIRS_PER_WORKER` pairs); they exit when this process
+  does (their input closes). A forked child starts workers of its own and never touches its
+  parent's. :class:`Memo` keeps one call's verdicts, so a pair repeated across batches is sent
+  once.
 - **Model text is never run as code.** The worker reads both sides with Math-Verify's LaTeX
   extraction only (``LatexExtractionConfig``: the ANTLR LaTeX grammar, which builds SymPy
   objects without Python's ``eval``). Math-Verify's plain-expression extraction, which passes
@@ -73,7 +93,7 @@ __all__ = [
     "versions",
 ]
 
-#: A worker is started for every this many pairs of a call (up to one per core).
+#: A worker is started for every this many pairs of a call (up to one per usable CPU).
 PAIRS_PER_WORKER: Final = 200
 #: Seconds a worker may take to start (import Math-Verify) before the call fails.
 START_TIMEOUT: Final = 120.0
@@ -341,6 +361,7 @@ class _Worker:
         )
         self.ready = False
         self.pair: int | None = None  # the index of the pair it is deciding
+        self.late: float | None = None  # overran its pair: killed at this time unless it answers
         self.deadline = 0.0
         self.started = time.monotonic()
         self.reader = threading.Thread(target=self._read, args=(lines,), daemon=True)
@@ -409,7 +430,7 @@ class _Pool:
         verdicts: list[str | None] = [None] * len(pairs)
         wanted = max(1, min(usable_cpus(), -(-len(pairs) // PAIRS_PER_WORKER)))
         for worker in list(self.workers.values()):  # leftovers of a call that was interrupted
-            if worker.pair is not None or worker.process.poll() is not None:
+            if worker.pair is not None or worker.late or worker.process.poll() is not None:
                 self.retire(worker)
         while len(self.workers) < wanted:
             self.start()
@@ -445,9 +466,16 @@ class _Pool:
                 raise KeyboardInterrupt
             now = time.monotonic()
             waits = [
-                (w.deadline if w.pair is not None else w.started + START_TIMEOUT) - now
+                (
+                    w.deadline
+                    if w.pair is not None
+                    else w.late
+                    if w.late is not None
+                    else w.started + START_TIMEOUT
+                )
+                - now
                 for w in self.workers.values()
-                if w.pair is not None or not w.ready
+                if w.pair is not None or w.late is not None or not w.ready
             ]
             if not self.workers:  # every worker died or was killed: start one for the rest
                 self.start()
@@ -469,6 +497,7 @@ class _Pool:
                 elif worker.pair is not None:
                     settle(worker.pair, value)
                     worker.pair = None
+                worker.late = None  # a late verdict is dropped: its pair is "timeout" already
                 feed(worker)
             elif worker is not None:  # the worker died (killed from outside, a crash)
                 self.retire(worker)
@@ -487,7 +516,11 @@ class _Pool:
             now = time.monotonic()
             for late in list(self.workers.values()):
                 if late.pair is not None and now >= late.deadline:
+                    # the pair is "timeout" now; the worker is killed unless it answers within
+                    # _GRACE s (then it is kept: a restart costs more than a small overrun)
                     settle(late.pair, "timeout")
+                    late.pair, late.late = None, now + _GRACE
+                elif late.late is not None and now >= late.late:
                     self.retire(late)
                     if left:
                         replace()
@@ -500,6 +533,8 @@ class _Pool:
 
 #: How many workers may die before they are ready, in one call, before the call fails.
 _START_DEATHS: Final = 3
+#: Seconds a worker that overran its pair may still answer before it is killed.
+_GRACE: Final = 0.5
 #: The longest the parent waits on its workers before looking for Ctrl-C again, in seconds.
 _POLL: Final = 0.1
 
