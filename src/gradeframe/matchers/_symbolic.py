@@ -427,108 +427,129 @@ class _Pool:
 
     def decide(self, pairs: Sequence[tuple[str, str, str]], timeout: float) -> list[str]:
         """Return each request's verdict (see :func:`_run`)."""
-        verdicts: list[str | None] = [None] * len(pairs)
-        wanted = max(1, min(usable_cpus(), -(-len(pairs) // PAIRS_PER_WORKER)))
         for worker in list(self.workers.values()):  # leftovers of a call that was interrupted
             if worker.pair is not None or worker.late or worker.process.poll() is not None:
                 self.retire(worker)
-        while len(self.workers) < wanted:
-            self.start()
-        waiting = collections.deque(range(len(pairs)))
-        retried: set[int] = set()
-        left = len(pairs)
+        return _Call(self, pairs, timeout).run()
 
-        deaths = 0  # workers that died before they were ready
 
-        def feed(worker: _Worker) -> None:
-            if waiting:
-                index = waiting.popleft()
-                worker.send(index, pairs[index], timeout)
+class _Call:
+    """One call's pairs going through the pool's workers."""
 
-        def settle(index: int, verdict: str) -> None:
-            nonlocal left
-            verdicts[index] = verdict
-            left -= 1
+    def __init__(self, pool: _Pool, pairs: Sequence[tuple[str, str, str]], timeout: float) -> None:
+        self.pool, self.pairs, self.timeout = pool, pairs, timeout
+        self.verdicts: list[str | None] = [None] * len(pairs)
+        self.wanted = max(1, min(usable_cpus(), -(-len(pairs) // PAIRS_PER_WORKER)))
+        self.waiting = collections.deque(range(len(pairs)))
+        self.retried: set[int] = set()  # pairs whose worker died once
+        self.left = len(pairs)
+        self.deaths = 0  # workers that died before they were ready
 
-        def replace() -> None:
-            # a worker is restarted only while no other can take the pairs left (a fresh
-            # worker costs about a second of CPU: many pairs timing out must not each pay it)
-            busy_or_ready = [w for w in self.workers.values() if w.ready or w.pair is not None]
-            starting = len(self.workers) - len(busy_or_ready)
-            if waiting and not starting and len(busy_or_ready) < min(wanted, len(waiting)):
-                self.start()
-
-        for worker in list(self.workers.values()):
+    def run(self) -> list[str]:
+        workers = self.pool.workers
+        while len(workers) < self.wanted:
+            self.pool.start()
+        for worker in list(workers.values()):
             if worker.ready:
-                feed(worker)
-        while left:
+                self.feed(worker)
+        while self.left:
             if _threads.interrupted():  # Ctrl-C while Polars runs this on a thread of its own
                 raise KeyboardInterrupt
-            now = time.monotonic()
-            waits = [
-                (
-                    w.deadline
-                    if w.pair is not None
-                    else w.late
-                    if w.late is not None
-                    else w.started + START_TIMEOUT
-                )
-                - now
-                for w in self.workers.values()
-                if w.pair is not None or w.late is not None or not w.ready
-            ]
-            if not self.workers:  # every worker died or was killed: start one for the rest
-                self.start()
-                continue
+            if not workers:  # every worker died or was killed: start one for the rest
+                self.pool.start()
             try:
-                wait = max(0.0, min(min(waits, default=1.0), _POLL))
-                serial, message = self.lines.get(timeout=wait)
+                serial, message = self.pool.lines.get(timeout=self.wait())
             except queue.Empty:
                 serial, message = 0, None
-            worker = self.workers.get(serial)
+            worker = workers.get(serial)
             if worker is not None and message is not None:
-                kind, value = message
-                if kind == "error":
-                    self.retire(worker)
-                    msg = f"the symbolic fallback could not start Math-Verify: {value}"
-                    raise ImportError(msg)
-                if kind == "ready":
-                    worker.ready = True
-                elif worker.pair is not None:
-                    settle(worker.pair, value)
-                    worker.pair = None
-                worker.late = None  # a late verdict is dropped: its pair is "timeout" already
-                feed(worker)
-            elif worker is not None:  # the worker died (killed from outside, a crash)
-                self.retire(worker)
-                deaths += not worker.ready
-                if deaths > _START_DEATHS:
-                    msg = "the symbolic fallback's workers died as they started (Math-Verify)"
-                    raise RuntimeError(msg)
-                if worker.pair is not None:
-                    if worker.pair in retried:  # twice: the pair is not decided
-                        settle(worker.pair, "died")
-                    else:  # once: the pair is tried again in a fresh worker
-                        retried.add(worker.pair)
-                        waiting.appendleft(worker.pair)
-                if left:
-                    self.start()
-            now = time.monotonic()
-            for late in list(self.workers.values()):
-                if late.pair is not None and now >= late.deadline:
-                    # the pair is "timeout" now; the worker is killed unless it answers within
-                    # _GRACE s (then it is kept: a restart costs more than a small overrun)
-                    settle(late.pair, "timeout")
-                    late.pair, late.late = None, now + _GRACE
-                elif late.late is not None and now >= late.late:
-                    self.retire(late)
-                    if left:
-                        replace()
-                elif not late.ready and now >= late.started + START_TIMEOUT:
-                    self.retire(late)
-                    msg = f"the symbolic fallback's worker did not start in {START_TIMEOUT} s"
-                    raise RuntimeError(msg)
-        return [v or "unparsed" for v in verdicts]
+                self.answered(worker, message)
+            elif worker is not None:
+                self.died(worker)
+            self.overran()
+        return [v or "unparsed" for v in self.verdicts]
+
+    def wait(self) -> float:
+        """Return how long to wait for a line: until the next deadline, at most :data:`_POLL`."""
+        now = time.monotonic()
+        waits = [
+            (
+                w.deadline
+                if w.pair is not None
+                else w.late
+                if w.late is not None
+                else w.started + START_TIMEOUT
+            )
+            - now
+            for w in self.pool.workers.values()
+            if w.pair is not None or w.late is not None or not w.ready
+        ]
+        return max(0.0, min(min(waits, default=1.0), _POLL))
+
+    def feed(self, worker: _Worker) -> None:
+        if self.waiting:
+            index = self.waiting.popleft()
+            worker.send(index, self.pairs[index], self.timeout)
+
+    def settle(self, index: int, verdict: str) -> None:
+        self.verdicts[index] = verdict
+        self.left -= 1
+
+    def replace(self) -> None:
+        """Start a worker only while no other can take the pairs left (a start costs ~1 s)."""
+        workers = self.pool.workers.values()
+        live = [w for w in workers if w.ready or w.pair is not None]
+        starting = len(workers) - len(live)
+        if self.waiting and not starting and len(live) < min(self.wanted, len(self.waiting)):
+            self.pool.start()
+
+    def answered(self, worker: _Worker, message: list[str]) -> None:
+        kind, value = message
+        if kind == "error":
+            self.pool.retire(worker)
+            msg = f"the symbolic fallback could not start Math-Verify: {value}"
+            raise ImportError(msg)
+        if kind == "ready":
+            worker.ready = True
+        elif worker.pair is not None:
+            self.settle(worker.pair, value)
+            worker.pair = None
+        worker.late = None  # a late verdict is dropped: its pair is "timeout" already
+        self.feed(worker)
+
+    def died(self, worker: _Worker) -> None:
+        """Retire a worker that died (killed from outside, a crash); try its pair once more."""
+        self.pool.retire(worker)
+        self.deaths += not worker.ready
+        if self.deaths > _START_DEATHS:
+            msg = "the symbolic fallback's workers died as they started (Math-Verify)"
+            raise RuntimeError(msg)
+        if worker.pair is not None:
+            if worker.pair in self.retried:  # twice: the pair is not decided
+                self.settle(worker.pair, "died")
+            else:  # once: the pair is tried again in a fresh worker
+                self.retried.add(worker.pair)
+                self.waiting.appendleft(worker.pair)
+        if self.left:
+            self.pool.start()
+
+    def overran(self) -> None:
+        """Settle the pairs past their deadline; kill the workers past their grace."""
+        now = time.monotonic()
+        for late in list(self.pool.workers.values()):
+            if late.pair is not None and now >= late.deadline:
+                # the pair is "timeout" now; the worker is killed unless it answers within
+                # _GRACE s (then it is kept: a restart costs more than a small overrun)
+                self.settle(late.pair, "timeout")
+                late.pair, late.late = None, now + _GRACE
+            elif late.late is not None and now >= late.late:
+                self.pool.retire(late)
+                if self.left:
+                    self.replace()
+            elif not late.ready and now >= late.started + START_TIMEOUT:
+                self.pool.retire(late)
+                msg = f"the symbolic fallback's worker did not start in {START_TIMEOUT} s"
+                raise RuntimeError(msg)
 
 
 #: How many workers may die before they are ready, in one call, before the call fails.
