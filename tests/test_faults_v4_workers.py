@@ -155,6 +155,23 @@ def test_the_engines_failures_are_the_graders_never_unparsed(
     assert _symbolic.values(texts, timeout=1)[3:] == ["timeout"] * 3
 
 
+@posix_only
+def test_a_grading_call_puts_back_the_wake_up_file_it_borrows() -> None:
+    # an event loop's wake-up file (asyncio sets one) is put back after the call
+    read, write = os.pipe()
+    os.set_blocking(write, False)
+    previous = signal.set_wakeup_fd(write)
+    try:
+        frame = pl.DataFrame({"a": ["x"], "b": ["x"]})
+        assert frame.grade.exact_match("a", "b")["correct"].to_list() == [True]
+        assert signal.set_wakeup_fd(write) == write
+        assert not _threads.interrupted()  # no call runs: nothing to notice
+    finally:
+        signal.set_wakeup_fd(previous)
+        os.close(read)
+        os.close(write)
+
+
 # --------------------------------------------------------------------------------------------
 # G1: a worker dies with its parent, even while it is busy
 # --------------------------------------------------------------------------------------------

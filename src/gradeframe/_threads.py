@@ -115,7 +115,7 @@ def _watch_signals() -> Iterator[None]:
         os.set_blocking(read, False)
         os.set_blocking(write, False)
         previous = signal.set_wakeup_fd(write, warn_on_full_buffer=False)
-    except (OSError, ValueError):
+    except (AttributeError, OSError, ValueError):  # Windows: no set_blocking, sockets only
         os.close(read)
         os.close(write)
         yield
