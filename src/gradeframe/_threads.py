@@ -58,6 +58,9 @@ _forked_after_polars = False
 _wakeup_read = -1
 #: Whether SIGINT arrived during the current call (read from the pipe).
 _sigint = False
+#: Whether SIGINT raises KeyboardInterrupt in this call (Python's default handler is set); a
+#: handler of the user's own (a service's graceful stop) is left to decide.
+_sigint_raises = False
 #: Signal bytes read from the pipe that were not SIGINT, passed on to the previous wake-up fd.
 _other_signals = bytearray()
 
@@ -92,7 +95,7 @@ def interrupted() -> bool:
         return _sigint
     with contextlib.suppress(OSError):  # BlockingIOError: nothing arrived; closed: call over
         for number in os.read(fd, 512):
-            if number == signal.SIGINT:
+            if number == signal.SIGINT and _sigint_raises:
                 _sigint = True
             else:
                 _other_signals.append(number)
@@ -102,7 +105,7 @@ def interrupted() -> bool:
 @contextlib.contextmanager
 def _watch_signals() -> Iterator[None]:
     """Have signals written to a pipe of ours during the call (main thread only)."""
-    global _wakeup_read, _sigint
+    global _wakeup_read, _sigint, _sigint_raises
     if threading.current_thread() is not threading.main_thread() or _wakeup_read >= 0:
         yield
         return
@@ -121,6 +124,7 @@ def _watch_signals() -> Iterator[None]:
         yield
         return
     _wakeup_read, _sigint = read, False
+    _sigint_raises = signal.getsignal(signal.SIGINT) is signal.default_int_handler
     try:
         yield
     finally:
