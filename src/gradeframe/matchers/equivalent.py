@@ -652,7 +652,9 @@ def equivalent(
         ``"symbolic"`` (Math-Verify, the ``gradeframe[math]`` extra; needed only when a pair is
         not two literals) or None (folded-text comparison).
     timeout
-        Seconds one symbolic pair may take before it is ``"timeout"``.
+        Seconds one symbolic pair may take before it is ``"timeout"`` (above 0, at most
+        86,400). ``"timeout"`` also marks a pair over the worker's memory cap, or whose worker
+        died on it twice: the engine could not decide it.
     label
         Replaces the default description ``"equivalent"`` in ``expectation``.
     prefix
