@@ -560,6 +560,8 @@ _GRACE: Final = 0.5
 _POLL: Final = 0.1
 
 _POOL = _Pool()
+#: In a forked child: the pools of the processes it was forked from (see :func:`_after_fork`).
+_PARENTS: list[_Pool] = []
 
 
 def _close() -> None:
@@ -569,6 +571,9 @@ def _close() -> None:
 def _after_fork() -> None:
     """In a forked child: a pool of its own; the parent's is left alone (never waited on)."""
     global _POOL
+    # kept, never freed here: freeing would close the parent's pipes, whose locks a reader
+    # thread of the parent (absent in the child) may hold, and closing would wait for ever
+    _PARENTS.append(_POOL)
     _POOL = _Pool()
 
 
