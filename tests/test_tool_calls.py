@@ -163,6 +163,26 @@ def test_struct_columns_with_arguments_of_different_keys_per_row(constructor) ->
     assert_equal_data(frame.grade.tool_calls(), {"correct": [True, True, False]})
 
 
+def test_struct_columns_negative_zero_equals_zero_at_every_depth(constructor) -> None:
+    """Keys of struct columns are hashes: -0.0 must hash as 0.0 at the top, in lists, in structs."""
+    zero, negative = 0.0, -0.0
+    frame = constructor(
+        {
+            "tool_calls": [
+                [call("f", x=negative, xs=[1.0, negative], o={"y": negative})],
+                [call("f", x=negative, xs=[1.0, 2.0], o={"y": 1.0})],
+            ],
+            "expected_calls": [
+                [call("f", x=zero, xs=[1.0, zero], o={"y": zero})],
+                [call("f", x=1.0, xs=[1.0, 2.0], o={"y": 1.0})],
+            ],
+        }
+    )
+    for mode in ("exact", "any_order"):
+        result = frame.grade.tool_calls(mode=mode)
+        assert_equal_data(result, {"correct": [True, False]})
+
+
 def test_struct_actual_against_text_expected() -> None:
     frame = pl.DataFrame(
         {

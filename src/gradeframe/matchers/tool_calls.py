@@ -176,30 +176,6 @@ def _invalid(texts: pl.Series) -> list[bool]:
     return [False] * texts.len()
 
 
-def _zero_signs(expr: pl.Expr, dtype: pl.DataType) -> pl.Expr:
-    """Write -0.0 as 0.0 in every float of a (nested) value, so that equal numbers encode alike."""
-    if dtype.is_float():
-        return pl.when(expr == 0).then(pl.lit(0.0, dtype)).otherwise(expr)
-    if isinstance(dtype, pl.Struct) and any(_has_float(f.dtype) for f in dtype.fields):
-        inner = pl.struct(
-            [_zero_signs(expr.struct.field(f.name), f.dtype).alias(f.name) for f in dtype.fields]
-        )
-        return pl.when(expr.is_not_null()).then(inner)
-    if isinstance(dtype, pl.List) and _has_float(dtype.inner):
-        return expr.list.eval(_zero_signs(pl.element(), dtype.inner))
-    return expr
-
-
-def _has_float(dtype: pl.DataType) -> bool:
-    if dtype.is_float():
-        return True
-    if isinstance(dtype, pl.Struct):
-        return any(_has_float(f.dtype) for f in dtype.fields)
-    if isinstance(dtype, pl.List):
-        return _has_float(dtype.inner)
-    return False
-
-
 # ---------------------------------------------------------------------------------------------
 # Reading the sides: one long table of calls
 # ---------------------------------------------------------------------------------------------
@@ -631,16 +607,28 @@ def _fast_keys(
     def field(k: str) -> pl.Expr:
         if k not in keys:
             return pl.lit(None, pl.Null)
-        return _zero_signs(pl.col("arguments").struct.field(k), keys[k])
+        return pl.col("arguments").struct.field(k)
 
-    fields = [field(k) for k in (keys if compared is None else compared)]
+    # Polars hashes -0.0 as 0.0 (nested ones too), so equal numbers need no rewriting. The
+    # values are folded in two halves, two expressions Polars runs at once, then the halves.
+    values = [pl.col("name"), *(field(k) for k in (keys if compared is None else compared))]
+    half = (len(values) + 1) // 2
+    rest = _combined_hash(values[half:]) if values[half:] else pl.lit(0, pl.UInt64)
     return calls.select(
         "row",
         "side",
         "pos",
         "name",
-        key=_combined_hash([pl.col("name"), *fields]),
+        k0=_combined_hash(values[:half]),
+        k1=rest,
         bad=pl.col("name").is_null(),
+    ).select(
+        "row",
+        "side",
+        "pos",
+        "name",
+        key=(pl.col("k0") * pl.lit(_FOLD, pl.UInt64)) ^ pl.col("k1"),
+        bad="bad",
     )
 
 
@@ -756,12 +744,15 @@ def _key_masks(calls: pl.DataFrame, expected: int, words: int) -> pl.DataFrame:
     has_a = pl.col("ne") < pl.col("size")
     end = pl.col("start") + pl.col("size") - 1
     columns = []
+    exponent = pl.col("pos") % _BITS
     for w in range(words):
-        bit = pl.when(is_a & (pl.col("pos") // _BITS == w)).then(_bit(pl.col("pos") % _BITS))
+        mine = is_a & (pl.col("pos") // _BITS == w)
         halves = []
-        bit = bit.fill_null(0)
-        for half, part in enumerate([bit % (1 << 32), bit // (1 << 32)]):
-            part = part.cast(pl.Int64)
+        for half in range(2):
+            # 2**k as a float is exact: the bit of an actual call in this half, else 0
+            inside = mine & (exponent // 32 == half)
+            bit = pl.lit(2.0).pow((exponent - 32 * half).clip(0)).cast(pl.Int64)
+            part = pl.when(inside).then(bit).otherwise(pl.lit(0, pl.Int64))
             total = part.cum_sum()
             summed = total.gather(end) - (total - part).gather(first_a)
             halves.append(pl.when(has_a).then(summed).otherwise(0) * (1 << (32 * half)))
@@ -1066,11 +1057,17 @@ def _graded_flags(
     return flags.scatter(at, True) if at.len() else flags
 
 
-def _listed(names: pl.Series, left: pl.Series, offsets: pl.Series) -> pl.Series:
-    """Return, per row, the names of a side's calls that are ``left`` (a list, in order)."""
-    values = pl.select(pl.when(pl.lit(left)).then(pl.lit(names))).to_series().cast(pl.String)
-    lists = pa.LargeListArray.from_arrays(offsets.to_arrow(), values.rechunk().to_arrow())
-    return pl.Series(pl.from_arrow(lists)).list.drop_nulls()
+def _listed(side: pl.DataFrame, left: pl.Series, height: int) -> pl.Series:
+    """Return, per row, the names of a side's calls that are ``left`` (a list, in their order).
+
+    Only those calls are taken (few, against all calls); the lists are built on offsets found
+    by a binary search, no grouping.
+    """
+    calls = side.select("row", "name").filter(left)
+    offsets = _offsets(calls.get_column("row"), height)
+    names = calls.get_column("name").cast(pl.String).rechunk()
+    lists = pa.LargeListArray.from_arrays(offsets.to_arrow(), names.to_arrow())
+    return pl.Series(pl.from_arrow(lists))
 
 
 def _grade_batch(
@@ -1104,8 +1101,8 @@ def _grade_batch(
         flags = _graded_flags(calls.filter(keep), height, mode, rel_tol, tolerant=tolerant)
         matched = matched.scatter(keep.arg_true(), flags)
     listed_a = sides[_A].select(~pl.lit(failed).gather(row)).to_series()
-    missing = _listed(sides[_E].get_column("name"), ~matched.slice(0, expected), offsets[_E])
-    extra = _listed(sides[_A].get_column("name"), ~matched.slice(expected) & listed_a, offsets[_A])
+    missing = _listed(sides[_E], ~matched.slice(0, expected), height)
+    extra = _listed(sides[_A], ~matched.slice(expected) & listed_a, height)
     return _verdict(mode, missing, extra, offsets, failed).alias(batch.name)
 
 
