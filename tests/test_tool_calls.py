@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 import gradeframe as gf
 import gradeframe.matchers.tool_calls
+from gradeframe.matchers.tool_calls import MODES
 from tests import reference_tool_calls as ref
 from tests.utils import assert_equal_data, to_data
 
@@ -108,6 +109,30 @@ ARGUMENT_CASES = [
     ("lists_in_order", {"xs": [1, 2]}, {"xs": [2, 1]}, "exact", 0.0, False),
     ("lists_of_other_length", {"xs": [1, 2]}, {"xs": [1, 2, 3]}, "exact", 0.0, False),
     ("empty_object_is_not_null", {"o": {}}, {"o": None}, "exact", 0.0, False),
+    (
+        "a_date_is_text_not_a_time",
+        {"d": "2024-05-01"},
+        {"d": "2024-05-01 00:00:00"},
+        "exact",
+        0.0,
+        False,
+    ),
+    (
+        "a_date_within_tolerance_is_still_text",
+        {"d": "2024-05-01"},
+        {"d": "2024-05-01T00:00"},
+        "exact",
+        0.1,
+        False,
+    ),
+    (
+        "a_date_equals_its_own_text",
+        {"d": "2024-05-01", "n": None},
+        {"d": "2024-05-01"},
+        "exact",
+        0.0,
+        True,
+    ),
     ("ignore_compares_names_only", {"x": 1}, {"x": 2, "y": 3}, "ignore", 0.0, True),
     ("listed_key_equal_others_ignored", {"x": 1, "y": 1}, {"x": 1.0, "y": 2}, ["x"], 0.0, True),
     ("listed_key_differs", {"x": 1, "y": 1}, {"x": 2, "y": 1}, ["x"], 0.0, False),
@@ -321,6 +346,26 @@ def test_bad_expected_value_raises_naming_the_row(bad) -> None:
     frame = pl.DataFrame({"tool_calls": [text([a]), text([a])], "expected_calls": [text([a]), bad]})
     with pytest.raises(ValueError, match="expected value in row 1"):
         frame.grade.tool_calls()
+
+
+@pytest.mark.parametrize(
+    "bad", ["not json", '[{"arguments": {}}]', '[{"name": "f", "arguments": 5}]']
+)
+def test_an_actual_text_equal_to_a_bad_expected_text_still_raises(bad) -> None:
+    """Actual texts equal to their expected text are not read again: the expected one is."""
+    frame = pl.DataFrame({"tool_calls": [text([a]), bad], "expected_calls": [text([a]), bad]})
+    with pytest.raises(ValueError, match="expected value in row 1"):
+        frame.grade.tool_calls()
+
+
+def test_actual_texts_equal_to_expected_texts_match_in_every_mode() -> None:
+    calls = text([a, call("f", x=1), a])
+    frame = pl.DataFrame({"tool_calls": [calls, calls, "[]"], "expected_calls": [calls, "", "[]"]})
+    for mode in MODES:
+        result = frame.grade.tool_calls(mode=mode)
+        correct = [True, mode in ("in_order", "superset"), True]
+        extra = [[], ["a", "f", "a"], []]
+        assert_equal_data(result, {"correct": correct, "missing": [[], [], []], "extra": extra})
 
 
 @pytest.mark.parametrize(
