@@ -208,6 +208,21 @@ def test_struct_columns_negative_zero_equals_zero_at_every_depth(constructor) ->
         assert_equal_data(result, {"correct": [True, False]})
 
 
+@pytest.mark.parametrize("mode", ["exact", "in_order", "any_order", "superset", "subset"])
+def test_runs_fall_back_to_the_exact_sort_when_mixed_keys_clash(monkeypatch, mode) -> None:
+    """Every (row, key) mixed to one value: the runs must come from the sort on (row, key)."""
+    rows = [([a, b, a, c], [b, a, d]), ([c, c], [c]), ([d, a], [a, d, a]), ([b], [b])]
+    frame = pl.DataFrame(
+        {"tool_calls": [text(x) for x, _ in rows], "expected_calls": [text(y) for _, y in rows]}
+    )
+    monkeypatch.setattr(tool_calls_module, "_mixed", lambda row, key: key * 0)
+    result = to_data(frame.grade.tool_calls(mode=mode))
+    for i, (actual, expected) in enumerate(rows):
+        correct, missing, extra = ref.grade(actual, expected, mode=mode)
+        got = (result["correct"][i], len(result["missing"][i]), len(result["extra"][i]))
+        assert got == (correct, missing, extra)
+
+
 def test_struct_actual_against_text_expected() -> None:
     frame = pl.DataFrame(
         {

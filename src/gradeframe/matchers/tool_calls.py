@@ -726,6 +726,11 @@ def _counts(offsets: pl.Series) -> pl.Series:
     return offsets.slice(1) - offsets.slice(0, offsets.len() - 1)
 
 
+def _mixed(row: pl.Expr, key: pl.Expr) -> pl.Expr:
+    """Return a call's key mixed with its row's hash: the value :func:`_runs` sorts on."""
+    return key ^ row.hash(_SEED)
+
+
 def _runs(calls: pl.DataFrame) -> tuple[pl.Series, pl.DataFrame]:
     """Sort the calls by (row, key, side, pos); return the order and the sorted calls' runs.
 
@@ -733,21 +738,28 @@ def _runs(calls: pl.DataFrame) -> tuple[pl.Series, pl.DataFrame]:
     each in their side's order. Each sorted call gets ``start`` (the index of its run's first
     call), ``size`` (the run's calls) and ``ne`` (the run's expected calls), from running
     minima, maxima and sums: no grouping.
+
+    The sort is a stable one on a single 64-bit value, the key mixed with the row's hash (the
+    calls are already expected first, each side row by row, so a run comes out in that order);
+    if two of a batch's (row, key) pairs mix to the same value next to each other, the exact
+    sort on (row, key, side, pos) is done instead.
     """
-    order = calls.select(pl.arg_sort_by("row", "key", "side", "pos")).to_series()
     row, key, index = pl.col("row"), pl.col("key"), pl.int_range(pl.len(), dtype=pl.Int64)
+    mixed = _mixed(row, key)
+    order = calls.select(pl.arg_sort_by(mixed, maintain_order=True)).to_series()
+    clash = (mixed == mixed.shift()) & ((row != row.shift()) | (key != key.shift()))
+    ordered = calls.select("row", "side", "pos", "key").gather(order)
+    if ordered.select(clash.any()).item():
+        order = calls.select(pl.arg_sort_by("row", "key", "side", "pos")).to_series()
+        ordered = calls.select("row", "side", "pos", "key").gather(order)
     first = ((row != row.shift()) | (key != key.shift())).fill_null(value=True)
     last = first.shift(-1).fill_null(value=True)
     is_e = (pl.col("side") == _E).cast(pl.Int64)
-    runs = (
-        calls.select("row", "side", "pos", "key")
-        .gather(order)
-        .with_columns(
-            start=pl.when(first).then(index).otherwise(0).cum_max(),
-            end=pl.when(last).then(index).otherwise(pl.lit(1 << 62)).cum_min(reverse=True),
-            seen=is_e.cum_sum(),
-            before=is_e.cum_sum() - is_e,
-        )
+    runs = ordered.with_columns(
+        start=pl.when(first).then(index).otherwise(0).cum_max(),
+        end=pl.when(last).then(index).otherwise(pl.lit(1 << 62)).cum_min(reverse=True),
+        seen=is_e.cum_sum(),
+        before=is_e.cum_sum() - is_e,
     )
     return order, runs.select(
         "side",
