@@ -280,7 +280,7 @@ def _written(dtype: pl.DataType) -> pl.Expr:
 
 def _list_calls(frame: pl.DataFrame, column: str, side: int) -> pl.DataFrame:
     """Return the calls of a List(Struct) side as a long table (row, side, pos, name...)."""
-    listed = frame.select("row", calls=pl.col(column)).filter(pl.col("calls").list.len() > 0)
+    listed = frame.select("row", calls=pl.col(column))
     listed = listed.with_columns(_written(frame.schema[column]))
     return _exploded(listed, "calls").select(
         "row",
@@ -294,9 +294,15 @@ def _list_calls(frame: pl.DataFrame, column: str, side: int) -> pl.DataFrame:
 
 
 def _exploded(listed: pl.DataFrame, column: str) -> pl.DataFrame:
-    """Return one row per call of the list column ``column`` (no empty list), with ``pos``."""
+    """Return one row per call of the list column ``column``, with ``pos``.
+
+    An empty or null list gives no row (dropped by the explode itself: filtering the lists
+    first would copy every call).
+    """
     pos = pl.int_ranges(0, pl.col(column).list.len(), dtype=pl.Int64)
-    return listed.with_columns(pos=pos).explode([column, "pos"])
+    return listed.with_columns(pos=pos).explode(
+        [column, "pos"], empty_as_null=False, keep_nulls=False
+    )
 
 
 _EMPTY_CALLS: Final = pl.DataFrame(
@@ -338,7 +344,7 @@ def _text_calls(frame: pl.DataFrame, column: str, side: int) -> tuple[pl.DataFra
     if not isinstance(decoded.dtype, pl.Struct) or "l" not in _fields(decoded.dtype):
         return empty, unreadable
     items = pl.DataFrame({"row": frame.get_column("row"), "call": decoded.struct.field("l")})
-    items = _exploded(items.filter(pl.col("call").list.len() > 0), "call")
+    items = _exploded(items, "call")
     item_dtype = items.schema["call"]
     call = pl.col("call")
     if isinstance(item_dtype, pl.Struct) and "o" in _fields(item_dtype):
@@ -517,7 +523,7 @@ def _fast_calls(
     fields = _fields(dtype.inner)
     if fields.get("name") != pl.String:
         return None
-    listed = table.select("row", "side", calls=decoded).filter(pl.col("calls").list.len() > 0)
+    listed = table.select("row", "side", calls=decoded)
     calls = _exploded(listed, "calls").with_columns(
         name=pl.col("calls").struct.field("name"),
     )
@@ -589,7 +595,7 @@ def _typed_calls(frame: pl.DataFrame, kinds: dict[int, str]) -> pl.DataFrame | N
         arguments = _fields(frame.schema[column].inner).get("arguments", pl.Null())  # type: ignore[attr-defined]
         if not (isinstance(arguments, pl.Struct) or arguments == pl.Null):
             return None
-        listed = frame.select("row", calls=pl.col(column)).filter(pl.col("calls").list.len() > 0)
+        listed = frame.select("row", calls=pl.col(column))
         parts[side] = _exploded(listed, "calls").select(
             "row",
             side=pl.lit(side, pl.Int8),
