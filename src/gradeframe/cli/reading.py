@@ -5,14 +5,17 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import mmap
 import os
 import re
 import sys
 import warnings
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, BinaryIO, Final
 
 import polars as pl
 
@@ -68,9 +71,12 @@ def read_input(args: argparse.Namespace) -> Input:
     if args.refs_var is not None:
         msg = f"--refs-var {args.refs_var}: only promptfoo logs take it; {str(path)!r} is not one"
         raise CliError(msg)
-    frame = read_frame(path, separator=args.separator, guess=args.separator is None)
-    if args.escape_formulas and _format_of(path, "input") == "csv":
-        frame = unescape_formulas(frame)
+    frame = read_frame(
+        path,
+        separator=args.separator,
+        guess=args.separator is None,
+        unescape=args.escape_formulas,
+    )
     if not frame.columns:
         msg = f"input {str(path)!r}: holds no records"
         raise CliError(msg)
@@ -142,11 +148,16 @@ def _several_filters(frame: pl.DataFrame) -> bool:
     return bool(filters.get_column("lm_eval_filter").max() > 1)
 
 
-def read_frame(path: Path, *, separator: str | None = ",", guess: bool = False) -> pl.DataFrame:
+def read_frame(
+    path: Path, *, separator: str | None = ",", guess: bool = False, unescape: bool = False
+) -> pl.DataFrame:
     """Read a file of answers by its extension (CSV: text cells, flattened records rebuilt).
 
     With ``guess`` (no ``--separator`` given), a CSV whose header has no comma but another
     separator raises naming the ``--separator`` to pass: the file is not read with a guess.
+    With ``unescape`` (``--escape-formulas``), a CSV's cells lose the ``'`` that
+    ``--escape-formulas`` put before them when it was written, record fields included (before
+    the ``col.field`` columns are put back together).
     """
     fmt = _format_of(path, "input")
     if not path.exists():
@@ -166,18 +177,98 @@ def read_frame(path: Path, *, separator: str | None = ",", guess: bool = False) 
             )
             raise CliError(msg)
     try:
-        if fmt == "parquet":
-            return pl.read_parquet(path)
-        if fmt == "csv":
-            frame = pl.read_csv(path, infer_schema=False, separator=separator)
-        elif fmt == "json" and _starts_with_bracket(path):
-            frame = _read_json_array(path)
-        else:
-            frame = pl.read_ndjson(path, infer_schema_length=None)
+        with _source(path) as source:
+            if fmt == "parquet":
+                return pl.read_parquet(source)
+            if fmt == "csv":
+                frame = pl.read_csv(source, infer_schema=False, separator=separator)
+            elif fmt == "json" and _starts_with_bracket(path):
+                frame = _read_json_array(path)
+            else:
+                frame = pl.read_ndjson(_valid_escapes(path, source), infer_schema_length=None)
     except (OSError, pl.exceptions.PolarsError, ValueError) as exc:
         msg = f"input {str(path)!r} cannot be read as {fmt}: {_first_line(exc)}"
+        if "utf-8" in msg.lower() and fmt == "csv":
+            msg += _first_bad_line(path)
         raise CliError(msg) from None
-    return rebuild_records(frame) if fmt == "csv" else frame
+    if fmt != "csv":
+        return frame
+    return rebuild_records(unescape_formulas(frame) if unescape else frame)
+
+
+@contextmanager
+def _source(path: Path) -> Iterator[Path | BinaryIO]:
+    """Give Polars the path, or an open file when the path is not UTF-8 (Polars cannot take it).
+
+    A file name holding bytes that are not UTF-8 reaches Python as text with lone surrogates
+    (``surrogateescape``); Python opens it, Polars reads the open file.
+    """
+    try:
+        str(path).encode("utf-8")
+    except UnicodeEncodeError:
+        with path.open("rb") as handle:
+            yield handle
+        return
+    yield path
+
+
+#: A JSON escape of a UTF-16 surrogate (a first look: it may be an escaped backslash's text).
+_SURROGATE_ESCAPE: Final = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+#: Every JSON escape in order (so that "\\\\" is one escape and the parity of backslashes is
+#: kept): a high and a low surrogate together (a pair: kept), a lone surrogate, or another.
+_ESCAPES: Final = re.compile(
+    rb"(\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+    rb"|(\\u[dD][89a-fA-F][0-9a-fA-F]{2})"
+    rb"|\\.",
+    re.DOTALL,
+)
+
+
+def lone_surrogates_replaced(data: bytes) -> bytes:
+    r"""Replace the JSON escapes of lone UTF-16 surrogates with ``\ufffd`` (U+FFFD).
+
+    A lone surrogate (``"\ud800"`` with no low half after it) is not text: Polars' JSON
+    reader reads a high one as a NUL character and refuses a low one. Both become the
+    replacement character U+FFFD, in ``.json`` and ``.jsonl`` files alike; pairs are kept.
+
+    Examples
+    --------
+    >>> lone_surrogates_replaced(rb'{"a": "x\ud800 \ud83d\ude00 \\ud800"}')
+    b'{"a": "x\\ufffd \\ud83d\\ude00 \\\\ud800"}'
+    """
+
+    def one(match: re.Match[bytes]) -> bytes:
+        return b"\\ufffd" if match.group(2) else match.group(0)
+
+    return _ESCAPES.sub(one, data)
+
+
+def _valid_escapes(path: Path, source: Path | BinaryIO) -> Path | BinaryIO | io.BytesIO:
+    """Return the JSON Lines source, or its bytes with lone surrogates replaced when it has any.
+
+    The file is searched through a memory map (no copy); only a file holding a surrogate
+    escape is read into memory and rewritten.
+    """
+    if path.stat().st_size == 0:
+        return source
+    with path.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as view:
+        if _SURROGATE_ESCAPE.search(view) is None:  # type: ignore[call-overload]
+            return source
+        data = view[:]
+    return io.BytesIO(lone_surrogates_replaced(data))
+
+
+def _first_bad_line(path: Path) -> str:
+    """Say the first line of a file that is not UTF-8 (an error path: the file is read again)."""
+    data = path.read_bytes()
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - data.rfind(b"\n", 0, exc.start)
+        bad = data[exc.start : exc.end]
+        return f" (line {line}, byte {column}: {bad!r} is not UTF-8; save the file as UTF-8)"
+    return ""
 
 
 #: Separators a CSV header may use instead of ",", and how --separator spells them.
@@ -222,8 +313,11 @@ def _read_json_array(path: Path) -> pl.DataFrame:
         raise ValueError(msg)
     if not records:
         return pl.DataFrame()
-    lines = "\n".join(json.dumps(record, ensure_ascii=False) for record in records)
-    return pl.read_ndjson(io.BytesIO(lines.encode()), infer_schema_length=None)
+    # ASCII JSON: a lone surrogate ("\ud800" escaped in the file) stays an escape, which the
+    # JSON Lines reader turns into U+FFFD, as it does in a .jsonl file (Python's own text
+    # could not be encoded).
+    lines = "\n".join(json.dumps(record) for record in records).encode()
+    return pl.read_ndjson(io.BytesIO(lone_surrogates_replaced(lines)), infer_schema_length=None)
 
 
 def _bad_row(values: pl.Series, check: Any) -> tuple[int, str]:
