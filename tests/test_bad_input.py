@@ -273,6 +273,10 @@ def _object_frame(**columns: list[Any]) -> pd.DataFrame:
             "`label`",
         ),
         (lambda: pl.DataFrame({"a": ["x"]}).grade.exact_match("a", LONE), "`expected`"),
+        (
+            lambda: gradeframe.example().grade.answer_contains().grade.html(title=LONE),
+            "`title`",
+        ),
     ],
     ids=[
         "pandas answer",
@@ -287,6 +291,7 @@ def _object_frame(**columns: list[Any]) -> pd.DataFrame:
         "prefix",
         "label",
         "column name",
+        "html title",
     ],
 )
 def test_a_lone_surrogate_is_named_where_it_is(call: Any, where: str) -> None:
@@ -325,3 +330,10 @@ def test_file_names_that_are_not_utf8_are_read_and_written(tmp_path: Path) -> No
     target = folder / "out\udcff.parquet"
     assert cli.main(["score", str(source), "-q", "-o", str(target)]) == 0
     assert pl.read_parquet(target.read_bytes()).get_column("correct").to_list() == [True]
+
+
+def test_a_failure_cap_past_int64_is_refused_naming_it() -> None:
+    # G17's kin: a count past Int64 was Polars' OverflowError deep in the page's listing.
+    graded = gradeframe.example().grade.answer_contains()
+    with pytest.raises(ValueError, match=r"`max_failures` must be an int from 0 to 2\*\*63 - 1"):
+        graded.grade.html(max_failures=2**64)
