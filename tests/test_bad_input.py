@@ -304,13 +304,15 @@ def test_a_lone_surrogate_is_named_where_it_is(call: Any, where: str) -> None:
 def test_a_lone_surrogate_in_json_reads_as_the_replacement_character(tmp_path: Path) -> None:
     # A JSON file's "\ud800" escape: Polars' JSON Lines reader made a high one NUL and refused a
     # low one; Python's json made text Polars cannot hold. Both files read alike: U+FFFD.
-    escaped = [r"x\ud800y", r"x\udc00y", r"\ud83d\ude00", r"\\ud800"]
-    lines = [f'{{"answer": "{text}", "refs": "x"}}' for text in escaped]
+    escaped = [r"x\ud800y", r"x\udc00y", r"\ud83d\ude00", r"\\ud800", r"nul\u0000"]
+    lines = [f'{{"answer": "{text}", "refs": ["{text}"]}}' for text in escaped]
     (tmp_path / "a.jsonl").write_text("\n".join(lines) + "\n")
     (tmp_path / "a.json").write_text("[" + ",".join(lines) + "]")
-    want = ["x\ufffdy", "x\ufffdy", "\U0001f600", "\\ud800"]
+    want = ["x\ufffdy", "x\ufffdy", "\U0001f600", "\\ud800", "nul\x00"]  # and a real NUL
     for name in ("a.jsonl", "a.json"):
-        assert gradeframe.read_table(tmp_path / name).get_column("answer").to_list() == want
+        read = gradeframe.read_table(tmp_path / name)
+        assert read.get_column("answer").to_list() == want
+        assert read.get_column("refs").to_list() == [[w] for w in want]  # in lists too
 
 
 def test_a_csv_that_is_not_utf8_names_its_line(tmp_path: Path) -> None:

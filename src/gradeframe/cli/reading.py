@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import mmap
 import os
 import re
 import sys
@@ -185,7 +184,7 @@ def read_frame(
             elif fmt == "json" and _starts_with_bracket(path):
                 frame = _read_json_array(path)
             else:
-                frame = pl.read_ndjson(_valid_escapes(path, source), infer_schema_length=None)
+                frame = _read_json_lines(path, source)
     except (OSError, pl.exceptions.PolarsError, ValueError) as exc:
         msg = f"input {str(path)!r} cannot be read as {fmt}: {_first_line(exc)}"
         if "utf-8" in msg.lower() and fmt == "csv":
@@ -212,8 +211,15 @@ def _source(path: Path) -> Iterator[Path | BinaryIO]:
     yield path
 
 
-#: A JSON escape of a UTF-16 surrogate (a first look: it may be an escaped backslash's text).
-_SURROGATE_ESCAPE: Final = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+#: A lone UTF-16 surrogate in Python text.
+_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+#: A JSON escape of a lone UTF-16 surrogate: a high one not followed by a low one, or a low one
+#: not after a high one (a first look: the backslash may itself be escaped; the pairs that
+#: emoji are written as in ASCII JSON are not matched).
+_LONE_ESCAPE: Final = re.compile(
+    rb"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
+    rb"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"
+)
 #: Every JSON escape in order (so that "\\\\" is one escape and the parity of backslashes is
 #: kept): a high and a low surrogate together (a pair: kept), a lone surrogate, or another.
 _ESCAPES: Final = re.compile(
@@ -243,19 +249,45 @@ def lone_surrogates_replaced(data: bytes) -> bytes:
     return _ESCAPES.sub(one, data)
 
 
-def _valid_escapes(path: Path, source: Path | BinaryIO) -> Path | BinaryIO | io.BytesIO:
-    """Return the JSON Lines source, or its bytes with lone surrogates replaced when it has any.
+def _read_json_lines(path: Path, source: Path | BinaryIO) -> pl.DataFrame:
+    r"""Read JSON Lines with Polars; lone surrogate escapes read as U+FFFD.
 
-    The file is searched through a memory map (no copy); only a file holding a surrogate
-    escape is read into memory and rewritten.
+    Polars reads a lone high surrogate escape ("\ud800") as a NUL character and refuses a
+    lone low one. Files without either take the fast path (Polars alone, and a look for NUL
+    characters in the text it read); only a file Polars refused, or whose text holds a NUL
+    where the file has a lone surrogate escape, is read into memory and its escapes replaced.
     """
-    if path.stat().st_size == 0:
-        return source
-    with path.open("rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as view:
-        if _SURROGATE_ESCAPE.search(view) is None:  # type: ignore[call-overload]
-            return source
-        data = view[:]
-    return io.BytesIO(lone_surrogates_replaced(data))
+    try:
+        frame = pl.read_ndjson(source, infer_schema_length=None)
+    except pl.exceptions.ComputeError as exc:
+        if "InvalidUnicodeCodepoint" not in str(exc):
+            raise
+    else:
+        if not _holds_nul(frame) or _LONE_ESCAPE.search(path.read_bytes()) is None:
+            return frame
+    data = lone_surrogates_replaced(path.read_bytes())
+    return pl.read_ndjson(io.BytesIO(data), infer_schema_length=None)
+
+
+def _holds_nul(frame: pl.DataFrame) -> bool:
+    """Say whether any text of the frame, in records and lists too, holds a NUL character."""
+
+    def found(expr: pl.Expr, dtype: pl.DataType) -> list[pl.Expr]:
+        if dtype == pl.String:
+            return [expr.str.contains("\x00", literal=True).any()]
+        if isinstance(dtype, pl.Struct):
+            return [e for f in dtype.fields for e in found(expr.struct.field(f.name), f.dtype)]
+        if isinstance(dtype, pl.List):
+            return found(expr.explode(), dtype.inner)
+        return []
+
+    checks = [
+        e.alias(str(i))
+        for i, e in enumerate(
+            e for name, dtype in frame.schema.items() for e in found(pl.col(name), dtype)
+        )
+    ]
+    return bool(checks) and any(frame.select(checks).row(0))
 
 
 def _first_bad_line(path: Path) -> str:
@@ -313,11 +345,14 @@ def _read_json_array(path: Path) -> pl.DataFrame:
         raise ValueError(msg)
     if not records:
         return pl.DataFrame()
-    # ASCII JSON: a lone surrogate ("\ud800" escaped in the file) stays an escape, which the
-    # JSON Lines reader turns into U+FFFD, as it does in a .jsonl file (Python's own text
-    # could not be encoded).
-    lines = "\n".join(json.dumps(record) for record in records).encode()
-    return pl.read_ndjson(io.BytesIO(lone_surrogates_replaced(lines)), infer_schema_length=None)
+    lines = "\n".join(json.dumps(record, ensure_ascii=False) for record in records)
+    try:
+        data = lines.encode()
+    except UnicodeEncodeError:
+        # Python's json read a lone surrogate escape ("\ud800") as a lone surrogate (a pair
+        # became its character): U+FFFD, as the JSON Lines reader below reads a .jsonl file.
+        data = _SURROGATE.sub("\ufffd", lines).encode()
+    return pl.read_ndjson(io.BytesIO(data), infer_schema_length=None)
 
 
 def _bad_row(values: pl.Series, check: Any) -> tuple[int, str]:
