@@ -9,12 +9,10 @@ import os
 import re
 import sys
 import warnings
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from pathlib import Path
-from typing import Any, BinaryIO, Final
+from typing import Any, Final
 
 import polars as pl
 
@@ -32,6 +30,7 @@ from gradeframe.cli._common import (
     check_column,
     column_or_field,
 )
+from gradeframe.cli._unicode import SURROGATE, first_bad_line, read_json_lines, source_of
 from gradeframe.cli.writing import unescape_formulas
 from gradeframe.example import example
 
@@ -176,7 +175,7 @@ def read_frame(
             )
             raise CliError(msg)
     try:
-        with _source(path) as source:
+        with source_of(path) as source:
             if fmt == "parquet":
                 return pl.read_parquet(source)
             if fmt == "csv":
@@ -184,123 +183,15 @@ def read_frame(
             elif fmt == "json" and _starts_with_bracket(path):
                 frame = _read_json_array(path)
             else:
-                frame = _read_json_lines(path, source)
+                frame = read_json_lines(path, source)
     except (OSError, pl.exceptions.PolarsError, ValueError) as exc:
         msg = f"input {str(path)!r} cannot be read as {fmt}: {_first_line(exc)}"
         if "utf-8" in msg.lower() and fmt == "csv":
-            msg += _first_bad_line(path)
+            msg += first_bad_line(path)
         raise CliError(msg) from None
     if fmt != "csv":
         return frame
     return rebuild_records(unescape_formulas(frame) if unescape else frame)
-
-
-@contextmanager
-def _source(path: Path) -> Iterator[Path | BinaryIO]:
-    """Give Polars the path, or an open file when the path is not UTF-8 (Polars cannot take it).
-
-    A file name holding bytes that are not UTF-8 reaches Python as text with lone surrogates
-    (``surrogateescape``); Python opens it, Polars reads the open file.
-    """
-    try:
-        str(path).encode("utf-8")
-    except UnicodeEncodeError:
-        with path.open("rb") as handle:
-            yield handle
-        return
-    yield path
-
-
-#: A lone UTF-16 surrogate in Python text.
-_SURROGATE: Final = re.compile("[\ud800-\udfff]")
-#: A JSON escape of a lone UTF-16 surrogate: a high one not followed by a low one, or a low one
-#: not after a high one (a first look: the backslash may itself be escaped; the pairs that
-#: emoji are written as in ASCII JSON are not matched).
-_LONE_ESCAPE: Final = re.compile(
-    rb"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F][0-9a-fA-F]{2})"
-    rb"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"
-)
-#: Every JSON escape in order (so that "\\\\" is one escape and the parity of backslashes is
-#: kept): a high and a low surrogate together (a pair: kept), a lone surrogate, or another.
-_ESCAPES: Final = re.compile(
-    rb"(\\u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2})"
-    rb"|(\\u[dD][89a-fA-F][0-9a-fA-F]{2})"
-    rb"|\\.",
-    re.DOTALL,
-)
-
-
-def lone_surrogates_replaced(data: bytes) -> bytes:
-    r"""Replace the JSON escapes of lone UTF-16 surrogates with ``\ufffd`` (U+FFFD).
-
-    A lone surrogate (``"\ud800"`` with no low half after it) is not text: Polars' JSON
-    reader reads a high one as a NUL character and refuses a low one. Both become the
-    replacement character U+FFFD, in ``.json`` and ``.jsonl`` files alike; pairs are kept.
-
-    Examples
-    --------
-    >>> lone_surrogates_replaced(rb'{"a": "x\ud800 \ud83d\ude00 \\ud800"}')
-    b'{"a": "x\\ufffd \\ud83d\\ude00 \\\\ud800"}'
-    """
-
-    def one(match: re.Match[bytes]) -> bytes:
-        return b"\\ufffd" if match.group(2) else match.group(0)
-
-    return _ESCAPES.sub(one, data)
-
-
-def _read_json_lines(path: Path, source: Path | BinaryIO) -> pl.DataFrame:
-    r"""Read JSON Lines with Polars; lone surrogate escapes read as U+FFFD.
-
-    Polars reads a lone high surrogate escape ("\ud800") as a NUL character and refuses a
-    lone low one. Files without either take the fast path (Polars alone, and a look for NUL
-    characters in the text it read); only a file Polars refused, or whose text holds a NUL
-    where the file has a lone surrogate escape, is read into memory and its escapes replaced.
-    """
-    try:
-        frame = pl.read_ndjson(source, infer_schema_length=None)
-    except pl.exceptions.ComputeError as exc:
-        if "InvalidUnicodeCodepoint" not in str(exc):
-            raise
-    else:
-        if not _holds_nul(frame) or _LONE_ESCAPE.search(path.read_bytes()) is None:
-            return frame
-    data = lone_surrogates_replaced(path.read_bytes())
-    return pl.read_ndjson(io.BytesIO(data), infer_schema_length=None)
-
-
-def _holds_nul(frame: pl.DataFrame) -> bool:
-    """Say whether any text of the frame, in records and lists too, holds a NUL character."""
-
-    def found(expr: pl.Expr, dtype: pl.DataType) -> list[pl.Expr]:
-        if dtype == pl.String:
-            return [expr.str.contains("\x00", literal=True).any()]
-        if isinstance(dtype, pl.Struct):
-            return [e for f in dtype.fields for e in found(expr.struct.field(f.name), f.dtype)]
-        if isinstance(dtype, pl.List):
-            return found(expr.explode(), dtype.inner)
-        return []
-
-    checks = [
-        e.alias(str(i))
-        for i, e in enumerate(
-            e for name, dtype in frame.schema.items() for e in found(pl.col(name), dtype)
-        )
-    ]
-    return bool(checks) and any(frame.select(checks).row(0))
-
-
-def _first_bad_line(path: Path) -> str:
-    """Say the first line of a file that is not UTF-8 (an error path: the file is read again)."""
-    data = path.read_bytes()
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        column = exc.start - data.rfind(b"\n", 0, exc.start)
-        bad = data[exc.start : exc.end]
-        return f" (line {line}, byte {column}: {bad!r} is not UTF-8; save the file as UTF-8)"
-    return ""
 
 
 #: Separators a CSV header may use instead of ",", and how --separator spells them.
@@ -351,7 +242,7 @@ def _read_json_array(path: Path) -> pl.DataFrame:
     except UnicodeEncodeError:
         # Python's json read a lone surrogate escape ("\ud800") as a lone surrogate (a pair
         # became its character): U+FFFD, as the JSON Lines reader below reads a .jsonl file.
-        data = _SURROGATE.sub("\ufffd", lines).encode()
+        data = SURROGATE.sub("\ufffd", lines).encode()
     return pl.read_ndjson(io.BytesIO(data), infer_schema_length=None)
 
 

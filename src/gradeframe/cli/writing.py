@@ -71,12 +71,14 @@ def check_output(path: Path) -> None:
         if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
             msg = f"-o {str(path)!r}: not writable"
             raise CliError(msg)
-        private = folder / private_name()
-        try:
-            private.mkdir(mode=0o700)
-            (private / path.name).touch(exist_ok=False)
-        finally:
-            _remove(private)
+        # A signal in the probe takes effect once it is removed (so nothing is left behind).
+        private = folder / private_name(".probe")
+        with _signals_deferred():
+            try:
+                private.mkdir(mode=0o700)
+                (private / path.name).touch(exist_ok=False)
+            finally:
+                _remove(private)
     except OSError as exc:
         msg = f"-o {str(path)!r}: cannot be written: {exc.strerror or _first_line(exc)}"
         raise CliError(msg) from None
@@ -94,9 +96,12 @@ def _host_tag() -> str:
     return hashlib.sha256(host).hexdigest()[:8]
 
 
-def private_name() -> str:
-    """Return a new name for a private folder of :func:`write_frame` (in the target's folder)."""
-    return f"{PRIVATE_PREFIX}{_host_tag()}-{os.getpid()}-{secrets.token_hex(4)}.tmp"
+def private_name(suffix: str = ".tmp") -> str:
+    """Return a new name for a private folder of :func:`write_frame` (in the target's folder).
+
+    ``.probe`` names the one :func:`check_output` makes and removes at once.
+    """
+    return f"{PRIVATE_PREFIX}{_host_tag()}-{os.getpid()}-{secrets.token_hex(4)}{suffix}"
 
 
 def _alive(pid: int) -> bool:
@@ -122,7 +127,7 @@ def remove_stale_private_folders(folder: Path) -> list[str]:
         return removed
     host = _host_tag()
     for name in entries:
-        parts = name[len(PRIVATE_PREFIX) :].removesuffix(".tmp").split("-")
+        parts = name[len(PRIVATE_PREFIX) :].rsplit(".", 1)[0].split("-")
         if len(parts) != 3 or parts[0] != host or not parts[1].isdigit():
             continue
         if int(parts[1]) != os.getpid() and not _alive(int(parts[1])):
@@ -332,9 +337,10 @@ def check_html_output(path: Path) -> None:
             msg = f"--html {str(path)!r}: not writable"
             raise CliError(msg)
         # the temporary name gradeframe.html.write_page uses
-        handle, probe = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
-        os.close(handle)
-        os.unlink(probe)
+        with _signals_deferred():
+            handle, probe = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+            os.close(handle)
+            os.unlink(probe)
     except OSError as exc:
         msg = f"--html {str(path)!r}: cannot be written: {exc.strerror or _first_line(exc)}"
         raise CliError(msg) from None
