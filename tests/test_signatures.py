@@ -45,7 +45,11 @@ def _describe(obj: Any) -> dict[str, str]:
 
 def _surface(module_name: str) -> dict[str, dict[str, str]]:
     module = importlib.import_module(module_name)
-    names = getattr(module, "__all__", None) or [n for n in vars(module) if not n.startswith("_")]
+    names = getattr(module, "__all__", None) or [
+        name  # a module without __all__: what it defines, not what it imports
+        for name, obj in vars(module).items()
+        if not name.startswith("_") and getattr(obj, "__module__", None) == module.__name__
+    ]
     out: dict[str, dict[str, str]] = {}
     for name in names:
         obj = getattr(module, name)
