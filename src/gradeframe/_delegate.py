@@ -195,6 +195,66 @@ def _returns(
     return returns
 
 
+def forwarding(
+    name: str,
+    function: Callable[..., Any],
+    *,
+    returns: str,
+    runner: str,
+    doc: Callable[..., Any] | None = None,
+    lock: bool = True,
+) -> Callable[..., Any]:
+    """Make the namespace method ``name`` that runs ``function`` through the namespace's runner.
+
+    The method's signature is the function's, minus its first argument (the frame, Series or
+    expression), with ``self`` first and ``returns`` as its return annotation; ``help()``,
+    editors and ``inspect.signature`` show it as if it were spelled out. A call is checked
+    against that signature and then runs ``self.<runner>(function, *args, **kwargs)``, the one
+    place where the namespace says how its object is handed to a function. The method is then
+    decorated with :func:`delegates` (docstring, recorded function, lock).
+    """
+    own = list(inspect.signature(function).parameters.values())[1:]
+    this = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    signature = inspect.Signature([this, *own], return_annotation=returns)
+
+    def method(*args: Any, **kwargs: Any) -> Any:
+        signature.bind(*args, **kwargs)  # a wrong call raises here, naming the method
+        self, *rest = args
+        return getattr(self, runner)(function, *rest, **kwargs)
+
+    method.__name__ = name
+    method.__signature__ = signature  # type: ignore[attr-defined]
+    method.__annotations__ = {
+        **{p.name: p.annotation for p in own if p.annotation is not p.empty},
+        "return": returns,
+    }
+    return delegates(function, doc=doc, lock=lock)(method)
+
+
+def add_methods(
+    table: dict[str, tuple[Callable[..., Any], Callable[..., Any] | None]],
+    *,
+    returns: str | dict[str, str],
+    runner: str,
+    lock: bool = True,
+) -> Callable[[type], type]:
+    """Return a class decorator that adds a method per row of ``table`` (see :func:`forwarding`).
+
+    ``table`` maps a method's name to its function and the function documenting the rule (or
+    None); ``returns`` is the methods' return annotation, or one per name.
+    """
+
+    def decorate(cls: type) -> type:
+        for name, (function, doc) in table.items():
+            kind = returns if isinstance(returns, str) else returns[name]
+            method = forwarding(name, function, returns=kind, runner=runner, doc=doc, lock=lock)
+            method.__qualname__ = f"{cls.__qualname__}.{name}"
+            setattr(cls, name, method)
+        return cls
+
+    return decorate
+
+
 def delegate_of(method: Callable[..., Any]) -> Callable[..., Any] | None:
     """Return the function a namespace method delegates to (None for any other callable)."""
     return getattr(method, DELEGATE, None)
