@@ -96,14 +96,15 @@ class PandasFrameGrade(SummaryMethods[pd.DataFrame]):
         self, function: Callable[..., pl.DataFrame], /, *args: Any, **kwargs: Any
     ) -> pd.DataFrame:
         """Run a grading method's frame function on the columns it reads (by their roles)."""
-        arguments = inspect.signature(function).bind(None, *args, **kwargs)
-        arguments.apply_defaults()
+        bound = inspect.signature(function).bind(None, *args, **kwargs)
+        bound.apply_defaults()  # a column named by a default is read too
+        given = dict(list(bound.arguments.items())[1:])  # not the frame
         if function in _ROLES:
-            columns, roles = _ROLES[function](arguments.arguments, self._frame)
+            columns, roles = _ROLES[function](given, self._frame)
         else:  # a matcher: its description says which arguments name columns
             spec = matcher_rules.spec_of(function)
             columns = spec.columns
-            roles = matcher_base.column_arguments(spec, function, args, kwargs)
+            roles = matcher_base.column_arguments(spec, function, (), given)
         return self._add_columns(function, columns, roles, *args, **kwargs)
 
 
