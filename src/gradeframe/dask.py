@@ -38,9 +38,9 @@ from dask.dataframe.extensions import register_dataframe_accessor, register_seri
 
 from gradeframe import _frames
 from gradeframe import samples as sample_rules
-from gradeframe._cost import check_cost
 from gradeframe._cost import input_columns as cost_columns
-from gradeframe._delegate import delegates
+from gradeframe._delegate import add_methods
+from gradeframe._engines import Engine, Summed, summaries
 from gradeframe._inputs import IntoExpr
 from gradeframe._pandas import PandasFrameGrade, PandasSeriesGrade
 from gradeframe._record import BY_NAME
@@ -231,57 +231,14 @@ def _partition_counts(
     return report_counts(_frames.to_polars(partition, columns), **options)
 
 
-def report(
-    frame: dd.DataFrame,
-    by: Any = None,
-    *,
-    correct: str = "correct",
-    failure_kind: str | None = "failure_kind",
-    prefix: str = "",
-    cluster: str | None = None,
-    score: str | None = None,
-    cost: Any = None,
-) -> pd.DataFrame:
-    """Summarise a graded Dask frame per group, from counts summed over the partitions.
-
-    The same columns and values as :func:`gradeframe.report` on the whole data. Each partition
-    gives its counts per group (and per cluster: :func:`gradeframe.report_counts`); they are
-    stacked and the report is built once from their sums
-    (:func:`gradeframe.report_from_counts`), never by averaging partitions' intervals.
-
-    With ``cost``, the token sums, the cost and the counts of unknowns are sums too, so every
-    cost column is the same as on the whole data but ``seconds_p50``/``seconds_p95``: a
-    percentile is not a sum of partitions' percentiles, and computing it exactly would gather
-    every row's ``seconds`` on one machine, so Dask's report leaves them out (compute them from
-    ``frame.groupby(by)["seconds"]`` if the column fits in memory).
-
-    Parameters
-    ----------
-    frame
-        A graded Dask DataFrame.
-    by, correct, failure_kind, prefix, cluster, score, cost
-        As for :func:`gradeframe.report`. They are checked before any data is read.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The report (computed).
-    """
-    prices = check_cost(cost)
-    options = {
-        "by": by,
-        "correct": correct,
-        "failure_kind": failure_kind,
-        "prefix": prefix,
-        "cluster": cluster,
-        "score": score,
-        "cost": prices,
-    }
+def _report(frame: dd.DataFrame, options: dict[str, Any]) -> pd.DataFrame:
+    """Count every partition's rows per group; the report from the sums (see :func:`report`)."""
     # Arguments and columns are checked on the empty frame, before any data is read.
     meta = frame._meta
-    columns = pandas_report_columns(meta, by, correct, failure_kind, prefix, cluster, score)
-    if prices is not None:
-        columns |= dict.fromkeys(cost_columns([str(c) for c in meta.columns], prices))
+    names = [options[n] for n in ("by", "correct", "failure_kind", "prefix", "cluster", "score")]
+    columns = pandas_report_columns(meta, *names)
+    if options["cost"] is not None:
+        columns |= dict.fromkeys(cost_columns([str(c) for c in meta.columns], options["cost"]))
     empty = report_counts(_frames.to_polars(meta, columns), **options)
     parts = frame[list(columns)].to_delayed()
     pieces = dask.compute(
@@ -289,7 +246,9 @@ def report(
     )
     # report_from_counts sums repeated keys (a kind column a piece lacks counts 0).
     counts = pl.concat([empty, *pieces], how="diagonal_relaxed")
-    out = report_from_counts(counts, by, cluster=cluster, score=score)
+    out = report_from_counts(
+        counts, options["by"], cluster=options["cluster"], score=options["score"]
+    )
     return _frames.to_pandas_frame(out)
 
 
@@ -324,7 +283,7 @@ def _summed_samples(
     answer: IntoExpr | None,
     outputs: Sequence[str],
     vote: sample_rules.Vote = ...,
-) -> tuple[list[str], list[str], pl.LazyFrame, pl.LazyFrame | None]:
+) -> Summed:
     """Check the arguments on the empty frame, then sum every partition's counts."""
     vote = sample_rules.resolve_vote(vote, [str(c) for c in frame.columns])
     columns, groups, items = sample_rules.pandas_columns(frame._meta, by, on, correct, answer)
@@ -351,89 +310,22 @@ def _summed_samples(
     return groups, items, counts, votes
 
 
-def pass_at_k(
-    frame: dd.DataFrame,
-    k: int | Sequence[int] = 1,
-    *,
-    by: Groups = ...,
-    on: On = None,
-    correct: str = "correct",
-) -> pd.DataFrame:
-    """Estimate pass@k on a graded Dask frame, from per-item counts summed over partitions.
-
-    The same columns and values as :func:`gradeframe.pass_at_k` on the whole data (an item's
-    samples may sit in several partitions). Computes; returns pandas.
-
-    Parameters
-    ----------
-    frame
-        A graded Dask DataFrame: one row per sample.
-    k, by, on, correct
-        As for :func:`gradeframe.pass_at_k`. They are checked before any data is read.
-    """
-    ks = sample_rules.check_ks(k)
-    outputs = sample_rules.PASS_AT_K_COLUMNS
-    groups, _, counts, _ = _summed_samples(frame, "pass_at_k", by, on, correct, None, outputs)
-    table = sample_rules.pass_at_k_from_counts(counts, groups, ks).collect()
-    return _frames.to_pandas_frame(table)
-
-
-def consistency(
-    frame: dd.DataFrame,
-    *,
-    by: Groups = ...,
-    on: On = None,
-    correct: str = "correct",
-    answer: IntoExpr | None = None,
-    vote: sample_rules.Vote = ...,
-) -> pd.DataFrame:
-    """Summarise the samples' consistency on a Dask frame, from counts summed over partitions.
-
-    The same columns and values as :func:`gradeframe.consistency` on the whole data. Computes;
-    returns pandas.
-
-    Parameters
-    ----------
-    frame
-        A graded Dask DataFrame: one row per sample.
-    by, on, correct, answer, vote
-        As for :func:`gradeframe.consistency`. They are checked before any data is read.
-    """
-    outputs = sample_rules.CONSISTENCY_OUTPUTS
-    groups, items, counts, votes = _summed_samples(
-        frame, "consistency", by, on, correct, answer, outputs, vote
+_SUMMARIES = summaries(
+    Engine(
+        report=_report,
+        samples=_summed_samples,
+        frame="frame",
+        module=__name__,
+        frame_type="dd.DataFrame",
+        noun="Dask DataFrame",
+        where="over the partitions",
+        checked="before any data is read",
     )
-    table = sample_rules.consistency_from_counts(counts, votes, groups, items).collect()
-    return _frames.to_pandas_frame(table)
-
-
-def flaky(
-    frame: dd.DataFrame,
-    *,
-    by: Groups = ...,
-    on: On = None,
-    correct: str = "correct",
-    answer: IntoExpr | None = None,
-    vote: sample_rules.Vote = ...,
-) -> pd.DataFrame:
-    """List the flaky items of a Dask frame, from counts summed over partitions.
-
-    The same columns and values as :func:`gradeframe.flaky` on the whole data. Computes;
-    returns pandas.
-
-    Parameters
-    ----------
-    frame
-        A graded Dask DataFrame: one row per sample.
-    by, on, correct, answer, vote
-        As for :func:`gradeframe.flaky`. They are checked before any data is read.
-    """
-    outputs = sample_rules.FLAKY_OUTPUTS
-    groups, items, counts, votes = _summed_samples(
-        frame, "flaky", by, on, correct, answer, outputs, vote
-    )
-    table = sample_rules.flaky_from_counts(counts, votes, groups, items).collect()
-    return _frames.to_pandas_frame(table)
+)
+report = _SUMMARIES["report"]
+pass_at_k = _SUMMARIES["pass_at_k"]
+consistency = _SUMMARIES["consistency"]
+flaky = _SUMMARIES["flaky"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -459,63 +351,17 @@ class DaskFrameGrade:
     judge = _grading("judge")
     tool_calls = _grading("tool_calls")
 
-    @delegates(report, lock=False)  # its partitions lock, in Dask's threads
-    def report(  # noqa: D102 (the docstring is the function's, set by @delegates)
-        self,
-        by: Any = None,
-        *,
-        correct: str = "correct",
-        failure_kind: str | None = "failure_kind",
-        prefix: str = "",
-        cluster: str | None = None,
-        score: str | None = None,
-        cost: Any = None,
-    ) -> pd.DataFrame:
-        return report(
-            self._frame,
-            by,
-            correct=correct,
-            failure_kind=failure_kind,
-            prefix=prefix,
-            cluster=cluster,
-            score=score,
-            cost=cost,
-        )
+    def _summarize(self, function: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+        return function(self._frame, *args, **kwargs)
 
-    @delegates(pass_at_k, lock=False)  # its partitions lock, in Dask's threads
-    def pass_at_k(  # noqa: D102 (the docstring is the function's, set by @delegates)
-        self,
-        k: int | Sequence[int] = 1,
-        *,
-        by: Groups = ...,
-        on: On = None,
-        correct: str = "correct",
-    ) -> pd.DataFrame:
-        return pass_at_k(self._frame, k, by=by, on=on, correct=correct)
 
-    @delegates(consistency, lock=False)  # its partitions lock, in Dask's threads
-    def consistency(  # noqa: D102
-        self,
-        *,
-        by: Groups = ...,
-        on: On = None,
-        correct: str = "correct",
-        answer: IntoExpr | None = None,
-        vote: sample_rules.Vote = ...,
-    ) -> pd.DataFrame:
-        return consistency(self._frame, by=by, on=on, correct=correct, answer=answer, vote=vote)
-
-    @delegates(flaky, lock=False)  # its partitions lock, in Dask's threads
-    def flaky(  # noqa: D102
-        self,
-        *,
-        by: Groups = ...,
-        on: On = None,
-        correct: str = "correct",
-        answer: IntoExpr | None = None,
-        vote: sample_rules.Vote = ...,
-    ) -> pd.DataFrame:
-        return flaky(self._frame, by=by, on=on, correct=correct, answer=answer, vote=vote)
+# Computed from partitions graded in Dask's threads (which lock): not run under the lock.
+add_methods(
+    {name: (function, None) for name, function in _SUMMARIES.items()},
+    returns="pd.DataFrame",
+    runner="_summarize",
+    lock=False,
+)(DaskFrameGrade)
 
 
 def _series_partition(
