@@ -31,6 +31,24 @@ REPORT_OPTIONS: Final = ("by", "correct", "failure_kind", "prefix", "cluster", "
 
 
 @dataclass(frozen=True)
+class SamplesCall:
+    """A call of a samples function, as an engine's counting receives it.
+
+    ``function`` names it (``"pass_at_k"``...); ``by``, ``on``, ``correct``, ``answer`` and
+    ``vote`` are the call's arguments (``vote`` not yet resolved); ``outputs`` the columns it
+    adds, which the group columns must not be named.
+    """
+
+    function: str
+    by: Any
+    on: Any
+    correct: str
+    answer: IntoExpr | None
+    outputs: Sequence[str]
+    vote: Any = ...
+
+
+@dataclass(frozen=True)
 class Engine:
     """How an engine counts, and the words its docstrings use.
 
@@ -40,8 +58,8 @@ class Engine:
         ``report(frame, options)``: the report (pandas) from every partition's counts summed;
         ``options`` maps :data:`REPORT_OPTIONS` to the call's values.
     samples
-        ``samples(frame, function, by, on, correct, answer, outputs, vote)``: the arguments
-        checked on an empty frame, then every partition's sample counts (and votes) summed.
+        ``samples(frame, call)``: the :class:`SamplesCall`'s arguments checked on an empty
+        frame, then every partition's sample counts (and votes) summed.
     frame
         The name of the first parameter (``sdf``, ``ds``, ``frame``).
     frame_type
@@ -57,7 +75,7 @@ class Engine:
     """
 
     report: Callable[[Any, dict[str, Any]], pd.DataFrame]
-    samples: Callable[..., Summed]
+    samples: Callable[[Any, SamplesCall], Summed]
     frame: str
     frame_type: str
     module: str
@@ -156,7 +174,8 @@ def summaries(engine: Engine) -> dict[str, Callable[..., pd.DataFrame]]:
     def pass_at_k(frame: Any, k: Any, by: Any, on: Any, correct: str) -> pd.DataFrame:
         ks = sample_rules.check_ks(k)
         outputs = sample_rules.PASS_AT_K_COLUMNS
-        groups, _, counts, _ = engine.samples(frame, "pass_at_k", by, on, correct, None, outputs)
+        call = SamplesCall("pass_at_k", by, on, correct, None, outputs)
+        groups, _, counts, _ = engine.samples(frame, call)
         return _frames.to_pandas_frame(
             sample_rules.pass_at_k_from_counts(counts, groups, ks).collect()
         )
@@ -165,9 +184,8 @@ def summaries(engine: Engine) -> dict[str, Callable[..., pd.DataFrame]]:
         def run(
             frame: Any, by: Any, on: Any, correct: str, answer: IntoExpr | None, vote: Any
         ) -> pd.DataFrame:
-            groups, items, counts, votes = engine.samples(
-                frame, name, by, on, correct, answer, outputs, vote
-            )
+            call = SamplesCall(name, by, on, correct, answer, outputs, vote)
+            groups, items, counts, votes = engine.samples(frame, call)
             return _frames.to_pandas_frame(table(counts, votes, groups, items).collect())
 
         return run

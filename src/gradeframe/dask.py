@@ -27,7 +27,7 @@ the same Polars expressions as everywhere else.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from typing import Any, Final
 
 import dask
@@ -40,13 +40,12 @@ from gradeframe import _frames
 from gradeframe import samples as sample_rules
 from gradeframe._cost import input_columns as cost_columns
 from gradeframe._delegate import add_methods
-from gradeframe._engines import Engine, Summed, summaries
+from gradeframe._engines import Engine, SamplesCall, Summed, summaries
 from gradeframe._inputs import IntoExpr
 from gradeframe._pandas import PandasFrameGrade, PandasSeriesGrade
 from gradeframe._record import BY_NAME
 from gradeframe._summary_inputs import pandas_report_columns
 from gradeframe.report import report_counts, report_from_counts
-from gradeframe.samples import Groups, On
 
 #: The Dask releases gradeframe.dask is tested with (the lower bound by ``.ci/run``, in a
 #: virtual environment of its own; the ``dask`` extra in pyproject.toml declares the range).
@@ -274,24 +273,18 @@ def _partition_samples(
     return counts, votes.collect()
 
 
-def _summed_samples(
-    frame: dd.DataFrame,
-    function: str,
-    by: Groups,
-    on: On,
-    correct: str,
-    answer: IntoExpr | None,
-    outputs: Sequence[str],
-    vote: sample_rules.Vote = ...,
-) -> Summed:
+def _summed_samples(frame: dd.DataFrame, call: SamplesCall) -> Summed:
     """Check the arguments on the empty frame, then sum every partition's counts."""
-    vote = sample_rules.resolve_vote(vote, [str(c) for c in frame.columns])
-    columns, groups, items = sample_rules.pandas_columns(frame._meta, by, on, correct, answer)
+    correct, answer = call.correct, call.answer
+    vote = sample_rules.resolve_vote(call.vote, [str(c) for c in frame.columns])
+    columns, groups, items = sample_rules.pandas_columns(
+        frame._meta, call.by, call.on, correct, answer
+    )
     if answer is not None:
         frame = keep_objects(frame, _columns_named(frame, [answer]))
     empty = _frames.to_polars(frame._meta, columns)
     groups, items, _, _ = sample_rules.prepare(
-        empty, function, groups, items, correct, answer, outputs
+        empty, call.function, groups, items, correct, answer, call.outputs
     )
     parts = frame[list(columns)].to_delayed()
     pieces = dask.compute(

@@ -25,17 +25,14 @@ it). ``ray`` is imported when a function is called, not when this module is impo
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 import pyarrow as pa
 
 from gradeframe import _arrow
-from gradeframe import samples as sample_rules
-from gradeframe._engines import Engine, Summed, summaries
-from gradeframe._inputs import IntoExpr
-from gradeframe.samples import Groups, On
+from gradeframe._engines import Engine, SamplesCall, Summed, summaries
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -168,38 +165,20 @@ def _report(ds: Dataset, options: dict[str, Any]) -> pd.DataFrame:
 # --------------------------------------------------------------------------------------------
 
 
-def _summed_samples(
-    ds: Dataset,
-    function: str,
-    by: Groups,
-    on: On,
-    correct: str,
-    answer: IntoExpr | None,
-    outputs: Sequence[str],
-    vote: sample_rules.Vote = ...,
-) -> Summed:
+def _summed_samples(ds: Dataset, call: SamplesCall) -> Summed:
     """Check the arguments on an empty frame, then sum every batch's counts on the driver."""
-    schema = _arrow_schema(ds)
-    vote = sample_rules.resolve_vote(vote, schema.names)
-    columns, groups, items, empty = _arrow.samples_plan(
-        schema, function, by, on, correct, answer, outputs
-    )
-    counted = ds.select_columns(columns).map_batches(
-        _arrow.sample_table,
-        batch_format="pyarrow",
-        batch_size=ROWS_PER_CALL,
-        zero_copy_batch=True,
-        fn_kwargs={
-            "groups": groups,
-            "items": items,
-            "correct": correct,
-            "answer": answer,
-            "vote": vote,
-        },
-    )
-    pieces = [(row["counts"], row["votes"]) for row in counted.take_all()]
-    counts, votes = _arrow.summed_sample_counts(pieces, empty, groups, items, correct, answer, vote)
-    return groups, items, counts, votes
+
+    def count(columns: list[str], options: dict[str, Any]) -> list[tuple[bytes, bytes | None]]:
+        counted = ds.select_columns(columns).map_batches(
+            _arrow.sample_table,
+            batch_format="pyarrow",
+            batch_size=ROWS_PER_CALL,
+            zero_copy_batch=True,
+            fn_kwargs=options,
+        )
+        return [(row["counts"], row["votes"]) for row in counted.take_all()]
+
+    return _arrow.summed_samples(_arrow_schema(ds), call, count)
 
 
 _SUMMARIES = summaries(

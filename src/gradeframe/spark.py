@@ -24,17 +24,15 @@ everywhere else. No pandas is involved. The work per table is :mod:`gradeframe._
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 import pyarrow as pa
 
 from gradeframe import _arrow
-from gradeframe import samples as sample_rules
-from gradeframe._arrow import regrouped, summed_sample_counts
-from gradeframe._engines import Engine, Summed, summaries
+from gradeframe._arrow import regrouped
+from gradeframe._engines import Engine, SamplesCall, Summed, summaries
 from gradeframe._inputs import IntoExpr
-from gradeframe.samples import Groups, On
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -190,32 +188,17 @@ def sample_batches(
         ).to_batches()
 
 
-def _summed_samples(
-    sdf: SparkFrame,
-    function: str,
-    by: Groups,
-    on: On,
-    correct: str,
-    answer: IntoExpr | None,
-    outputs: Sequence[str],
-    vote: sample_rules.Vote = ...,
-) -> Summed:
+def _summed_samples(sdf: SparkFrame, call: SamplesCall) -> Summed:
     """Check the arguments on an empty frame, then sum every task's counts on the driver."""
     from pyspark.sql.types import BinaryType, StructField, StructType
 
-    schema = _arrow_schema(sdf)
-    vote = sample_rules.resolve_vote(vote, schema.names)
-    columns, groups, items, empty = _arrow.samples_plan(
-        schema, function, by, on, correct, answer, outputs
-    )
-    count = functools.partial(
-        sample_batches, groups=groups, items=items, correct=correct, answer=answer, vote=vote
-    )
-    schema = StructType([StructField("counts", BinaryType()), StructField("votes", BinaryType())])
-    rows = sdf.select(*columns).mapInArrow(count, schema).collect()
-    pieces = [(row["counts"], row["votes"]) for row in rows]
-    counts, votes = summed_sample_counts(pieces, empty, groups, items, correct, answer, vote)
-    return groups, items, counts, votes
+    def count(columns: list[str], options: dict[str, Any]) -> list[tuple[bytes, bytes | None]]:
+        task = functools.partial(sample_batches, **options)
+        schema = StructType([StructField(name, BinaryType()) for name in ("counts", "votes")])
+        rows = sdf.select(*columns).mapInArrow(task, schema).collect()
+        return [(row["counts"], row["votes"]) for row in rows]
+
+    return _arrow.summed_samples(_arrow_schema(sdf), call, count)
 
 
 _SUMMARIES = summaries(

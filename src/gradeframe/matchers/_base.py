@@ -26,7 +26,7 @@ import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from numbers import Real
-from typing import Any, TypeAlias
+from typing import Any, Final, TypeAlias, TypeVar
 
 import polars as pl
 
@@ -81,6 +81,9 @@ class Matcher:
         return pl.Struct({prefix + k: v for k, v in self.fields.items()})
 
 
+Function = TypeVar("Function", bound=Callable[..., Any])
+
+
 def matcher(name: str, roles: Mapping[str, str | None], **extra: pl.DataType) -> Matcher:
     """Describe a matcher: ``correct`` and ``expectation``, then its own fields."""
     fields = {"correct": pl.Boolean(), "expectation": pl.String(), **extra}
@@ -90,6 +93,33 @@ def matcher(name: str, roles: Mapping[str, str | None], **extra: pl.DataType) ->
 # --------------------------------------------------------------------------------------------
 # Arguments
 # --------------------------------------------------------------------------------------------
+
+
+#: The parameters every matcher's expression function ends with, documented here once and
+#: added to each function's Parameters section by :func:`shares_parameters`.
+SHARED_PARAMETERS: Final = """\
+    prefix
+        Put before each output name.
+    schema
+        The frame's schema, to check columns and dtypes now (the frame functions pass it).
+"""
+
+_RETURNS: Final = "\n    Returns\n    -------\n"
+
+
+def shares_parameters(function: Function) -> Function:
+    """Add :data:`SHARED_PARAMETERS` to the end of a matcher's Parameters section.
+
+    The docstring in the source documents the matcher's own parameters; ``help()``, the
+    methods built from it and the documentation show ``prefix`` and ``schema`` too.
+    """
+    doc = function.__doc__ or ""
+    head, returns, tail = doc.partition(_RETURNS)
+    if not returns:
+        msg = f"{function.__name__}'s docstring has no Returns section to put the parameters before"
+        raise ValueError(msg)
+    function.__doc__ = f"{head}{SHARED_PARAMETERS}{returns}{tail}"
+    return function
 
 
 def check_flag(value: object, argument: str) -> None:

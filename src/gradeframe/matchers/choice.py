@@ -266,6 +266,7 @@ def _check_letters(letters: object) -> str:
     return letters
 
 
+@_base.shares_parameters
 def choice(
     actual: IntoExpr,
     expected: IntoExpr | Sequence[str],
@@ -296,10 +297,6 @@ def choice(
         The option letters, in order (case is ignored when reading).
     label
         Replaces the default description ``"choice"``.
-    prefix
-        Put before each output name.
-    schema
-        The frame's schema, to check columns and dtypes now (the frame functions pass it).
 
     Returns
     -------

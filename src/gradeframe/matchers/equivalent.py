@@ -582,6 +582,7 @@ def _check_options(percent: object, fallback: object, timeout: object) -> float:
     return float(timeout)  # type: ignore[arg-type]
 
 
+@_base.shares_parameters
 def equivalent(
     actual: IntoExpr,
     expected: IntoExpr,
@@ -646,10 +647,6 @@ def equivalent(
         Seconds one symbolic pair may take before it is ``"timeout"``.
     label
         Replaces the default description ``"equivalent"`` in ``expectation``.
-    prefix
-        Put before each output name.
-    schema
-        The frame's schema, to check columns and dtypes now (the frame functions pass it).
 
     Returns
     -------

@@ -286,6 +286,7 @@ def _scores(batch: pl.Series) -> pl.Series:
     return scores.alias(batch.name)
 
 
+@_base.shares_parameters
 def f1(
     actual: IntoExpr,
     expected: IntoExpr | Sequence[str],
@@ -315,10 +316,6 @@ def f1(
         The F1 a row needs to be right, from 0 to 1.
     label
         Replaces the default description ``"token F1 ≥ {threshold}"``.
-    prefix
-        Put before each output name.
-    schema
-        The frame's schema, to check columns and dtypes now (the frame functions pass it).
 
     Returns
     -------

@@ -24,6 +24,7 @@ INCLUDES_COLUMNS: Final = INCLUDES.columns
 _EMPTY_LIST: Final = pl.lit([], dtype=pl.List(pl.String))
 
 
+@_base.shares_parameters
 def includes(
     actual: IntoExpr,
     expected: IntoExpr | Sequence[str],
@@ -60,10 +61,6 @@ def includes(
         ``ignore_case`` must stay True.
     label
         Replaces the default description ``"includes expected text"``.
-    prefix
-        Put before each output name.
-    schema
-        The frame's schema, to check columns and dtypes now (the frame functions pass it).
 
     Returns
     -------

@@ -311,6 +311,7 @@ def _match_column(series: Sequence[pl.Series]) -> pl.Series:
     return pl.concat(chunks).gather(order.arg_sort())
 
 
+@_base.shares_parameters
 def matches(
     actual: IntoExpr,
     pattern: PatternLike | None = None,
@@ -347,10 +348,6 @@ def matches(
         pattern raises naming the row.
     label
         Replaces the default description ``"matches expected pattern"``.
-    prefix
-        Put before each output name.
-    schema
-        The frame's schema, to check columns and dtypes now (the frame functions pass it).
 
     Returns
     -------

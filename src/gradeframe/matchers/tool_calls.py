@@ -1053,6 +1053,7 @@ def _check_arguments(
     return str(mode), compared, float(rel_tol)  # type: ignore[arg-type]
 
 
+@_base.shares_parameters
 def tool_calls(
     actual: IntoExpr = "tool_calls",
     expected: IntoExpr = "expected_calls",
@@ -1108,10 +1109,6 @@ def tool_calls(
         Numbers (nested ones too) match when ``|a - b| <= rel_tol * max(|a|, |b|)``.
     label
         Replaces the default description, the mode's name.
-    prefix
-        Put before each output name.
-    schema
-        The frame's schema, to check columns and dtypes now (the frame functions pass it).
 
     Returns
     -------

@@ -52,6 +52,7 @@ def _rounded(value: pl.Expr) -> pl.Expr:
     return value.round_sig_figs(SIGNIFICANT_DIGITS)
 
 
+@_base.shares_parameters
 def within(
     actual: IntoExpr,
     expected: IntoExpr | float,
@@ -87,10 +88,6 @@ def within(
     label
         Replaces the default description ``"within {delta} of expected"`` or
         ``"within {percent}% of expected"``.
-    prefix
-        Put before each output name.
-    schema
-        The frame's schema, to check columns and dtypes now (the frame functions pass it).
 
     Returns
     -------
