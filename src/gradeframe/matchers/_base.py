@@ -42,6 +42,7 @@ from gradeframe._inputs import (
     is_text,
     to_expr,
 )
+from gradeframe._threads import one_at_a_time
 
 Frame: TypeAlias = pl.DataFrame | pl.LazyFrame
 #: A rule: the resolved inputs, by argument name, to a struct with ``correct`` and the extras.
@@ -307,6 +308,38 @@ def frame_result(
         .with_columns(pl.col(_RESULT).struct.unnest())
         .drop(_RESULT)
     )
+
+
+def frame_function(spec: Matcher, rule: Callable[..., pl.Expr], doc: str) -> Callable[..., Any]:
+    """Make a matcher's ``with_*`` frame function from its expression function ``rule``.
+
+    Its parameters are the rule's, with the frame first and without ``schema`` (the frame's is
+    passed); it adds the rule's columns with :func:`frame_result`, under the grading lock, and
+    ``doc`` is its docstring. ``inspect.signature`` and ``help()`` show the parameters.
+    """
+    parameters = list(inspect.signature(rule).parameters.values())
+    first = inspect.Parameter("frame", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation="Frame")
+    own = [p for p in parameters if p.name != "schema"]
+    signature = inspect.Signature([first, *own], return_annotation="Frame")
+
+    def with_rule(*args: Any, **kwargs: Any) -> Any:
+        bound = signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        frame, *_ = bound.args
+        given = dict(list(bound.arguments.items())[1:])
+        return frame_result(
+            spec, frame, given["prefix"], lambda schema: rule(**given, schema=schema)
+        )
+
+    with_rule.__name__ = with_rule.__qualname__ = f"with_{rule.__name__}"
+    with_rule.__module__ = rule.__module__
+    with_rule.__doc__ = doc
+    with_rule.__signature__ = signature  # type: ignore[attr-defined]
+    with_rule.__annotations__ = {
+        **{p.name: p.annotation for p in [first, *own]},
+        "return": "Frame",
+    }
+    return one_at_a_time(with_rule)
 
 
 def column_arguments(

@@ -9,9 +9,8 @@ import polars as pl
 
 from gradeframe import fold as folding
 from gradeframe._inputs import IntoExpr, Schema, as_text, is_text
-from gradeframe._threads import one_at_a_time
 from gradeframe.matchers import _base
-from gradeframe.matchers._base import Frame, Input
+from gradeframe.matchers._base import Input
 
 __all__ = ["INCLUDES", "INCLUDES_COLUMNS", "includes", "with_includes"]
 
@@ -243,29 +242,8 @@ def _needle_list(source: Input) -> tuple[pl.Expr, bool]:
     raise source.error("String or List(String)")
 
 
-@one_at_a_time
-def with_includes(
-    frame: Frame,
-    actual: IntoExpr,
-    expected: IntoExpr | Sequence[str],
-    *,
-    ignore_case: bool = True,
-    fold: bool = False,
-    label: str | None = None,
-    prefix: str = "",
-) -> Frame:
-    """Add ``correct``, ``expectation`` and ``missing`` to a frame; see :func:`includes`."""
-    return _base.frame_result(
-        INCLUDES,
-        frame,
-        prefix,
-        lambda schema: includes(
-            actual,
-            expected,
-            ignore_case=ignore_case,
-            fold=fold,
-            label=label,
-            prefix=prefix,
-            schema=schema,
-        ),
-    )
+with_includes = _base.frame_function(
+    INCLUDES,
+    includes,
+    "Add ``correct``, ``expectation`` and ``missing`` to a frame; see :func:`includes`.",
+)

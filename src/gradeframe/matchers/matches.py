@@ -21,9 +21,8 @@ import polars as pl
 import regex
 
 from gradeframe._inputs import IntoExpr, Schema, is_text
-from gradeframe._threads import one_at_a_time
 from gradeframe.matchers import _base
-from gradeframe.matchers._base import Frame, Input
+from gradeframe.matchers._base import Input
 
 __all__ = ["MATCHES", "MATCHES_COLUMNS", "matches", "with_matches"]
 
@@ -413,27 +412,8 @@ def _rule(inputs: dict[str, Input], pattern: PatternLike | None) -> pl.Expr:
     return pl.struct(correct=correct.fill_null(value=False))
 
 
-@one_at_a_time
-def with_matches(
-    frame: Frame,
-    actual: IntoExpr,
-    pattern: PatternLike | None = None,
-    *,
-    pattern_column: IntoExpr | None = None,
-    label: str | None = None,
-    prefix: str = "",
-) -> Frame:
-    """Add ``correct`` and ``expectation`` to a frame; see :func:`matches`."""
-    return _base.frame_result(
-        MATCHES,
-        frame,
-        prefix,
-        lambda schema: matches(
-            actual,
-            pattern,
-            pattern_column=pattern_column,
-            label=label,
-            prefix=prefix,
-            schema=schema,
-        ),
-    )
+with_matches = _base.frame_function(
+    MATCHES,
+    matches,
+    "Add ``correct`` and ``expectation`` to a frame; see :func:`matches`.",
+)

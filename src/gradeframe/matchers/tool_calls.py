@@ -40,9 +40,8 @@ import pyarrow as pa
 from pyarrow import json as pa_json
 
 from gradeframe._inputs import IntoExpr, Schema, is_text
-from gradeframe._threads import one_at_a_time
 from gradeframe.matchers import _base
-from gradeframe.matchers._base import Frame, Input
+from gradeframe.matchers._base import Input
 
 __all__ = ["TOOL_CALLS", "TOOL_CALLS_COLUMNS", "Mode", "tool_calls", "with_tool_calls"]
 
@@ -1181,31 +1180,8 @@ def _rule(
     )
 
 
-@one_at_a_time
-def with_tool_calls(
-    frame: Frame,
-    actual: IntoExpr = "tool_calls",
-    expected: IntoExpr = "expected_calls",
-    *,
-    mode: Mode = "in_order",
-    arguments: Arguments = "exact",
-    rel_tol: float = 0.0,
-    label: str | None = None,
-    prefix: str = "",
-) -> Frame:
-    """Add ``correct``, ``expectation``, ``missing`` and ``extra``; see :func:`tool_calls`."""
-    return _base.frame_result(
-        TOOL_CALLS,
-        frame,
-        prefix,
-        lambda schema: tool_calls(
-            actual,
-            expected,
-            mode=mode,
-            arguments=arguments,
-            rel_tol=rel_tol,
-            label=label,
-            prefix=prefix,
-            schema=schema,
-        ),
-    )
+with_tool_calls = _base.frame_function(
+    TOOL_CALLS,
+    tool_calls,
+    "Add ``correct``, ``expectation``, ``missing`` and ``extra``; see :func:`tool_calls`.",
+)

@@ -9,10 +9,9 @@ from typing import Final
 import polars as pl
 
 from gradeframe._inputs import IntoExpr, Schema
-from gradeframe._threads import one_at_a_time
 from gradeframe.fold import fold
 from gradeframe.matchers import _base
-from gradeframe.matchers._base import Frame, Input
+from gradeframe.matchers._base import Input
 
 __all__ = ["WITHIN", "WITHIN_COLUMNS", "with_within", "within"]
 
@@ -200,32 +199,11 @@ def _rule(inputs: dict[str, Input], *, delta: float | None, percent: float | Non
     )
 
 
-@one_at_a_time
-def with_within(
-    frame: Frame,
-    actual: IntoExpr,
-    expected: IntoExpr | float,
-    *,
-    delta: float | None = None,
-    percent: float | None = None,
-    label: str | None = None,
-    prefix: str = "",
-) -> Frame:
+with_within = _base.frame_function(
+    WITHIN,
+    within,
     """Add ``correct``, ``expectation``, ``tolerance`` and ``difference``; see :func:`within`.
 
     On a DataFrame a bad expected value raises now; on a LazyFrame at ``collect()``.
-    """
-    return _base.frame_result(
-        WITHIN,
-        frame,
-        prefix,
-        lambda schema: within(
-            actual,
-            expected,
-            delta=delta,
-            percent=percent,
-            label=label,
-            prefix=prefix,
-            schema=schema,
-        ),
-    )
+    """,
+)
