@@ -1,7 +1,7 @@
 """What the engines (Dask, Spark, Ray) share: the summaries made from summed counts.
 
-Each engine says how it counts (:class:`Engine`: the report's counts and the samples' counts
-of every partition, summed); :func:`summaries` makes its public ``report``, ``pass_at_k``,
+Each engine says how it counts (the report's counts and the samples' counts of every
+partition, summed); :func:`summaries` makes its public ``report``, ``pass_at_k``,
 ``consistency`` and ``flaky`` from that, with the parameters of :func:`gradeframe.report` and
 :mod:`gradeframe.samples`'s functions (``report`` without ``carried_kinds``) and docstrings
 that name the engine. The statistics are computed once, from the sums, as on one frame.
@@ -49,23 +49,15 @@ class SamplesCall:
 
 
 @dataclass(frozen=True)
-class Engine:
-    """How an engine counts, and the words its docstrings use.
+class Words:
+    """The words an engine's docstrings use, and its frame parameter.
 
     Attributes
     ----------
-    report
-        ``report(frame, options)``: the report (pandas) from every partition's counts summed;
-        ``options`` maps :data:`REPORT_OPTIONS` to the call's values.
-    samples
-        ``samples(frame, call)``: the :class:`SamplesCall`'s arguments checked on an empty
-        frame, then every partition's sample counts (and votes) summed.
     frame
         The name of the first parameter (``sdf``, ``ds``, ``frame``).
     frame_type
         Its annotation (``SparkFrame``).
-    module
-        The engine's module, where the functions are documented as living.
     noun
         What the engine's frame is called (``Spark DataFrame``).
     where
@@ -74,19 +66,30 @@ class Engine:
         When the arguments are checked (``before any data is read``).
     """
 
-    report: Callable[[Any, dict[str, Any]], pd.DataFrame]
-    samples: Callable[[Any, SamplesCall], Summed]
     frame: str
     frame_type: str
-    module: str
     noun: str
     where: str
     checked: str
 
 
-def _signature(function: Callable[..., Any], engine: Engine, drop: Sequence[str] = ()) -> Any:
+#: Each engine's words, by its module.
+WORDS: Final = {
+    "gradeframe.dask": Words(
+        "frame", "dd.DataFrame", "Dask DataFrame", "over the partitions", "before any data is read"
+    ),
+    "gradeframe.spark": Words(
+        "sdf", "SparkFrame", "Spark DataFrame", "on the driver", "before any data is read"
+    ),
+    "gradeframe.ray": Words(
+        "ds", "Dataset", "Ray Dataset", "on the driver", "before the counting runs"
+    ),
+}
+
+
+def _signature(function: Callable[..., Any], words: Words, drop: Sequence[str] = ()) -> Any:
     parameters = list(inspect.signature(function).parameters.values())
-    first = parameters[0].replace(name=engine.frame, annotation=engine.frame_type)
+    first = parameters[0].replace(name=words.frame, annotation=words.frame_type)
     kept = [p for p in parameters[1:] if p.name not in drop]
     return inspect.Signature([first, *kept], return_annotation="pd.DataFrame")
 
@@ -158,24 +161,36 @@ _SAMPLES: Final = {
 }
 
 
-def summaries(engine: Engine) -> dict[str, Callable[..., pd.DataFrame]]:
-    """Return an engine's ``report``, ``pass_at_k``, ``consistency`` and ``flaky``."""
-    words = {
-        "noun": engine.noun,
-        "where": engine.where,
-        "frame": engine.frame,
-        "checked": engine.checked,
-    }
+def summaries(
+    module: str,
+    count_report: Callable[[Any, dict[str, Any]], pd.DataFrame],
+    count_samples: Callable[[Any, SamplesCall], Summed],
+) -> tuple[Callable[..., pd.DataFrame], ...]:
+    """Return an engine's ``report``, ``pass_at_k``, ``consistency`` and ``flaky``.
+
+    Parameters
+    ----------
+    module
+        The engine's module (``__name__``): its :data:`WORDS`, and where the functions live.
+    count_report
+        ``count_report(frame, options)``: the report (pandas) from every partition's counts
+        summed; ``options`` maps :data:`REPORT_OPTIONS` to the call's values.
+    count_samples
+        ``count_samples(frame, call)``: the :class:`SamplesCall`'s arguments checked on an
+        empty frame, then every partition's sample counts (and votes) summed.
+    """
+    engine = WORDS[module]
+    words = {name: getattr(engine, name) for name in ("noun", "where", "frame", "checked")}
 
     def report(frame: Any, *values: Any) -> pd.DataFrame:
         options = dict(zip(REPORT_OPTIONS, values, strict=True))
-        return engine.report(frame, {**options, "cost": check_cost(options["cost"])})
+        return count_report(frame, {**options, "cost": check_cost(options["cost"])})
 
     def pass_at_k(frame: Any, k: Any, by: Any, on: Any, correct: str) -> pd.DataFrame:
         ks = sample_rules.check_ks(k)
         outputs = sample_rules.PASS_AT_K_COLUMNS
         call = SamplesCall("pass_at_k", by, on, correct, None, outputs)
-        groups, _, counts, _ = engine.samples(frame, call)
+        groups, _, counts, _ = count_samples(frame, call)
         return _frames.to_pandas_frame(
             sample_rules.pass_at_k_from_counts(counts, groups, ks).collect()
         )
@@ -185,7 +200,7 @@ def summaries(engine: Engine) -> dict[str, Callable[..., pd.DataFrame]]:
             frame: Any, by: Any, on: Any, correct: str, answer: IntoExpr | None, vote: Any
         ) -> pd.DataFrame:
             call = SamplesCall(name, by, on, correct, answer, outputs, vote)
-            groups, items, counts, votes = engine.samples(frame, call)
+            groups, items, counts, votes = count_samples(frame, call)
             return _frames.to_pandas_frame(table(counts, votes, groups, items).collect())
 
         return run
@@ -203,11 +218,11 @@ def summaries(engine: Engine) -> dict[str, Callable[..., pd.DataFrame]]:
             report,
             _signature(report_function, engine, drop=["carried_kinds"]),
             _REPORT_DOC.format(**words),
-            engine.module,
+            module,
         )
     }
     for name, (title, arguments, what) in _SAMPLES.items():
         doc = _SAMPLES_DOC.format(title=title, name=name, arguments=arguments, what=what, **words)
         function = getattr(sample_rules, name)
-        made[name] = _made(name, runs[name], _signature(function, engine), doc, engine.module)
-    return made
+        made[name] = _made(name, runs[name], _signature(function, engine), doc, module)
+    return made["report"], made["pass_at_k"], made["consistency"], made["flaky"]

@@ -40,8 +40,9 @@ from gradeframe import _frames
 from gradeframe import samples as sample_rules
 from gradeframe._cost import input_columns as cost_columns
 from gradeframe._delegate import add_methods
-from gradeframe._engines import Engine, SamplesCall, Summed, summaries
+from gradeframe._engines import SamplesCall, Summed, summaries
 from gradeframe._inputs import IntoExpr
+from gradeframe._methods import GRADING
 from gradeframe._pandas import PandasFrameGrade, PandasSeriesGrade
 from gradeframe._record import BY_NAME
 from gradeframe._summary_inputs import pandas_report_columns
@@ -303,22 +304,7 @@ def _summed_samples(frame: dd.DataFrame, call: SamplesCall) -> Summed:
     return groups, items, counts, votes
 
 
-_SUMMARIES = summaries(
-    Engine(
-        report=_report,
-        samples=_summed_samples,
-        frame="frame",
-        module=__name__,
-        frame_type="dd.DataFrame",
-        noun="Dask DataFrame",
-        where="over the partitions",
-        checked="before any data is read",
-    )
-)
-report = _SUMMARIES["report"]
-pass_at_k = _SUMMARIES["pass_at_k"]
-consistency = _SUMMARIES["consistency"]
-flaky = _SUMMARIES["flaky"]
+report, pass_at_k, consistency, flaky = summaries(__name__, _report, _summed_samples)
 
 
 # --------------------------------------------------------------------------------------------
@@ -333,24 +319,18 @@ class DaskFrameGrade:
     def __init__(self, frame: dd.DataFrame) -> None:
         self._frame = frame
 
-    answer_contains = _grading("answer_contains")
-    exact_match = _grading("exact_match")
-    includes = _grading("includes")
-    matches = _grading("matches")
-    within = _grading("within")
-    choice = _grading("choice")
-    f1 = _grading("f1")
-    equivalent = _grading("equivalent")
-    judge = _grading("judge")
-    tool_calls = _grading("tool_calls")
-
     def _summarize(self, function: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
         return function(self._frame, *args, **kwargs)
 
 
+# The grading methods of the pandas accessor but rubric, each run on every partition.
+for _name in GRADING:
+    if _name != "rubric":
+        setattr(DaskFrameGrade, _name, _grading(_name))
+
 # Computed from partitions graded in Dask's threads (which lock): not run under the lock.
 add_methods(
-    {name: (function, None) for name, function in _SUMMARIES.items()},
+    {f.__name__: (f, None) for f in (report, pass_at_k, consistency, flaky)},
     returns="pd.DataFrame",
     runner="_summarize",
     lock=False,

@@ -32,7 +32,7 @@ import polars as pl
 import pyarrow as pa
 
 from gradeframe import _arrow
-from gradeframe._engines import Engine, SamplesCall, Summed, summaries
+from gradeframe._engines import SamplesCall, Summed, summaries
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -181,19 +181,4 @@ def _summed_samples(ds: Dataset, call: SamplesCall) -> Summed:
     return _arrow.summed_samples(_arrow_schema(ds), call, count)
 
 
-_SUMMARIES = summaries(
-    Engine(
-        report=_report,
-        samples=_summed_samples,
-        frame="ds",
-        module=__name__,
-        frame_type="Dataset",
-        noun="Ray Dataset",
-        where="on the driver",
-        checked="before the counting runs",
-    )
-)
-report = _SUMMARIES["report"]
-pass_at_k = _SUMMARIES["pass_at_k"]
-consistency = _SUMMARIES["consistency"]
-flaky = _SUMMARIES["flaky"]
+report, pass_at_k, consistency, flaky = summaries(__name__, _report, _summed_samples)

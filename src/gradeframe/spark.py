@@ -31,7 +31,7 @@ import pyarrow as pa
 
 from gradeframe import _arrow
 from gradeframe._arrow import regrouped
-from gradeframe._engines import Engine, SamplesCall, Summed, summaries
+from gradeframe._engines import SamplesCall, Summed, summaries
 from gradeframe._inputs import IntoExpr
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -201,19 +201,4 @@ def _summed_samples(sdf: SparkFrame, call: SamplesCall) -> Summed:
     return _arrow.summed_samples(_arrow_schema(sdf), call, count)
 
 
-_SUMMARIES = summaries(
-    Engine(
-        report=_report,
-        samples=_summed_samples,
-        frame="sdf",
-        module=__name__,
-        frame_type="SparkFrame",
-        noun="Spark DataFrame",
-        where="on the driver",
-        checked="before any data is read",
-    )
-)
-report = _SUMMARIES["report"]
-pass_at_k = _SUMMARIES["pass_at_k"]
-consistency = _SUMMARIES["consistency"]
-flaky = _SUMMARIES["flaky"]
+report, pass_at_k, consistency, flaky = summaries(__name__, _report, _summed_samples)
