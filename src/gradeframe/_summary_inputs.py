@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, TypeAlias
+from typing import TYPE_CHECKING, Any, Final, TypeAlias, TypeVar
 
 import polars as pl
 
@@ -27,6 +27,31 @@ if TYPE_CHECKING:  # pragma: no cover
 
 Frame: TypeAlias = pl.DataFrame | pl.LazyFrame
 By: TypeAlias = str | Sequence[str] | None
+
+
+Function = TypeVar("Function", bound=Callable[..., Any])
+
+#: The Returns section of a summary that returns the kind of frame it is given.
+SAME_KIND_RETURNED: Final = """\
+    Returns
+    -------
+    pl.DataFrame | pl.LazyFrame | pandas.DataFrame
+        The same kind of frame as the input.
+
+"""
+
+_EXAMPLES: Final = "    Examples\n    --------\n"
+
+
+def returns_same_kind(function: Function) -> Function:
+    """Put :data:`SAME_KIND_RETURNED` before a summary's Examples section (written once)."""
+    doc = function.__doc__ or ""
+    head, examples, tail = doc.partition(_EXAMPLES)
+    if not examples:
+        msg = f"{function.__name__}'s docstring has no Examples section to put Returns before"
+        raise ValueError(msg)
+    function.__doc__ = f"{head}{SAME_KIND_RETURNED}{examples}{tail}"
+    return function
 
 
 # --------------------------------------------------------------------------------------------

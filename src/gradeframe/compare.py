@@ -25,6 +25,7 @@ from gradeframe._summary_inputs import (
     column_name,
     correct_expr,
     is_pandas,
+    returns_same_kind,
     same_kind,
 )
 from gradeframe._threads import one_at_a_time
@@ -409,6 +410,7 @@ def _verdict(name: Any, argument: str, schema: Schema) -> pl.Expr:
 
 
 @one_at_a_time
+@returns_same_kind
 def agreement(
     frame: Any,
     a: str,
@@ -443,11 +445,6 @@ def agreement(
         The two Boolean verdict columns.
     by
         None, a column name, or a list of column names to group by.
-
-    Returns
-    -------
-    pl.DataFrame | pl.LazyFrame | pandas.DataFrame
-        The same kind of frame as the input.
 
     Examples
     --------
@@ -517,6 +514,7 @@ def agreement(
     return same_kind(out, frame)
 
 
+@returns_same_kind
 def discordant(
     frame: Any,
     by: str | Sequence[str] = "model",
@@ -545,11 +543,6 @@ def discordant(
     answer
         None, or the answer text: a String column name or expression (a struct output record
         is read by its ``answer`` field, else ``text``).
-
-    Returns
-    -------
-    pl.DataFrame | pl.LazyFrame | pandas.DataFrame
-        The same kind of frame as the input.
 
     Examples
     --------
