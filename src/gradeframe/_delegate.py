@@ -255,6 +255,20 @@ def add_methods(
     return decorate
 
 
+def insert_section(function: Method, text: str, before: str) -> Method:
+    """Put ``text`` (docstring lines written once for many functions) before ``before``.
+
+    ``before`` is a line of the function's docstring with its indentation (a section title
+    and its underline); a docstring without it raises, naming the function.
+    """
+    head, found, tail = (function.__doc__ or "").partition(before)
+    if not found:
+        msg = f"{function.__name__}'s docstring has no {before.strip()!r} to put text before"
+        raise ValueError(msg)
+    function.__doc__ = f"{head}{text}{found}{tail}"
+    return function
+
+
 def delegate_of(method: Callable[..., Any]) -> Callable[..., Any] | None:
     """Return the function a namespace method delegates to (None for any other callable)."""
     return getattr(method, DELEGATE, None)

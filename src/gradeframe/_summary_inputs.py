@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeAlias, TypeVar
 import polars as pl
 
 from gradeframe import kinds
+from gradeframe._delegate import insert_section
 from gradeframe._inputs import (
     Schema,
     as_text,
@@ -40,18 +41,10 @@ SAME_KIND_RETURNED: Final = """\
 
 """
 
-_EXAMPLES: Final = "    Examples\n    --------\n"
-
 
 def returns_same_kind(function: Function) -> Function:
     """Put :data:`SAME_KIND_RETURNED` before a summary's Examples section (written once)."""
-    doc = function.__doc__ or ""
-    head, examples, tail = doc.partition(_EXAMPLES)
-    if not examples:
-        msg = f"{function.__name__}'s docstring has no Examples section to put Returns before"
-        raise ValueError(msg)
-    function.__doc__ = f"{head}{SAME_KIND_RETURNED}{examples}{tail}"
-    return function
+    return insert_section(function, SAME_KIND_RETURNED, "    Examples\n    --------\n")
 
 
 # --------------------------------------------------------------------------------------------

@@ -31,6 +31,7 @@ from typing import Any, Final, TypeAlias, TypeVar
 import polars as pl
 
 from gradeframe import _deferred, _mixed
+from gradeframe._delegate import insert_section
 from gradeframe._inputs import (
     Schema,
     as_text,
@@ -105,8 +106,6 @@ SHARED_PARAMETERS: Final = """\
         The frame's schema, to check columns and dtypes now (the frame functions pass it).
 """
 
-_RETURNS: Final = "\n    Returns\n    -------\n"
-
 
 def shares_parameters(function: Function) -> Function:
     """Add :data:`SHARED_PARAMETERS` to the end of a matcher's Parameters section.
@@ -114,13 +113,7 @@ def shares_parameters(function: Function) -> Function:
     The docstring in the source documents the matcher's own parameters; ``help()``, the
     methods built from it and the documentation show ``prefix`` and ``schema`` too.
     """
-    doc = function.__doc__ or ""
-    head, returns, tail = doc.partition(_RETURNS)
-    if not returns:
-        msg = f"{function.__name__}'s docstring has no Returns section to put the parameters before"
-        raise ValueError(msg)
-    function.__doc__ = f"{head}{SHARED_PARAMETERS}{returns}{tail}"
-    return function
+    return insert_section(function, SHARED_PARAMETERS, "\n    Returns\n    -------\n")
 
 
 def check_flag(value: object, argument: str) -> None:
