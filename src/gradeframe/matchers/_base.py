@@ -23,6 +23,7 @@ else is here and written once:
 from __future__ import annotations
 
 import inspect
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from numbers import Real
@@ -131,6 +132,17 @@ def expectation(label: object, default: str) -> str:
         msg = f"`label` must be a str or None, got {type(label).__name__}: {label!r}"
         raise TypeError(msg)
     return label
+
+
+def check_tolerance(value: object, argument: str) -> float:
+    """Return a tolerance argument as a float; raise naming it unless a finite number >= 0."""
+    if not is_number(value):
+        msg = f"`{argument}` must be a number, got {type(value).__name__}: {value!r}"
+        raise TypeError(msg)
+    if not math.isfinite(value) or value < 0:  # type: ignore[arg-type]
+        msg = f"`{argument}` must be a finite number >= 0, got {value!r}"
+        raise ValueError(msg)
+    return float(value)  # type: ignore[arg-type]
 
 
 def is_number(value: object) -> bool:

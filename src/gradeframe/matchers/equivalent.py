@@ -555,16 +555,6 @@ def value_keys(text: pl.Expr) -> pl.Expr:
 # --------------------------------------------------------------------------------------------
 
 
-def _check_tolerance(value: object, argument: str) -> float:
-    if not _base.is_number(value):
-        msg = f"`{argument}` must be a number, got {type(value).__name__}: {value!r}"
-        raise TypeError(msg)
-    if not math.isfinite(value) or value < 0:  # type: ignore[arg-type]
-        msg = f"`{argument}` must be a finite number >= 0, got {value!r}"
-        raise ValueError(msg)
-    return float(value)  # type: ignore[arg-type]
-
-
 def _check_options(percent: object, fallback: object, timeout: object) -> float:
     if percent not in get_args(Percent):
         allowed = ", ".join(repr(p) for p in get_args(Percent))
@@ -681,7 +671,10 @@ def equivalent(
     └───────────────┴─────────┴─────────┴─────────────┴──────────┘
     """
     seconds = _check_options(percent, fallback, timeout)
-    tolerances = _check_tolerance(rel_tol, "rel_tol"), _check_tolerance(abs_tol, "abs_tol")
+    tolerances = (
+        _base.check_tolerance(rel_tol, "rel_tol"),
+        _base.check_tolerance(abs_tol, "abs_tol"),
+    )
     expectation = _base.expectation(label, "equivalent")
     arguments = {
         "actual": (actual, _base.into(actual, "actual")),

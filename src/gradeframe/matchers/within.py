@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from numbers import Real
 from typing import Final
 
@@ -30,15 +29,6 @@ SIGNIFICANT_DIGITS: Final = 12
 #: One number, after folding: optional sign, digits with an optional decimal part (or a bare
 #: decimal part), optional exponent. Folded text is lower case, trimmed, separators dropped.
 _NUMBER_RE: Final = r"^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:e[+-]?[0-9]+)?$"
-
-
-def _check_tolerance(value: object, argument: str) -> None:
-    if not _base.is_number(value):
-        msg = f"`{argument}` must be a number, got {type(value).__name__}: {value!r}"
-        raise TypeError(msg)
-    if not math.isfinite(value) or value < 0:  # type: ignore[arg-type]
-        msg = f"`{argument}` must be a finite number >= 0, got {value!r}"
-        raise ValueError(msg)
 
 
 def _parse_number(text: pl.Expr) -> pl.Expr:
@@ -119,10 +109,10 @@ def within(
         msg = f"`within` needs exactly one of `delta` and `percent`, and was given {given}."
         raise ValueError(msg)
     if delta is not None:
-        _check_tolerance(delta, "delta")
+        _base.check_tolerance(delta, "delta")
         default = f"within {delta} of expected"
     else:
-        _check_tolerance(percent, "percent")
+        _base.check_tolerance(percent, "percent")
         default = f"within {percent}% of expected"
     expectation = _base.expectation(label, default)
     if isinstance(expected, bool):
