@@ -41,28 +41,29 @@ class LazyFrameGrade(_FrameGrade[pl.LazyFrame]):
     """``lf.grade``: gradeframe on a Polars LazyFrame (lazy in, lazy out)."""
 
 
+class _Text:
+    """The text rules' namespace on an expression or a Series: it holds the object."""
+
+    def __init__(self, wrapped: Any) -> None:
+        self._wrapped = wrapped
+
+
 @pl.api.register_expr_namespace("grade")
 @add_methods(TEXT, returns="pl.Expr", runner="_build")
-class ExprGrade:
+class ExprGrade(_Text):
     """``pl.col(...).grade``: the text rules as expressions."""
 
-    def __init__(self, expr: pl.Expr) -> None:
-        self._expr = expr
-
     def _build(self, function: Callable[..., pl.Expr], /, *args: Any, **kwargs: Any) -> pl.Expr:
-        return function(self._expr, *args, **kwargs)
+        return function(self._wrapped, *args, **kwargs)
 
 
 @pl.api.register_series_namespace("grade")
 @add_methods(TEXT, returns="pl.Series", runner="_run")
-class SeriesGrade:
+class SeriesGrade(_Text):
     """``s.grade``: the text rules on a Series, run through the expressions."""
-
-    def __init__(self, series: pl.Series) -> None:
-        self._series = series
 
     def _run(self, function: Callable[..., pl.Expr], /, *args: Any, **kwargs: Any) -> pl.Series:
         """Run an expression function on this Series; the result keeps its name."""
-        name = self._series.name
-        expr = function(pl.col(name), *args, **kwargs).alias(name)
-        return self._series.to_frame(name).select(expr).to_series()
+        series: pl.Series = self._wrapped
+        expr = function(pl.col(series.name), *args, **kwargs).alias(series.name)
+        return series.to_frame(series.name).select(expr).to_series()

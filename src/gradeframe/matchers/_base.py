@@ -25,6 +25,7 @@ from __future__ import annotations
 import inspect
 import math
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from numbers import Real
 from typing import Any, Final, TypeAlias, TypeVar
@@ -296,7 +297,7 @@ def deferred(
 
 
 def frame_result(
-    spec: Matcher, frame: Frame, prefix: str, build: Callable[[Schema], pl.Expr]
+    columns: Sequence[str], frame: Frame, prefix: str, build: Callable[[Schema], pl.Expr]
 ) -> Frame:
     """Add a matcher's columns to a DataFrame or LazyFrame (the body of every ``with_*``).
 
@@ -305,7 +306,7 @@ def frame_result(
     """
     check_prefix(prefix)
     schema = frame_schema(frame)
-    check_output_names(schema, [prefix + c for c in spec.columns])
+    check_output_names(schema, [prefix + c for c in columns])
     # The struct is computed once, then taken apart: unnesting it in place would run the rule
     # (and any regex fallback in it) once per field.
     return (
@@ -315,12 +316,20 @@ def frame_result(
     )
 
 
-def frame_function(spec: Matcher, rule: Callable[..., pl.Expr], doc: str) -> Callable[..., Any]:
-    """Make a matcher's ``with_*`` frame function from its expression function ``rule``.
+def frame_function(
+    columns: Sequence[str],
+    rule: Callable[..., pl.Expr],
+    doc: str,
+    *,
+    guard: Callable[[], AbstractContextManager[Any]] = nullcontext,
+) -> Callable[..., Any]:
+    """Make a ``with_*`` frame function from the expression function ``rule``.
 
     Its parameters are the rule's, with the frame first and without ``schema`` (the frame's is
-    passed); it adds the rule's columns with :func:`frame_result`, under the grading lock, and
-    ``doc`` is its docstring. ``inspect.signature`` and ``help()`` show the parameters.
+    passed); it adds the rule's ``columns`` (a struct's fields, before the prefix) with
+    :func:`frame_result`, under the grading lock, inside ``guard()`` (a context that may reword
+    an error), and ``doc`` is its docstring. ``inspect.signature`` and ``help()`` show the
+    parameters. The matchers' and :func:`gradeframe.with_judge` are made so.
     """
     parameters = list(inspect.signature(rule).parameters.values())
     first = inspect.Parameter("frame", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation="Frame")
@@ -332,9 +341,10 @@ def frame_function(spec: Matcher, rule: Callable[..., pl.Expr], doc: str) -> Cal
         bound.apply_defaults()
         frame, *_ = bound.args
         given = dict(list(bound.arguments.items())[1:])
-        return frame_result(
-            spec, frame, given["prefix"], lambda schema: rule(**given, schema=schema)
-        )
+        with guard():
+            return frame_result(
+                columns, frame, given["prefix"], lambda schema: rule(**given, schema=schema)
+            )
 
     with_rule.__name__ = with_rule.__qualname__ = f"with_{rule.__name__}"
     with_rule.__module__ = rule.__module__

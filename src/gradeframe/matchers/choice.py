@@ -405,7 +405,7 @@ def _rule(inputs: dict[str, Input], letters: str) -> pl.Expr:
 
 
 with_choice = _base.frame_function(
-    CHOICE,
+    CHOICE.columns,
     choice,
     "Add ``correct``, ``expectation`` and ``chosen`` to a frame; see :func:`choice`.",
 )

@@ -28,8 +28,10 @@ or with a tolerance, for the other side's numeric value).
 
 from __future__ import annotations
 
+import contextlib
 import decimal
 import math
+from collections.abc import Iterator
 from fractions import Fraction
 from typing import Final, Literal, get_args
 
@@ -37,10 +39,9 @@ import polars as pl
 
 from gradeframe._inputs import IntoExpr, Schema
 from gradeframe._subset import on_rows
-from gradeframe._threads import one_at_a_time
 from gradeframe.fold import fold
 from gradeframe.matchers import _base, _symbolic
-from gradeframe.matchers._base import Frame, Input
+from gradeframe.matchers._base import Input
 
 __all__ = [
     "EQUIVALENT",
@@ -950,44 +951,24 @@ def _engine_verdicts(
     return verdicts
 
 
-@one_at_a_time
-def with_equivalent(
-    frame: Frame,
-    actual: IntoExpr,
-    expected: IntoExpr,
-    *,
-    percent: Percent = "either",
-    rel_tol: float = 0.0,
-    abs_tol: float = 0.0,
-    fallback: Fallback = "symbolic",
-    timeout: float = 5.0,
-    label: str | None = None,
-    prefix: str = "",
-) -> Frame:
+@contextlib.contextmanager
+def _engine_missing_in_two_lines() -> Iterator[None]:
+    """Say that the symbolic engine is missing in two lines, not with Polars' expression dump."""
+    try:
+        yield
+    except ImportError as error:
+        if _symbolic.install_hint() not in str(error):
+            raise
+        raise ImportError(_symbolic.missing_message()) from None
+
+
+with_equivalent = _base.frame_function(
+    EQUIVALENT.columns,
+    equivalent,
     """Add ``correct``, ``expectation`` and ``method``; see :func:`equivalent`.
 
     Same rows, same order, input columns untouched; a LazyFrame stays lazy. On a DataFrame a
     bad expected value raises now; on a LazyFrame at ``collect()``.
-    """
-
-    def build(schema: Schema) -> pl.Expr:
-        return equivalent(
-            actual,
-            expected,
-            percent=percent,
-            rel_tol=rel_tol,
-            abs_tol=abs_tol,
-            fallback=fallback,
-            timeout=timeout,
-            label=label,
-            prefix=prefix,
-            schema=schema,
-        )
-
-    try:
-        return _base.frame_result(EQUIVALENT, frame, prefix, build)
-    except ImportError as error:
-        # the engine is missing: say so in two lines, not with Polars' expression dump
-        if _symbolic.install_hint() not in str(error):
-            raise
-        raise ImportError(_symbolic.missing_message()) from None
+    """,
+    guard=_engine_missing_in_two_lines,
+)

@@ -159,7 +159,7 @@ def _is_text_list(dtype: pl.DataType | None) -> bool:
 
 
 with_exact_match = _base.frame_function(
-    EXACT_MATCH,
+    EXACT_MATCH.columns,
     exact_match,
     """Add ``correct`` and ``expectation`` to a DataFrame or LazyFrame; see :func:`exact_match`.
 

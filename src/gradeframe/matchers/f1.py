@@ -396,7 +396,7 @@ def _rule(inputs: dict[str, Input], threshold: float) -> pl.Expr:
 
 
 with_f1 = _base.frame_function(
-    F1,
+    F1.columns,
     f1,
     "Add ``correct``, ``expectation`` and ``f1`` to a frame; see :func:`f1`.",
 )

@@ -243,7 +243,7 @@ def _needle_list(source: Input) -> tuple[pl.Expr, bool]:
 
 
 with_includes = _base.frame_function(
-    INCLUDES,
+    INCLUDES.columns,
     includes,
     "Add ``correct``, ``expectation`` and ``missing`` to a frame; see :func:`includes`.",
 )

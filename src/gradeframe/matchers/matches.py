@@ -413,7 +413,7 @@ def _rule(inputs: dict[str, Input], pattern: PatternLike | None) -> pl.Expr:
 
 
 with_matches = _base.frame_function(
-    MATCHES,
+    MATCHES.columns,
     matches,
     "Add ``correct`` and ``expectation`` to a frame; see :func:`matches`.",
 )

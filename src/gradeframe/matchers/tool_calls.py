@@ -1181,7 +1181,7 @@ def _rule(
 
 
 with_tool_calls = _base.frame_function(
-    TOOL_CALLS,
+    TOOL_CALLS.columns,
     tool_calls,
     "Add ``correct``, ``expectation``, ``missing`` and ``extra``; see :func:`tool_calls`.",
 )

@@ -190,7 +190,7 @@ def _rule(inputs: dict[str, Input], *, delta: float | None, percent: float | Non
 
 
 with_within = _base.frame_function(
-    WITHIN,
+    WITHIN.columns,
     within,
     """Add ``correct``, ``expectation``, ``tolerance`` and ``difference``; see :func:`within`.
 
