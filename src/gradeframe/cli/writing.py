@@ -52,15 +52,20 @@ def flatten_records(frame: pl.DataFrame) -> pl.DataFrame:
 def check_output(path: Path) -> None:
     """Check, before any row is scored, that graded rows can be written to ``path``."""
     _format_of(path, "-o")
+    _check_writable(path, "-o")
+
+
+def _check_writable(path: Path, flag: str) -> None:
+    """Raise naming ``flag`` unless a file can be written at ``path``."""
     folder = path.parent if str(path.parent) else Path()
     if not folder.is_dir():
-        msg = f"-o {str(path)!r}: the folder {str(folder)!r} does not exist"
+        msg = f"{flag} {str(path)!r}: the folder {str(folder)!r} does not exist"
         raise CliError(msg)
     if path.is_dir():
-        msg = f"-o {str(path)!r}: is a folder; give a file name"
+        msg = f"{flag} {str(path)!r}: is a folder; give a file name"
         raise CliError(msg)
     if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        msg = f"-o {str(path)!r}: not writable"
+        msg = f"{flag} {str(path)!r}: not writable"
         raise CliError(msg)
 
 
@@ -217,16 +222,7 @@ def _remove(private: Path) -> None:
 
 def check_html_output(path: Path) -> None:
     """Check, before any row is scored, that the page can be written to ``path``."""
-    folder = path.parent if str(path.parent) else Path()
-    if not folder.is_dir():
-        msg = f"--html {str(path)!r}: the folder {str(folder)!r} does not exist"
-        raise CliError(msg)
-    if path.is_dir():
-        msg = f"--html {str(path)!r}: is a folder; give a file name"
-        raise CliError(msg)
-    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        msg = f"--html {str(path)!r}: not writable"
-        raise CliError(msg)
+    _check_writable(path, "--html")
     try:
         import jinja2  # noqa: F401
     except ImportError:
