@@ -28,7 +28,7 @@ import pyarrow as pa
 
 from gradeframe import samples as sample_rules
 from gradeframe._cost import input_columns as cost_columns
-from gradeframe._engines import SamplesCall, Summed
+from gradeframe._engines import SamplesCall, Summed, counted_samples
 from gradeframe._inputs import IntoExpr
 from gradeframe._summary_inputs import pandas_report_columns
 from gradeframe.report import report_counts, report_from_counts
@@ -269,12 +269,10 @@ def sample_table(
     vote: str = "fold",
 ) -> pa.Table:
     """Count one table's samples per group and item (and votes): one row of IPC bytes."""
-    frame = _polars(table)
-    counts = _ipc(sample_rules.sample_counts(frame, groups, items, correct).collect())
-    votes = None
-    if answer is not None:
-        found = sample_rules.vote_counts(frame, groups, items, correct, answer, vote)
-        votes = _ipc(found.collect())
+    counts, votes = counted_samples(
+        _polars(table), groups=groups, items=items, correct=correct, answer=answer, vote=vote
+    )
+    counts, votes = _ipc(counts), None if votes is None else _ipc(votes)
     return pa.table(
         [pa.array([counts], pa.binary()), pa.array([votes], pa.binary())], schema=SAMPLES_SCHEMA
     )

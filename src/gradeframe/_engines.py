@@ -30,6 +30,26 @@ Summed = tuple[list[str], list[str], pl.LazyFrame, pl.LazyFrame | None]
 REPORT_OPTIONS: Final = ("by", "correct", "failure_kind", "prefix", "cluster", "score", "cost")
 
 
+def counted_samples(
+    frame: pl.DataFrame,
+    *,
+    groups: list[str],
+    items: list[str],
+    correct: str,
+    answer: IntoExpr | None,
+    vote: str = "fold",
+) -> tuple[pl.DataFrame, pl.DataFrame | None]:
+    """Count one piece's samples per group and item, and its votes (None without ``answer``).
+
+    What every engine runs on each partition or batch; the driver sums the pieces.
+    """
+    counts = sample_rules.sample_counts(frame, groups, items, correct).collect()
+    if answer is None:
+        return counts, None
+    votes = sample_rules.vote_counts(frame, groups, items, correct, answer, vote)
+    return counts, votes.collect()
+
+
 @dataclass(frozen=True)
 class SamplesCall:
     """A call of a samples function, as an engine's counting receives it.

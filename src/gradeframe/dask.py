@@ -40,8 +40,7 @@ from gradeframe import _frames
 from gradeframe import samples as sample_rules
 from gradeframe._cost import input_columns as cost_columns
 from gradeframe._delegate import add_methods
-from gradeframe._engines import SamplesCall, Summed, summaries
-from gradeframe._inputs import IntoExpr
+from gradeframe._engines import SamplesCall, Summed, counted_samples, summaries
 from gradeframe._methods import GRADING
 from gradeframe._pandas import PandasFrameGrade, PandasSeriesGrade
 from gradeframe._record import BY_NAME
@@ -258,20 +257,9 @@ def _report(frame: dd.DataFrame, options: dict[str, Any]) -> pd.DataFrame:
 
 
 def _partition_samples(
-    partition: pd.DataFrame,
-    columns: dict[str, Any],
-    groups: list[str],
-    items: list[str],
-    correct: str,
-    answer: IntoExpr | None,
-    vote: str = "fold",
+    partition: pd.DataFrame, columns: dict[str, Any], options: dict[str, Any]
 ) -> tuple[pl.DataFrame, pl.DataFrame | None]:
-    frame = _frames.to_polars(partition, columns)
-    counts = sample_rules.sample_counts(frame, groups, items, correct).collect()
-    if answer is None:
-        return counts, None
-    votes = sample_rules.vote_counts(frame, groups, items, correct, answer, vote)
-    return counts, votes.collect()
+    return counted_samples(_frames.to_polars(partition, columns), **options)
 
 
 def _summed_samples(frame: dd.DataFrame, call: SamplesCall) -> Summed:
@@ -287,13 +275,10 @@ def _summed_samples(frame: dd.DataFrame, call: SamplesCall) -> Summed:
     groups, items, _, _ = sample_rules.prepare(
         empty, call.function, groups, items, correct, answer, call.outputs
     )
+    options = {"groups": groups, "items": items, "correct": correct, "answer": answer}
     parts = frame[list(columns)].to_delayed()
-    pieces = dask.compute(
-        *[
-            dask.delayed(_partition_samples)(part, columns, groups, items, correct, answer, vote)
-            for part in parts
-        ]
-    )
+    delayed = dask.delayed(_partition_samples)
+    pieces = dask.compute(*[delayed(part, columns, {**options, "vote": vote}) for part in parts])
     keys = [*groups, *items]
     counts = pl.concat([p[0] for p in pieces], how="vertical_relaxed").lazy()
     counts = sample_rules.summed(counts, keys)
