@@ -1,37 +1,23 @@
-"""How a ``.grade`` method is tied to the function it runs: one decorator, no copied text.
+"""How a ``.grade`` method is tied to the function it runs: one table, no copied text.
 
-A namespace method spells out its parameters (so that editors and ``help()`` show them) and is
+A namespace's methods are made from a table of :mod:`gradeframe._methods` (name, function, the
+function documenting the rule) by the class decorator :func:`add_methods`: each method has its
+function's signature minus the frame, Series or expression argument (``help()``, editors and
+``inspect.signature`` show it), hands its arguments to the namespace's one runner, and is
 decorated with :func:`delegates`, which gives it the function's docstring and records the
-function, so that ``tests/test_namespaces.py`` can hold the method's signature to the function's
-(minus the frame, Series or expression argument: parameter names, kinds, defaults and
-annotations must be the same). Adding a method is a few lines in each namespace:
+function (``tests/test_namespaces.py`` holds the method to it). Adding a method is a row in a
+table:
 
-- Polars DataFrame and LazyFrame (``_polars._FrameGrade``), a frame function ``with_f1``::
+- Polars DataFrame and LazyFrame (``_polars._FrameGrade``), and the pandas DataFrame accessor
+  (``_pandas.PandasFrameGrade``): a ``with_*`` frame function in ``_methods.GRADING``, run by
+  ``_grade`` (the pandas one reads the columns it needs, by their roles: a matcher's
+  description says them, ``_pandas._ROLES`` the others').
+- Polars Expr and Series, pandas Series: an expression function in ``_methods.TEXT``.
+- The summary methods of a frame (``report``, ``failures``, ``chart``, ``compare``...): a row of
+  ``_summary.SUMMARIES``; the Polars and pandas frame namespaces share them.
 
-      @delegates(matcher_rules.with_f1, doc=matcher_rules.f1)
-      def f1(self, actual: IntoExpr, expected: IntoExpr, *, threshold: float = 0.5,
-             label: str | None = None, prefix: str = "") -> FrameT:
-          return matcher_rules.with_f1(self._frame, actual, expected, threshold=threshold,
-                                       label=label, prefix=prefix)
-
-- Polars Expr (``_polars.ExprGrade``) and Series (``_polars.SeriesGrade``), an expression
-  function ``extract_number(expr, *, which="last")``::
-
-      @delegates(extract_rules.extract_number)
-      def extract_number(self, *, which: Which = "last") -> pl.Expr:    # Expr
-          return extract_rules.extract_number(self._expr, which=which)
-
-      @delegates(extract_rules.extract_number)
-      def extract_number(self, *, which: Which = "last") -> pl.Series:  # Series
-          return self._run(extract_rules.extract_number, which=which)
-
-- pandas Series (``_pandas.PandasSeriesGrade``): as the Polars Series, returning ``pd.Series``.
-- pandas DataFrame (``_pandas.PandasFrameGrade``): a grading method lists the columns it reads
-  with their roles and calls ``self._add_columns(function, OUTPUT_COLUMNS, arguments, ...)``
-  (see ``within`` there).
-- The summary methods of a frame (``report``, ``failures``, ``chart``, ``compare``,
-  ``agreement``, ``compare_chart``) call their function on ``self._frame``; they are written
-  once, in ``_summary.SummaryMethods``, which the Polars and pandas frame namespaces share.
+A method written out by hand (Dask's, made from the pandas accessor's) is decorated with
+:func:`delegates` directly.
 
 ``doc=`` names the function whose docstring documents the rule in full, when ``function`` is a
 thin frame wrapper.

@@ -64,9 +64,10 @@ _FIELDS: Final = {"read_verdict": "pd.DataFrame"}
 class PandasFrameGrade(SummaryMethods[pd.DataFrame]):
     """``df.grade``: gradeframe on a pandas DataFrame (same answers as Polars).
 
-    Each method spells out its parameters and takes its docstring from the function it runs (see
-    :mod:`gradeframe._delegate`). A grading method lists the columns it reads with their roles
-    (``arguments``), and :meth:`_add_columns` converts just those through Arrow.
+    Each method has the parameters and docstring of the function it runs (see
+    :mod:`gradeframe._delegate`). A grading method runs through :meth:`_grade`, which finds the
+    columns it reads with their roles, and :meth:`_add_columns` converts just those through
+    Arrow.
     """
 
     def __init__(self, frame: pd.DataFrame) -> None:

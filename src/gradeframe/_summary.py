@@ -4,7 +4,7 @@
 ``pass_at_k``, ``consistency`` and ``flaky`` run the same functions on a Polars DataFrame or
 LazyFrame and on a pandas DataFrame (each function takes any of them and returns the kind it
 was given), so both namespaces take them from
-:class:`SummaryMethods` instead of spelling them out twice. Like every namespace method, each
+:class:`SummaryMethods` instead of writing them twice. Like every namespace method, each
 has its function's parameters and docstring: the methods are made from the table
 :data:`SUMMARIES` (see :func:`gradeframe._delegate.add_methods`).
 """
