@@ -192,3 +192,20 @@ def test_method_errors_name_the_argument_as_passed() -> None:
         pd.DataFrame({"answer": ["x"]}).grade.answer_contains(refs="gold")
     with pytest.raises(TypeError, match="`prefix`"):
         pd.DataFrame({"answer": ["x"], "refs": ["x"]}).grade.answer_contains(prefix=1)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (lambda: pl.DataFrame({"a": ["x"]}).grade.exact_match("a", "a", nope=1), "exact_match"),
+        (lambda: pl.DataFrame({"a": ["x"]}).lazy().grade.includes("a", nope=1), "includes"),
+        (lambda: pd.DataFrame({"a": ["x"]}).grade.report(nope=1), "report"),
+        (lambda: pl.col("a").grade.fold(1), "fold"),
+        (lambda: pl.Series(["x"]).grade.extract_number(which="last", nope=1), "extract_number"),
+        (lambda: gf.with_f1(pl.DataFrame({"a": ["x"]}), "a", "a", nope=1), "with_f1"),
+    ],
+)
+def test_a_wrong_call_of_a_made_method_names_the_method(call: Any, name: str) -> None:
+    # the methods and frame functions made from tables bind the call to their signature first
+    with pytest.raises(TypeError, match=rf"^{name}\(\) "):
+        call()

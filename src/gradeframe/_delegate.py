@@ -204,7 +204,7 @@ def forwarding(
     signature = inspect.Signature([this, *own], return_annotation=returns)
 
     def method(*args: Any, **kwargs: Any) -> Any:
-        signature.bind(*args, **kwargs)  # a wrong call raises here, naming the method
+        bind(name, signature, args, kwargs)  # a wrong call raises here, naming the method
         self, *rest = args
         return getattr(self, runner)(function, *rest, **kwargs)
 
@@ -215,6 +215,19 @@ def forwarding(
         "return": returns,
     }
     return delegates(function, doc=doc, lock=lock)(method)
+
+
+def bind(name: str, signature: inspect.Signature, args: Any, kwargs: Any) -> inspect.BoundArguments:
+    """Bind a call to a made function's signature; a wrong call raises naming ``name``.
+
+    As Python says it of a function written out: ``exact_match() got an unexpected keyword
+    argument 'nope'``.
+    """
+    try:
+        return signature.bind(*args, **kwargs)
+    except TypeError as error:
+        msg = f"{name}() {error}"
+        raise TypeError(msg) from None
 
 
 def add_methods(

@@ -20,6 +20,7 @@ import polars as pl
 from gradeframe import _frames
 from gradeframe import samples as sample_rules
 from gradeframe._cost import check_cost
+from gradeframe._delegate import bind
 from gradeframe._inputs import IntoExpr
 from gradeframe.report import report as report_function
 
@@ -120,7 +121,7 @@ def _made(
     """Give ``run`` (which takes the bound arguments) the public face of ``name``."""
 
     def function(*args: Any, **kwargs: Any) -> pd.DataFrame:
-        bound = signature.bind(*args, **kwargs)
+        bound = bind(name, signature, args, kwargs)
         bound.apply_defaults()
         return run(*bound.arguments.values())
 

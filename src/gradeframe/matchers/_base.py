@@ -33,7 +33,7 @@ from typing import Any, Final, TypeAlias, TypeVar
 import polars as pl
 
 from gradeframe import _deferred, _mixed
-from gradeframe._delegate import insert_section
+from gradeframe._delegate import bind, insert_section
 from gradeframe._inputs import (
     Schema,
     as_text,
@@ -337,7 +337,7 @@ def frame_function(
     signature = inspect.Signature([first, *own], return_annotation="Frame")
 
     def with_rule(*args: Any, **kwargs: Any) -> Any:
-        bound = signature.bind(*args, **kwargs)
+        bound = bind(f"with_{rule.__name__}", signature, args, kwargs)
         bound.apply_defaults()
         frame, *_ = bound.args
         given = dict(list(bound.arguments.items())[1:])
