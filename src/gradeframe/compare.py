@@ -197,13 +197,7 @@ def _on_columns(on: str | Sequence[str], schema: Schema) -> list[str]:
     if not isinstance(names, Sequence) or not names or not all(isinstance(c, str) for c in names):
         msg = f"`on` must be a column name or a non-empty list of column names, got {on!r}"
         raise TypeError(msg)
-    names = list(names)
-    if len(set(names)) != len(names):
-        msg = f"`on` names a column more than once: {names!r}"
-        raise ValueError(msg)
-    for name in names:
-        check_column(schema, name, "on")
-    return names
+    return by_columns(list(names), schema, "on")  # each once, each in the frame
 
 
 @one_at_a_time
