@@ -169,7 +169,7 @@ class PandasSeriesGrade:
         A struct result (``read_verdict``'s) comes back as a DataFrame of its fields.
         """
         name = "__gradeframe__"
-        frame = to_polars(pd.DataFrame({name: self._series.array}), {name: "text"})
+        frame = to_polars(self._series.to_frame(name), {name: "text"})
         values = frame.select(function(pl.col(name), *args, **kwargs).alias(name)).to_series()
         if function.__name__ in _FIELDS:
             fields = values.struct.unnest()
