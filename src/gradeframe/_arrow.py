@@ -259,19 +259,13 @@ def summed_samples(
     return groups, items, counts, votes
 
 
-def sample_table(
-    table: pa.Table | pa.RecordBatch,
-    *,
-    groups: list[str],
-    items: list[str],
-    correct: str,
-    answer: IntoExpr | None,
-    vote: str = "fold",
-) -> pa.Table:
-    """Count one table's samples per group and item (and votes): one row of IPC bytes."""
-    counts, votes = counted_samples(
-        _polars(table), groups=groups, items=items, correct=correct, answer=answer, vote=vote
-    )
+def sample_table(table: pa.Table | pa.RecordBatch, **options: Any) -> pa.Table:
+    """Count one table's samples per group and item (and votes): one row of IPC bytes.
+
+    ``options`` are :func:`gradeframe._engines.counted_samples`'s keywords (``groups``,
+    ``items``, ``correct``, ``answer``, ``vote``).
+    """
+    counts, votes = counted_samples(_polars(table), **options)
     counts, votes = _ipc(counts), None if votes is None else _ipc(votes)
     return pa.table(
         [pa.array([counts], pa.binary()), pa.array([votes], pa.binary())], schema=SAMPLES_SCHEMA
