@@ -1,16 +1,15 @@
-"""Every public callable keeps its signature and docstring while the code behind it moves.
+"""Every public callable keeps its signature while the code behind it moves.
 
 A snapshot (``tests/snapshots/public_signatures.json``) holds, for every public function of the
 package's modules and every public method of the ``.grade`` namespaces and the engines'
-surfaces, what ``inspect.signature`` prints and a digest of the docstring users read with
-``help()``. Code that generates a surface from a table instead of spelling it out must give the
-same. After a deliberate change of the public surface, write the snapshot again with
+surfaces, what ``inspect.signature`` prints. Code that generates a surface from a table instead
+of spelling it out must give the same (the docstrings are held by ``tests/test_namespaces.py``).
+After a deliberate change of the public surface, write the snapshot again with
 ``GRADEFRAME_WRITE_SNAPSHOT=1 pytest tests/test_signatures.py``.
 """
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import inspect
 import json
@@ -34,23 +33,21 @@ MODULES = [
 ]
 
 
-def _describe(obj: Any) -> dict[str, str]:
+def _describe(obj: Any) -> str:
     try:
-        signature = str(inspect.signature(obj))
+        return str(inspect.signature(obj))
     except (TypeError, ValueError):
-        signature = "-"
-    doc = inspect.getdoc(obj) or ""
-    return {"signature": signature, "doc": hashlib.sha256(doc.encode()).hexdigest()[:16]}
+        return "-"
 
 
-def _surface(module_name: str) -> dict[str, dict[str, str]]:
+def _surface(module_name: str) -> dict[str, str]:
     module = importlib.import_module(module_name)
     names = getattr(module, "__all__", None) or [
         name  # a module without __all__: what it defines, not what it imports
         for name, obj in vars(module).items()
         if not name.startswith("_") and getattr(obj, "__module__", None) == module.__name__
     ]
-    out: dict[str, dict[str, str]] = {}
+    out: dict[str, str] = {}
     for name in names:
         obj = getattr(module, name)
         if inspect.isclass(obj):
@@ -64,7 +61,7 @@ def _surface(module_name: str) -> dict[str, dict[str, str]]:
     return out
 
 
-def _current() -> dict[str, dict[str, dict[str, str]]]:
+def _current() -> dict[str, dict[str, str]]:
     found = {}
     for module_name in MODULES:
         try:
