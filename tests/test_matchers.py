@@ -186,6 +186,60 @@ def test_includes_number_answer_read_as_text(constructor) -> None:
     assert_equal_data(frame.grade.includes("a", ["120"]), {"correct": [True, False]})
 
 
+#: About 0.5 MB (issue 38, G6): Polars compiles a literal needle that is one value for the
+#: whole column (a literal, a one-row frame, a row's only needle) into a regex, and one this
+#: long exceeded its size limit (a raw ComputeError for every row).
+LONG_NEEDLE = "A long reference text " * 24_000
+
+LONG_ANSWERS = [f"Quoted: {LONG_NEEDLE} (end)", "short", LONG_NEEDLE[:-3], None]
+
+
+def _includes_reference(answer: str | None, needles: list[str], *, ignore_case: bool) -> bool:
+    """The rule, in Python: every needle occurs in the answer (null reads as "")."""
+
+    def case(text: str) -> str:
+        return text.lower() if ignore_case else text
+
+    return bool(needles) and all(case(n) in case(answer or "") for n in needles)
+
+
+@pytest.mark.parametrize(
+    ("layout", "needles"),
+    [
+        pytest.param("literal", [[LONG_NEEDLE]] * 4, id="literal_needle"),
+        pytest.param("string", [[LONG_NEEDLE.lower()]], id="one_row_needle_column"),
+        pytest.param(
+            "list",
+            [[LONG_NEEDLE], ["short", LONG_NEEDLE.upper()], [LONG_NEEDLE + "!"], ["x"]],
+            id="needle_lists",
+        ),
+    ],
+)
+@pytest.mark.parametrize("ignore_case", [True, False])
+def test_includes_half_megabyte_needle_is_matched_not_a_regex_error(
+    constructor, layout, needles, ignore_case
+) -> None:
+    answers = LONG_ANSWERS[: len(needles)]
+    if layout == "literal":
+        frame = constructor({"actual": answers})
+        result = frame.grade.includes("actual", needles[0], ignore_case=ignore_case)
+    else:
+        column = [n[0] for n in needles] if layout == "string" else needles
+        frame = constructor({"actual": answers, "needles": column})
+        result = frame.grade.includes("actual", "needles", ignore_case=ignore_case)
+    expected = [
+        _includes_reference(a, n, ignore_case=ignore_case)
+        for a, n in zip(answers, needles, strict=True)
+    ]
+    data = to_data(result)
+    assert data["correct"] == expected
+    missing = [
+        [m for m in n if not _includes_reference(a, [m], ignore_case=ignore_case)]
+        for a, n in zip(answers, needles, strict=True)
+    ]
+    assert data["missing"] == missing
+
+
 # --------------------------------------------------------------------------------------------
 # matches
 # --------------------------------------------------------------------------------------------
