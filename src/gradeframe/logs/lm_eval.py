@@ -108,7 +108,7 @@ def read(
     context = {"log": os.fspath(path), "model": _model_name(path, match), "task": task}
     wanted = None if filter is None else [filter] if isinstance(filter, str) else list(filter)
     # The lines are read one at a time and their rows built into frames in batches, so a large
-    # log is never held whole as Python objects (SPEC §6, "Memory"). With `filter`, each
+    # log is never held whole as Python objects. With `filter`, each
     # wanted filter's rows are kept apart until the file says which of them it has.
     batches: dict[str | None, _Batches] = {}
     filters: dict[str, None] = {}
