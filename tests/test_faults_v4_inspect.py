@@ -82,8 +82,8 @@ def test_includes_scorer_matches_a_half_megabyte_target(tmp_path: Path) -> None:
 LOG_BYTES = 40 * 2**20
 
 #: Peak memory of the read over the process's memory before it, per byte of log: the readers
-#: held every line as Python objects (lm-eval 9.5×, OpenAI evals 7.7× on 100 MB) and now hold a
-#: batch (1.5× and 4.4×, the frame returned included).
+#: held every line as Python objects (lm-eval 9.3×, OpenAI evals 7.5× on 100 MB) and now hold a
+#: batch (1.3× and 4.3×, the frame returned included).
 PEAK_PER_BYTE = {"lm_eval": 3.0, "openai_evals": 6.0}
 
 _MEASURE = """
