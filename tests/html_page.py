@@ -8,6 +8,7 @@ Chromium, after the script has run.
 from __future__ import annotations
 
 import re
+from html import unescape
 from html.parser import HTMLParser
 from typing import Any
 
@@ -112,6 +113,19 @@ def expected_table(frame: pl.DataFrame, kinds: dict[str, str]) -> list[dict[str,
 
 def only(rows: list[dict[str, str]], names: list[str]) -> list[dict[str, str]]:
     return [{n: r[n] for n in names} for r in rows]
+
+
+def options(page: str, select: str) -> dict[str, str]:
+    """The options of a filter (``kind-filter``, ``group-filter``): {value: shown name}."""
+    body = page.split(f'id="{select}"', 1)[1].split("</select>", 1)[0]
+    found = re.findall(r'<option value="([^"]*)">([^<]*)</option>', body)
+    return {value: unescape(name) for value, name in found if value}
+
+
+def filtered(page: str, rows: list[dict[str, Any]], attribute: str, select: str) -> list[str]:
+    """Each failure row's kind or group, by the name its filter option shows."""
+    names = options(page, select)
+    return [names[r["attrs"][attribute]] for r in rows]
 
 
 def strip_tags(html: str) -> str:

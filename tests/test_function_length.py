@@ -19,7 +19,6 @@ ALLOWED = {
     "cli/_main.py:_run_score": 90,
     "cli/arguments.py:_parser": 187,
     "compare.py:compare": 99,
-    "html/_page.py:_failures_section": 89,
     "logs/eee.py:_frame": 109,
     "logs/inspect.py:_fast_parts": 90,
     "logs/inspect.py:_frame": 88,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import stat
 import subprocess
 import sys
@@ -17,9 +18,17 @@ import pytest
 
 import gradeframe as gf
 from gradeframe.compare import discordant
-from gradeframe.html import Grader, build_page
-from gradeframe.html._page import _cell
-from tests.html_page import expected_table, only, read_page, shown, strip_tags
+from gradeframe.html import Grader, _page, build_page
+from gradeframe.html._display import cell as _cell
+from tests.html_page import (
+    expected_table,
+    filtered,
+    only,
+    options,
+    read_page,
+    shown,
+    strip_tags,
+)
 
 jinja2 = pytest.importorskip("jinja2")
 
@@ -165,12 +174,12 @@ def test_agreement_section_shows_agreement_with_tool_correct() -> None:
 
 def test_failure_rows_are_failures_in_order() -> None:
     graded = graded_example()
-    parsed = read_page(graded.grade.html())
-    rows = parsed.rows["failure-table"]
+    page = graded.grade.html()
+    rows = read_page(page).rows["failure-table"]
     want = gf.failures(graded)
     assert len(rows) == want.height
-    assert [r["attrs"]["data-kind"] for r in rows] == want["failure_kind"].to_list()
-    assert [r["attrs"]["data-group"] for r in rows] == want["model"].to_list()
+    assert filtered(page, rows, "data-kind", "kind-filter") == want["failure_kind"].to_list()
+    assert filtered(page, rows, "data-group", "group-filter") == want["model"].to_list()
     assert [r["cells"][1] for r in rows] == want["question_id"].to_list()
 
 
@@ -254,7 +263,7 @@ def test_every_matchers_output_makes_a_page(grade, grader, expectation: str) -> 
     assert "kinds-table" not in parsed.tables  # no failure kinds on a matcher's output
     rows = parsed.rows["failure-table"]
     assert len(rows) == graded.filter(~pl.col("correct")).height
-    assert {r["attrs"]["data-kind"] for r in rows} <= {expectation}
+    assert set(filtered(page, rows, "data-kind", "kind-filter")) <= {expectation}
 
 
 # --------------------------------------------------------------------------------------------
@@ -691,7 +700,7 @@ def test_a_missing_group_value_shows_as_a_dash_never_null() -> None:
     assert "null" not in text.replace("non-null", "")
     labels = [r["cells"][0] for r in read_page(page).rows["report-table"]]
     assert labels == ["a", "—"]
-    assert '<option value="—">—</option>' in page
+    assert list(options(page, "group-filter").values()) == ["a", "—"]
 
 
 def test_flaky_and_agreement_listings_say_their_cap() -> None:
@@ -702,3 +711,180 @@ def test_flaky_and_agreement_listings_say_their_cap() -> None:
     assert "At most 2 rows are listed (max_failures=2)." in text
     flaky_rows = page.split('id="flaky-items"', 1)[1].split("</table>", 1)[0].count("<tr>")
     assert flaky_rows == 1 + 2  # the header row and the two listed
+
+
+# --------------------------------------------------------------------------------------------
+# Bounded pages (issue 38: G3, G8, G18, G19)
+# --------------------------------------------------------------------------------------------
+
+
+def tasks_frame(tasks: int, models: tuple[str, ...] = ("a", "b"), samples: int = 4) -> pl.DataFrame:
+    """A log-like frame: every task numbers its samples from 1, so sample ids repeat."""
+    rows = [
+        {
+            "model": model,
+            "task": f"task{t}",
+            "sample_id": str(s),
+            "answer": "yes" if (t + s + m) % 3 else "no",
+            "refs": ["yes"],
+        }
+        for m, model in enumerate(models)
+        for t in range(tasks)
+        for s in range(1, samples + 1)
+    ]
+    return pl.DataFrame(rows).grade.answer_contains()
+
+
+def groups_frame(groups: int, items: int = 3) -> pl.DataFrame:
+    return pl.DataFrame(
+        {
+            "model": [f"m{g:03}" for g in range(groups) for _ in range(items)],
+            "question_id": [f"q{i}" for _ in range(groups) for i in range(items)],
+            "answer": ["yes" if (g + i) % 3 else "no" for g in range(groups) for i in range(items)],
+            "refs": [["yes"]] * (groups * items),
+        }
+    ).grade.answer_contains()
+
+
+def test_tasks_are_never_compared_with_each_other_by_sample_id() -> None:
+    graded = tasks_frame(3)
+    # by task alone: two tasks share no item (sample "1" of one task is not sample "1" of another)
+    assert "compare" not in read_page(graded.grade.html(by="task")).sections
+    # by model and task: the models are compared within each task, on that task's samples
+    page = graded.grade.html(by=["model", "task"])
+    table = read_page(page).tables["compare-table"]
+    want = gf.compare(graded, ["model", "task"], "sample_id")
+    assert [r["split"] for r in table] == want["task"].to_list()
+    assert [(r["a"], r["b"]) for r in table] == want.select("a", "b").rows()
+    kinds = {"n_items": "count", "difference": "signed", "p_value": "p"}
+    assert only(table, list(kinds)) == expected_table(want, kinds)
+    assert 'id="compare-cut"' not in page  # nothing cut, nothing said
+    # a split column named like compare's own ("a"): no comparisons, rather than an error
+    renamed = graded.rename({"task": "a"})
+    assert "compare" not in read_page(renamed.grade.html(by=["model", "a"])).sections
+
+
+def test_comparisons_take_the_first_groups_and_say_what_was_cut(monkeypatch) -> None:
+    from gradeframe.html import _compare
+
+    graded = groups_frame(12)  # 66 pairs; the first 10 models make 45
+    page = graded.grade.html()
+    rows = read_page(page).tables["compare-table"]
+    first = graded.filter(pl.col("model") < "m010")
+    want = gf.compare(first, "model", "question_id")
+    assert [(r["a"], r["b"]) for r in rows] == want.select("a", "b").rows()
+    assert "Compared 45 of the 66 pairs of model values: only the first 10 values" in page
+    monkeypatch.setattr(_compare, "MAX_PAIRS", 5)
+    page = graded.grade.html()
+    assert len(read_page(page).tables["compare-table"]) == 5
+    assert "the table shows the first 5 of the 45 pairs that share items." in page
+
+
+def test_per_group_tables_show_the_first_groups_and_say_so(monkeypatch) -> None:
+    from gradeframe.html import _page
+
+    monkeypatch.setattr(_page, "MAX_GROUPS", 3)
+    graded = epochs_frame().with_columns(tool_correct=~pl.col("correct"))
+    graded = pl.concat([graded.with_columns(model=pl.lit(f"z{i}")) for i in range(5)])
+    page = graded.grade.html()
+    tables = read_page(page).tables
+    for table in ("report-table", "kinds-table", "agreement-table", "consistency-table"):
+        assert len(tables[table]) == 3, table
+    assert strip_tags(page).count("The first 3 of the 5 groups, in sorted order.") == 3
+    assert "Groups</dt><dd>by <code>model</code>: 5</dd>" in page
+
+
+def test_long_names_refs_and_kinds_are_shortened_and_the_page_stays_small() -> None:
+    name, ref, kind = "m" * 10_000, "r" * 10_000, "k" * 10_000
+    graded = pl.DataFrame(
+        {
+            "model": [name, name, "b", "b"],
+            "question_id": ["q1", "q2", "q1", "q2"],
+            "correct": [False, True, False, True],
+            "failure_kind": [kind, None, "wrong", None],
+            "expectation": ["exact"] * 4,
+            "refs": [[ref]] * 4,
+            "tool_correct": [True, True, True, False],
+        }
+    )
+    page = build_page(graded, actual=False, expected="refs", title="t" * 10_000)
+    assert len(page) < 60_000
+    for long in (name, ref, kind):
+        assert long[:600] not in page
+    # a name keeps its start and its end (names often differ at the end), 80 characters in all
+    assert "m" * 52 + "…" + "m" * 27 + "<" in page  # the group's name
+    assert "k" * 52 + "…" + "k" * 27 + "<" in page  # the kind's
+    # a listed text, to 500 characters (200 shown, the rest on demand): the 2 failure rows'
+    # refs and the refs of the 3 rows where the tool disagrees
+    assert page.count("r" * 299 + "…") == 5
+    assert "Names are shortened to 80 characters and listed text to 500" in strip_tags(page)
+
+
+def test_many_kinds_keep_the_kinds_with_most_rows_and_say_the_rest() -> None:
+    kinds = [f"carried_{i:02}" for i in range(30) for _ in range(i + 1)]
+    graded = pl.DataFrame(
+        {"correct": [False] * len(kinds), "failure_kind": kinds, "expectation": ["x"] * len(kinds)}
+    )
+    page = build_page(graded, actual=False, expected=False)
+    header = read_page(page).tables["kinds-table"][0]
+    shown = [k for k in header if k.startswith("carried_")]
+    assert shown == [f"carried_{i:02}" for i in range(20, 30)]  # the 10 with most rows
+    assert "Only the 10 kinds with most rows have a column" in strip_tags(page)
+    assert "(carried_00, carried_01, " in page
+    assert "carried_07 and 12 more)" in page
+
+
+def test_a_page_over_the_size_limit_cuts_its_listings_and_says_so(monkeypatch) -> None:
+    from gradeframe.html import _page
+
+    monkeypatch.setattr(_page, "MAX_PAGE_BYTES", 150_000)
+    graded = pl.DataFrame(
+        {"answer": ["<&>" * 400] * 400, "refs": [["zzz"]] * 400}
+    ).grade.answer_contains()
+    page = graded.grade.html()
+    assert len(page.encode()) <= 150_000
+    rows = read_page(page).rows["failure-table"]
+    assert 0 < len(rows) < 400
+    text = strip_tags(page)
+    assert f"The first {len(rows)} of the 400 rows that are not right" in text
+    assert "cut further to hold the page under its size limit" in text
+    assert "its listings were cut further to fit" in text
+
+
+def test_a_carried_kind_named_right_is_drawn_as_a_kind_not_as_right_rows() -> None:
+    graded = pl.DataFrame(
+        {
+            "model": ["a"] * 4,
+            "correct": [True, False, False, False],
+            "failure_kind": [None, "right", "right", "wrong"],
+            "expectation": ["x"] * 4,
+        }
+    )
+    page = build_page(graded, actual=False, expected=False)
+    bar = page.split('<svg class="bar"', 1)[1].split("</svg>", 1)[0]
+    titles = re.findall(r'fill="(#\w+)"><title>([^<]*)</title>', bar)
+    right = _page.RIGHT_COLOUR
+    assert titles[0] == (right, "right: 1")  # the right rows: by `correct`, one row
+    colours = {title: colour for colour, title in titles}
+    assert colours["right (a failure kind): 2"] not in (right, colours["wrong: 1"])
+    row = read_page(page).tables["kinds-table"][0]
+    assert row["n_correct"] == "1"
+    assert row["right (a failure kind)"] == "2"
+
+
+def test_a_missing_group_and_groups_named_like_it_have_filter_values_of_their_own() -> None:
+    graded = pl.DataFrame(
+        {
+            "model": [None, "(null)", "—", "null", ""],
+            "answer": ["no"] * 5,
+            "refs": [["yes"]] * 5,
+        }
+    ).grade.answer_contains()
+    page = graded.grade.html()
+    groups = options(page, "group-filter")
+    assert len(groups) == 5  # five groups, five values
+    rows = read_page(page).rows["failure-table"]
+    values = [r["attrs"]["data-group"] for r in rows]
+    assert len(set(values)) == 5
+    want = ["—" if m is None else m for m in gf.failures(graded)["model"].to_list()]
+    assert [groups[v] for v in values] == want

@@ -10,6 +10,8 @@ import math
 from collections.abc import Sequence
 from typing import Any, Final
 
+from gradeframe.html._display import label
+from gradeframe.html._limits import MAX_GROUPS, MAX_NAMED, short
 from gradeframe.report import report
 
 #: The chart's size and inner margins, in pixels.
@@ -36,9 +38,7 @@ def _tokens(value: Any) -> str:
 
 
 def _label(groups: Sequence[str], row: dict[str, Any]) -> str:
-    if not groups:
-        return "all rows"
-    return " · ".join("(null)" if row[g] is None else str(row[g]) for g in groups)
+    return label([row[g] for g in groups]) if groups else "all rows"
 
 
 def _nice_top(value: float) -> float:
@@ -56,6 +56,8 @@ def cost_section(
     if cost is None:
         return None
     table = report(df, groups or None, prefix=prefix, cluster=cluster, cost=cost)
+    n_groups = table.height
+    table = table.head(MAX_GROUPS)  # the first groups in sorted order; the page says the cut
     rows = []
     for row in table.iter_rows(named=True):
         rows.append(
@@ -75,13 +77,18 @@ def cost_section(
                 "raw": row,
             }
         )
+    unknown = [r["label"] for r in rows if r["raw"]["cost"] is None]
     return {
-        "groups": groups,
+        "groups": [short(g) for g in groups],
+        "n_groups": n_groups,
+        "max_groups": MAX_GROUPS,
+        "groups_cut": n_groups > MAX_GROUPS,
         "rows": rows,
         "seconds": "seconds_p50" in table.columns,
         "grader": "grader_cost" in table.columns,
         "chart": _chart(rows),
-        "unknown": [r["label"] for r in rows if r["raw"]["cost"] is None],
+        "unknown": ", ".join(unknown[:MAX_NAMED])
+        + (f" and {len(unknown) - MAX_NAMED} more" if len(unknown) > MAX_NAMED else ""),
     }
 
 

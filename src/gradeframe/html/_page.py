@@ -14,10 +14,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import importlib
-import json
-import math
 import os
-import re
 import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -28,11 +25,31 @@ import polars as pl
 
 from gradeframe import kinds
 from gradeframe._inputs import item_columns
-from gradeframe._limits import max_metadata_length
 from gradeframe._threads import one_at_a_time
-from gradeframe.compare import agreement, compare, discordant
-from gradeframe.failures import cut_text, failures
+from gradeframe.compare import agreement
+from gradeframe.html._compare import compare_section
 from gradeframe.html._cost import cost_section
+from gradeframe.html._display import (
+    MISSING,
+    count,
+    label,
+    p_value,
+    percent,
+    plain_table,
+    proportion,
+    unit,
+)
+from gradeframe.html._failures import failures_section
+from gradeframe.html._limits import (
+    MAX_GROUPS,
+    MAX_KINDS,
+    MAX_LABEL,
+    MAX_NAMED,
+    MAX_PAGE_BYTES,
+    MAX_TEXT,
+    MAX_TITLE,
+    short,
+)
 from gradeframe.report import (
     CLUSTER_COLUMNS,
     STAT_COLUMNS,
@@ -44,16 +61,13 @@ __all__ = ["build_page", "html_report"]
 #: Where the template, the CSS and the script live (package data).
 TEMPLATES: Final = Path(__file__).parent / "templates"
 
-#: Answers longer than this many characters show their start, the rest on demand.
-SHORT_TEXT: Final = 200
+#: The colour of the right rows in the stacked bars: the state, apart from every failure kind
+#: (a carried kind may be named "right" too).
+RIGHT_COLOUR: Final = "#b9dcb1"
 
-#: A cell shown on the page for a missing value.
-MISSING: Final = "—"
-
-#: Colours of the right rows and of each failure kind in the stacked bars (Tableau 10);
-#: carried kinds take the rest in order.
+#: The colour of each failure kind in the stacked bars (Tableau 10); carried kinds take the
+#: rest in order, and the kinds past MAX_KINDS share one.
 COLOURS: Final = {
-    "right": "#b9dcb1",
     "wrong": "#e15759",
     "no_reference": "#bab0ac",
     "error": "#b07aa1",
@@ -63,7 +77,19 @@ COLOURS: Final = {
     "not_in_document": "#76b7b2",
     "grader_failure": "#d9d9d9",  # the grader's failure, not the model's : grey
 }
-CARRIED_COLOURS: Final = ("#9c755f", "#ff9da7", "#8cd17d", "#499894", "#d37295", "#79706e")
+CARRIED_COLOURS: Final = (
+    "#9c755f",
+    "#ff9da7",
+    "#8cd17d",
+    "#499894",
+    "#d37295",
+    "#79706e",
+    "#b6992d",
+    "#a0cbe8",
+    "#ffbe7d",
+    "#d4a6c8",
+)
+OTHER_COLOUR: Final = "#e8e8e8"
 
 #: The columns a matcher adds besides ``correct`` and ``expectation``, and the matcher they
 #: name (how the page tells which matcher graded a frame).
@@ -75,11 +101,6 @@ MATCHER_COLUMNS: Final = {
     "difference": "within",
     "f1": "f1",
 }
-#: A matcher's own columns the failure browser shows beside the answer: what ``choice``
-#: chose, what ``includes`` or a tool-call matcher missed (and the calls it did not expect),
-#: how ``equivalent`` decided, and ``within``'s and ``f1``'s figures.
-DETAIL_COLUMNS: Final = ("chosen", "missing", "extra", "method", "difference", "tolerance", "f1")
-
 #: The default ``expectation`` of the matchers that add no column of their own.
 MATCHER_EXPECTATIONS: Final = {
     "exact match": "exact_match",
@@ -130,6 +151,12 @@ def html_report(
     filterable by kind and group, with a text search. Every figure is a value returned by those
     functions. The page loads nothing from anywhere (CSS, script and SVG charts are inline),
     escapes all text from the data, and is the same bytes for the same frame and arguments.
+
+    The page stays under 10 MB whatever the input, and says each cut: only groups holding the
+    same items are compared (the models within each task, never one task's items with
+    another's), at most 10 groups per split and 50 pairs; a table of one row per group shows
+    the first 200 groups; names show at most 80 characters, listed text at most 500; a page
+    still too large cuts its listings further (the limits: ``gradeframe/html/_limits.py``).
 
     Needs Jinja2 (``pip install 'gradeframe[html]'``).
 
@@ -286,7 +313,7 @@ def build_page(
         cluster=cluster,
         cost=cost,
     )
-    return render(context)
+    return fitted(context)
 
 
 def _check_arguments(title: Any, max_failures: Any, source: Any) -> None:
@@ -362,12 +389,15 @@ def page_context(
 
     overall = report(df, prefix=prefix, cluster=cluster).row(0, named=True)
     context: dict[str, Any] = {
-        "title": title or "gradeframe report",
-        "source": source or title or f"a graded {frame_type}",
-        "grader": grader,
+        "title": short(title or "gradeframe report", MAX_TITLE),
+        "source": short(source or title or f"a graded {frame_type}", MAX_TITLE),
+        "grader": Grader(short(grader.name), [short(o) for o in grader.options[:MAX_KINDS]]),
+        "n_options": len(grader.options),
         "summary": _summary(overall, groups),
         "report": _report_section(df, groups, prefix, cluster),
         "cost": cost_section(df, groups, prefix, cluster, cost),
+        "limits": {"label": MAX_LABEL, "text": MAX_TEXT, "megabytes": MAX_PAGE_BYTES / 1e6},
+        "size_cut": False,
     }
     items = _items(on, schema, groups)
     # Within a group, the item columns that are not group columns name an item (a log frame
@@ -375,15 +405,15 @@ def page_context(
     paired = [c for c in items or [] if c not in groups] or None
     actual, expected = _compared_columns(df, actual, expected, prefix)
     said = _answer_column(df, actual)
-    context["compare"] = _compare_section(df, groups, paired, correct, max_failures, said)
+    context["compare"] = compare_section(df, groups, items, correct, max_failures, said)
     context["agreement"] = _agreement_section(df, groups, prefix, max_failures)
     context["samples"] = _samples_section(
         df, groups, paired, correct, max_failures, said or _outcome(df, prefix)
     )
-    context["failures"] = _failures_section(
+    context["failures"] = failures_section(
         df,
         groups=groups,
-        items=[c for c in items or [] if c not in groups],
+        items=paired or [],
         kind_column=kind_column,
         total=overall["n"] - overall["n_correct"],
         max_failures=max_failures,
@@ -510,16 +540,32 @@ def _summary(overall: Mapping[str, Any], groups: list[str]) -> dict[str, Any]:
         "percent": percent(overall["accuracy"]),
         "ci_low": proportion(overall["ci_low"]),
         "ci_high": proportion(overall["ci_high"]),
-        "by": groups,
+        "by": [short(g) for g in groups],
         # Rows the grader failed on , counted apart from the model's failures.
         "grader_failure": count(overall.get(kinds.GRADER_FAILURE) or 0),
         "n_graded": count(overall.get("n_graded", overall["n"])),
     }
 
 
-def _label(values: Sequence[Any]) -> str:
-    """Show a group's or an item's values, a missing one as "—" (never "null")."""
-    return " · ".join(MISSING if v is None else str(v) for v in values)
+def _group_label(row: Mapping[str, Any], groups: list[str]) -> str:
+    """Return the label of a table row of a group (or of every row, with no groups)."""
+    return label([row[g] for g in groups]) if groups else "all rows"
+
+
+def _full_label(row: Mapping[str, Any], groups: list[str]) -> str | None:
+    """Return a shortened group name at more length (MAX_TEXT), for a title; None if not cut."""
+    full = " · ".join(MISSING if row[g] is None else str(row[g]) for g in groups)
+    return short(full, MAX_TEXT) if len(full) > MAX_LABEL else None
+
+
+def _first_groups(table: pl.DataFrame, per_group: int = 1) -> tuple[pl.DataFrame, dict[str, Any]]:
+    """Cut a table of ``per_group`` rows per group to the first MAX_GROUPS groups.
+
+    Returns the rows kept, and the counts the page's note gives.
+    """
+    groups = table.height // max(per_group, 1)
+    cut = {"n_groups": groups, "max_groups": MAX_GROUPS, "groups_cut": groups > MAX_GROUPS}
+    return table.head(MAX_GROUPS * per_group), cut
 
 
 def _report_section(
@@ -529,136 +575,93 @@ def _report_section(
     known = {*groups, *STAT_COLUMNS, *CLUSTER_COLUMNS, "n_graded"}
     kind_names = [c for c in table.columns if c not in known]
     totals = table.select(pl.col(kind_names).sum()).row(0, named=True) if kind_names else {}
-    shown_kinds = [k for k in kind_names if totals[k]]
+    with_rows = [k for k in kind_names if totals[k]]
+    # The kinds with most rows get a column and a colour (in table order); the rest share a grey.
+    most = set(sorted(with_rows, key=lambda k: -totals[k])[:MAX_KINDS])
+    shown_kinds = [k for k in with_rows if k in most]
+    others = [k for k in with_rows if k not in most]
+    colours = _colours(shown_kinds)
+    table, cut = _first_groups(table)
     rows = []
     for row in table.iter_rows(named=True):
         rows.append(
             {
-                "label": _label([row[g] for g in groups]) if groups else "all rows",
+                "label": _group_label(row, groups),
+                "title": _full_label(row, groups),
                 "n": count(row["n"]),
                 "n_correct": count(row["n_correct"]),
                 "accuracy": proportion(row["accuracy"]),
                 "ci_low": proportion(row["ci_low"]),
                 "ci_high": proportion(row["ci_high"]),
-                "x": _unit(row["accuracy"]),
-                "x_low": _unit(row["ci_low"]),
-                "x_high": _unit(row["ci_high"]),
-                "kinds": [(k, count(row[k])) for k in shown_kinds],
-                "bar": _bar(row, shown_kinds),
+                "x": unit(row["accuracy"]),
+                "x_low": unit(row["ci_low"]),
+                "x_high": unit(row["ci_high"]),
+                "kinds": [(_kind_name(k), count(row[k])) for k in shown_kinds],
+                "bar": _bar(row, shown_kinds, others, colours),
             }
         )
+    zero = [k for k in kind_names if not totals[k]]
     return {
-        "groups": groups,
+        "groups": [short(g) for g in groups],
         "rows": rows,
-        "kinds": shown_kinds,
+        "kinds": [_kind_name(k) for k in shown_kinds],
+        "legend": [("right", RIGHT_COLOUR), *((_kind_name(k), colours[k]) for k in shown_kinds)]
+        + ([("other kinds", OTHER_COLOUR)] if others else []),
+        "others": _listed(others),
         "has_kinds": bool(kind_names),
-        "zero_kinds": [k for k in kind_names if not totals[k]],
-        "cluster": cluster,
-        "colours": _colours(kind_names),
+        "zero_kinds": _listed(zero),
+        "cluster": short(cluster) if cluster else None,
         "grader_failures": bool(totals.get(kinds.GRADER_FAILURE)),
+        **cut,
     }
 
 
+def _kind_name(kind: str) -> str:
+    """Show a kind's name, told apart from the right rows and the other kinds it could equal."""
+    name = short(kind)
+    return f"{name} (a failure kind)" if name in ("right", "other kinds") else name
+
+
+def _listed(names: list[str]) -> str:
+    """Name a few kinds in a note: the first MAX_NAMED, then how many more."""
+    shown = ", ".join(short(n) for n in names[:MAX_NAMED])
+    rest = len(names) - MAX_NAMED
+    return shown + (f" and {rest} more" if rest > 0 else "")
+
+
 def _colours(kind_names: list[str]) -> dict[str, str]:
-    colours = dict(COLOURS)
-    carried = [k for k in kind_names if k not in colours]
+    """Give each kind its colour: the known kinds their own, carried kinds the rest in turn."""
+    carried = [k for k in kind_names if k not in COLOURS]
+    colours = {k: COLOURS[k] for k in kind_names if k in COLOURS}
     for i, name in enumerate(carried):
         colours[name] = CARRIED_COLOURS[i % len(CARRIED_COLOURS)]
     return colours
 
 
-def _bar(row: Mapping[str, Any], shown_kinds: list[str]) -> list[dict[str, Any]]:
-    """Return the segments of a stacked bar: right rows, then each kind, as shares of ``n``."""
+def _bar(
+    row: Mapping[str, Any], shown_kinds: list[str], others: list[str], colours: Mapping[str, str]
+) -> list[dict[str, Any]]:
+    """Return the segments of a stacked bar, as shares of ``n``.
+
+    The right rows (counted by ``n_correct``, never by a kind's name), then each kind, then
+    the other kinds together.
+    """
     n = row["n"]
     if not n:
         return []
+    parts = [("right", row["n_correct"], RIGHT_COLOUR)]
+    parts += [(_kind_name(k), row[k], colours[k]) for k in shown_kinds]
+    if others:
+        parts.append(("other kinds", sum(row[k] for k in others), OTHER_COLOUR))
     segments = []
     start = 0.0
-    for name, value in [("right", row["n_correct"]), *((k, row[k]) for k in shown_kinds)]:
+    for name, value, colour in parts:
         if not value:
             continue
         width = value / n  # a share of the row's own counts, for drawing only
-        segments.append({"kind": name, "count": value, "x": start, "width": width})
+        segments.append({"name": name, "count": value, "x": start, "width": width, "fill": colour})
         start += width
     return segments
-
-
-def _compare_section(
-    df: pl.DataFrame,
-    groups: list[str],
-    items: list[str] | None,
-    correct: str,
-    limit: int,
-    answer: str | None,
-) -> dict[str, Any] | None:
-    if len(groups) != 1 or items is None:
-        return None
-    group = groups[0]
-    table = compare(df, group, items, correct=correct).filter(pl.col("n_items") > 0)
-    if table.is_empty():
-        return None
-    pairs = discordant(df, group, items, correct=correct, answer=answer)
-    # The pairs share the page's row budget (at least 100 items listed each): with 8 models,
-    # 28 pairs each listing thousands of items would outweigh everything else on the page.
-    limit = max(100, limit // table.height)
-    has_verdict = "verdict" in table.columns
-    reach = max(
-        (
-            abs(v)
-            for v in table.select("ci_low", "ci_high", "difference").to_numpy().ravel()
-            if v is not None and not math.isnan(v)
-        ),
-        default=0.0,
-    )
-    scale = min(1.0, max(0.1, math.ceil(reach * 10 + 1e-9) / 10))
-    rows = []
-    for row in table.iter_rows(named=True):
-        listed = pairs.filter(pl.col("a") == row["a"], pl.col("b") == row["b"])
-        rows.append(
-            {
-                "a": _text(row["a"]),
-                "b": _text(row["b"]),
-                "n_items": count(row["n_items"]),
-                "accuracy_a": proportion(row["accuracy_a"]),
-                "accuracy_b": proportion(row["accuracy_b"]),
-                "difference": signed(row["difference"]),
-                "ci_low": signed(row["ci_low"]),
-                "ci_high": signed(row["ci_high"]),
-                "x": _signed_unit(row["difference"], scale),
-                "x_low": _signed_unit(row["ci_low"], scale),
-                "x_high": _signed_unit(row["ci_high"], scale),
-                "verdict": row.get("verdict"),
-                "both_right": count(row["both_right"]),
-                "only_a": count(row["only_a"]),
-                "only_b": count(row["only_b"]),
-                "both_wrong": count(row["both_wrong"]),
-                "p_value": p_value(row["p_value"]),
-                "p_adjusted": p_value(row.get("p_adjusted")),
-                "discordant": [
-                    {
-                        "item": _label([d[c] for c in items]),
-                        "right": _text(row["a"] if d["only"] == "a" else row["b"]),
-                        "only": d["only"],
-                        "accuracy_a": proportion(d["accuracy_a"]),
-                        "accuracy_b": proportion(d["accuracy_b"]),
-                        "answers_a": _cell(d.get("answers_a")) if answer else None,
-                        "answers_b": _cell(d.get("answers_b")) if answer else None,
-                    }
-                    for d in listed.head(limit).iter_rows(named=True)
-                ],
-                "n_discordant": count(listed.height),
-            }
-        )
-    return {
-        "by": group,
-        "on": items,
-        "rows": rows,
-        "has_verdict": has_verdict,
-        "has_adjusted": "p_adjusted" in table.columns,
-        "scale": scale,
-        "limit": limit,
-        "answer": answer,
-    }
 
 
 def _agreement_section(
@@ -670,9 +673,11 @@ def _agreement_section(
 
     correct = prefix + "correct"
     table = agreement(df, TOOL_VERDICT, correct, by=groups or None)
+    total = int(table.select(pl.col("only_a").sum() + pl.col("only_b").sum()).item())
+    table, cut = _first_groups(table)
     rows = [
         {
-            "label": _label([row[g] for g in groups]) if groups else "all rows",
+            "label": _group_label(row, groups),
             "n": count(row["n"]),
             "both_right": count(row["both_right"]),
             "only_a": count(row["only_a"]),
@@ -684,14 +689,14 @@ def _agreement_section(
         }
         for row in table.iter_rows(named=True)
     ]
-    total = int(table.select(pl.col("only_a").sum() + pl.col("only_b").sum()).item())
     differ = disagreements(df, limit, correct=correct, failure_kind=prefix + "failure_kind")
     return {
-        "groups": groups,
+        "groups": [short(g) for g in groups],
         "rows": rows,
-        "differ": _plain_table(differ),
+        "differ": plain_table(differ),
         "total": count(total),
         "limit": limit,
+        **cut,
     }
 
 
@@ -722,38 +727,13 @@ def _samples_section(
     average = consistency.select((pl.col("n_samples") / pl.col("n_items")).min()).item()
     candidates = [2**i for i in range(1, 64) if 2**i <= average]
     table = samples.pass_at_k(df, [1, *candidates], by=by, on=items, correct=correct)
-    short = table.group_by("k").agg(pl.col("short_items").sum())
-    fine = sorted(k for k, s in short.iter_rows() if k > 1 and s == 0)
+    lacking = table.group_by("k").agg(pl.col("short_items").sum())
+    fine = sorted(k for k, s in lacking.iter_rows() if k > 1 and s == 0)
     ks = [1, fine[-1]] if fine else [1]
-    shown = table.filter(pl.col("k").is_in(ks))
-    pass_rows = [
-        {
-            "label": _label([row[g] for g in groups]) if groups else "all rows",
-            "k": count(row["k"]),
-            "n_items": count(row["n_items"]),
-            "pass_at_k": proportion(row["pass_at_k"]),
-            "ci_low": proportion(row["ci_low"]),
-            "ci_high": proportion(row["ci_high"]),
-            "x": _unit(row["pass_at_k"]),
-            "x_low": _unit(row["ci_low"]),
-            "x_high": _unit(row["ci_high"]),
-            "pass_all_k": proportion(row["pass_all_k"]),
-        }
-        for row in shown.iter_rows(named=True)
-    ]
-    consistency_rows = [
-        {
-            "label": _label([row[g] for g in groups]) if groups else "all rows",
-            "n_items": count(row["n_items"]),
-            "n_samples": count(row["n_samples"]),
-            "mean_accuracy": proportion(row["mean_accuracy"]),
-            "always_right": count(row["always_right"]),
-            "always_wrong": count(row["always_wrong"]),
-            "flaky": count(row["flaky"]),
-            "item_variance": proportion(row["item_variance"]),
-        }
-        for row in consistency.iter_rows(named=True)
-    ]
+    shown, _ = _first_groups(table.filter(pl.col("k").is_in(ks)), len(ks))
+    consistency, cut = _first_groups(consistency)
+    pass_rows = [_pass_row(row, groups) for row in shown.iter_rows(named=True)]
+    consistency_rows = [_consistency_row(row, groups) for row in consistency.iter_rows(named=True)]
     text = None
     if answer is not None:
         dtype = df.schema[answer]
@@ -764,19 +744,48 @@ def _samples_section(
     flaky = samples.flaky(df, by=by, on=items, correct=correct, answer=text)
     listed = flaky.head(limit)
     if "answers" in listed.columns:
-        shown = [_votes(answers) for answers in listed.get_column("answers").to_list()]
-        listed = listed.with_columns(pl.Series("answers", shown, dtype=pl.String)).rename(
+        votes = [_votes(answers) for answers in listed.get_column("answers").to_list()]
+        listed = listed.with_columns(pl.Series("answers", votes, dtype=pl.String)).rename(
             {"answers": "answers (votes)"}
         )
     return {
-        "groups": groups,
+        "groups": [short(g) for g in groups],
         "ks": ks,
         "pass_at_k": pass_rows,
         "consistency": consistency_rows,
-        "flaky": _plain_table(listed),
+        "flaky": plain_table(listed),
         "n_flaky": count(flaky.height),
         "limit": limit,
-        "answer": answer,
+        "answer": short(answer) if answer else None,
+        **cut,
+    }
+
+
+def _pass_row(row: Mapping[str, Any], groups: list[str]) -> dict[str, Any]:
+    return {
+        "label": _group_label(row, groups),
+        "k": count(row["k"]),
+        "n_items": count(row["n_items"]),
+        "pass_at_k": proportion(row["pass_at_k"]),
+        "ci_low": proportion(row["ci_low"]),
+        "ci_high": proportion(row["ci_high"]),
+        "x": unit(row["pass_at_k"]),
+        "x_low": unit(row["ci_low"]),
+        "x_high": unit(row["ci_high"]),
+        "pass_all_k": proportion(row["pass_all_k"]),
+    }
+
+
+def _consistency_row(row: Mapping[str, Any], groups: list[str]) -> dict[str, Any]:
+    return {
+        "label": _group_label(row, groups),
+        "n_items": count(row["n_items"]),
+        "n_samples": count(row["n_samples"]),
+        "mean_accuracy": proportion(row["mean_accuracy"]),
+        "always_right": count(row["always_right"]),
+        "always_wrong": count(row["always_wrong"]),
+        "flaky": count(row["flaky"]),
+        "item_variance": proportion(row["item_variance"]),
     }
 
 
@@ -785,234 +794,6 @@ def _votes(answers: Sequence[Mapping[str, Any]] | None) -> str:
     return " | ".join(
         f"{a['answer']} ×{a['n']} {'right' if a['correct'] else 'wrong'}" for a in answers or []
     )
-
-
-def _failures_section(
-    df: pl.DataFrame,
-    *,
-    groups: list[str],
-    items: list[str] | None,
-    kind_column: str | None,
-    total: int,
-    max_failures: int,
-    actual: str | bool | None,
-    expected: str | bool | None,
-    prefix: str,
-) -> dict[str, Any] | None:
-    if total == 0:
-        return None
-    by_answer_contains = prefix + "outcome" in df.columns
-    actual, expected = _compared_columns(df, actual, expected, prefix)
-    # failures() of the LazyFrame: only the rows shown are cut and turned into text.
-    shown = failures(df.lazy(), actual=actual, expected=expected, prefix=prefix).head(max_failures)
-    if by_answer_contains:  # the outcome is the folded answer: shown cut as failures() cuts it
-        outcome = pl.col(prefix + "outcome")
-        shown = shown.with_columns(cut_text(outcome, max_metadata_length()))
-    near_miss = prefix + "near_miss"
-    details = [
-        prefix + c for c in DETAIL_COLUMNS if prefix + c in df.columns and not by_answer_contains
-    ]
-    columns: list[tuple[str, str]] = []
-    if groups:
-        columns.append(("group", " · ".join(groups)))
-    if items:
-        columns.append(("item", " · ".join(items)))
-    if kind_column:
-        columns.append(("kind", "kind" if kind_column.endswith("failure_kind") else "expectation"))
-    if actual is not False:
-        columns.append(("answer", f"answer ({actual})"))
-    if expected is not False:
-        columns.append(("expected", f"acceptable answers ({expected})"))
-    if by_answer_contains:
-        columns.append(("outcome", "outcome (folded)"))
-    columns += [("detail:" + c, c) for c in details]
-    needed = [
-        *groups,
-        *(items or []),
-        *([kind_column] if kind_column else []),
-        *([prefix + "actual"] if actual is not False else []),
-        *([prefix + "expected"] if expected is not False else []),
-        *([prefix + "outcome"] if by_answer_contains else []),
-        *([near_miss] if near_miss in df.columns else []),
-        *details,
-    ]
-    shown = shown.select(list(dict.fromkeys(needed))).collect()
-    rows = []
-    for row in shown.iter_rows(named=True):
-        group = _label([row[g] for g in groups]) if groups else ""
-        kind = _text(row[kind_column]) if kind_column else ""
-        cells = []
-        for key, _ in columns:
-            if key == "group":
-                cells.append(_cell(group, key=True))
-            elif key == "item":
-                cells.append(_cell(_label([row[c] for c in items or []]), key=True))
-            elif key == "kind":
-                cells.append(_cell(kind, key=True))
-            elif key == "answer":
-                cells.append(_cell(row[prefix + "actual"], mark=row.get(near_miss)))
-            elif key == "expected":
-                cells.append(_cell(row[prefix + "expected"]))
-            elif key == "outcome":
-                cells.append(_cell(row[prefix + "outcome"]))
-            else:
-                value = row[key.removeprefix("detail:")]
-                cells.append(_cell(value, number=isinstance(value, int | float)))
-        rows.append({"group": group, "kind": kind, "cells": cells})
-    kinds_present = {r["kind"] for r in rows}
-    order = [k for k in kinds.KINDS if k in kinds_present]
-    order += sorted(kinds_present - set(order))
-    group_labels = []
-    if groups:
-        for values in report(df, groups, prefix=prefix).select(groups).iter_rows():
-            group_labels.append(_label(values))
-    return {
-        "columns": [label for _, label in columns],
-        "rows": rows,
-        "total": count(total),
-        "shown": count(len(rows)),
-        "cut": len(rows) < total,
-        "max_failures": max_failures,
-        "kinds": order if kind_column else [],
-        "kind_label": columns[[k for k, _ in columns].index("kind")][1] if kind_column else "",
-        "groups": group_labels,
-        "group_label": " · ".join(groups),
-        "has_near_miss": near_miss in df.columns,
-        "matcher_without_columns": not by_answer_contains and actual is False,
-    }
-
-
-# --------------------------------------------------------------------------------------------
-# Display values
-# --------------------------------------------------------------------------------------------
-
-
-def count(value: Any) -> str:
-    """Show a count exactly (no separators, so it copies as a number)."""
-    return MISSING if value is None else str(int(value))
-
-
-def proportion(value: Any) -> str:
-    """Show a proportion to 3 decimals."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return MISSING
-    return f"{value:.3f}"
-
-
-def percent(value: Any) -> str:
-    """Show a proportion as a percentage to one decimal."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return MISSING
-    return f"{100 * value:.1f}%"
-
-
-def signed(value: Any) -> str:
-    """Show a difference to 3 decimals with its sign."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return MISSING
-    text = f"{value:+.3f}"
-    return "0.000" if text in ("+0.000", "-0.000") else text
-
-
-def p_value(value: Any) -> str:
-    """Show a p-value to 3 decimals ("<0.001" below that)."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return MISSING
-    return "<0.001" if value < 0.0005 else f"{value:.3f}"
-
-
-def _unit(value: Any) -> float | None:
-    """Place a proportion on a 0..1 axis (None: not drawn)."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return None
-    return min(1.0, max(0.0, float(value)))
-
-
-def _signed_unit(value: Any, scale: float) -> float | None:
-    """Place a difference in [-scale, scale] on a 0..1 axis."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return None
-    return min(1.0, max(0.0, (float(value) / scale + 1) / 2))
-
-
-def _text(value: Any) -> str:
-    """Show any value as text: lists joined with " | ", records by their answer or as JSON."""
-    if value is None:
-        return ""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, float):
-        return proportion(value)
-    if isinstance(value, list | tuple):
-        return " | ".join(_text(v) for v in value)
-    if isinstance(value, dict):
-        for name in ("answer", "text"):
-            if isinstance(value.get(name), str):
-                return value[name]
-        return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str)
-    return str(value)
-
-
-#: The extent of a near miss in the answer: the acceptable answer with the word or number
-#: characters around it ("145.2" around "45.2"), and a number's sign ("-12" around "12").
-_AROUND: Final = r"(?:\w|[.,](?=\d))*"
-_SIGN: Final = r"(?:[-\u2212](?=[\w.,]*\d))?"
-
-
-def _marked(text: str, near_miss: str | None) -> tuple[int, int] | None:
-    if not near_miss:
-        return None
-    pattern = _SIGN + _AROUND + re.escape(near_miss) + _AROUND
-    found = list(re.finditer(pattern, text, flags=re.IGNORECASE))
-    # The occurrence inside a longer number or word is the near miss; else the first one.
-    inside = [m for m in found if len(m.group()) > len(near_miss)]
-    first = (inside or found or [None])[0]
-    return (first.start(), first.end()) if first else None
-
-
-def _segments(text: str, span: tuple[int, int] | None, start: int, end: int) -> list[Any]:
-    """Split the text from start to end into (text, marked) pieces."""
-    if span is None or span[1] <= start or span[0] >= end:
-        return [(text[start:end], False)] if end > start else []
-    low, high = max(span[0], start), min(span[1], end)
-    pieces = [(text[start:low], False), (text[low:high], True), (text[high:end], False)]
-    return [p for p in pieces if p[0]]
-
-
-def _cell(
-    value: Any, *, mark: str | None = None, number: bool = False, key: bool = False
-) -> dict[str, Any]:
-    """Make a table cell: its text split into the part always shown and the rest."""
-    text = proportion(value) if number and isinstance(value, float) else _text(value)
-    span = _marked(text, mark)
-    cut = len(text)
-    if len(text) > SHORT_TEXT + SHORT_TEXT // 4:
-        cut = SHORT_TEXT
-        if span is not None and span[0] < cut < span[1]:
-            cut = span[1]  # never split the marked near miss
-    return {
-        "head": _segments(text, span, 0, cut),
-        "tail": _segments(text, span, cut, len(text)),
-        "missing": value is None,
-        "cls": " ".join(
-            name
-            for name, on in (("key", key), ("num", number and not span), ("missing", value is None))
-            if on
-        ),
-        "unmarked": mark if mark and span is None else None,
-    }
-
-
-def _plain_table(table: pl.DataFrame) -> dict[str, Any]:
-    """Turn a small listing into column names and display cells."""
-    numeric = [table.schema[c].is_numeric() for c in table.columns]
-    rows = [
-        [_cell(v, number=is_number) for v, is_number in zip(row, numeric, strict=True)]
-        for row in table.iter_rows()
-    ]
-    return {"columns": table.columns, "numeric": numeric, "rows": rows}
 
 
 # --------------------------------------------------------------------------------------------
@@ -1050,10 +831,53 @@ def _script_hash(script: str) -> str:
     return "sha256-" + base64.b64encode(digest).decode("ascii")
 
 
+def fitted(context: dict[str, Any]) -> str:
+    """Render the page, cutting its listings further until it holds at most MAX_PAGE_BYTES.
+
+    Every table is already bounded (at most MAX_GROUPS groups, MAX_PAIRS pairs, MAX_KINDS
+    kinds; names and text cut): only the listings (the failure browser, each pair's items,
+    the flaky items, the rows where the tool disagrees) grow with ``max_failures`` and the text
+    in them. When the page is larger than the limit, each listing keeps the share of its rows
+    the limit allows, and the page says so.
+    """
+    page = render(context)
+    size = len(page.encode("utf-8"))
+    while size > MAX_PAGE_BYTES:
+        listings = _listings(context)
+        if not any(listings):
+            break  # pragma: no cover - the bounded tables alone never reach the limit
+        share = MAX_PAGE_BYTES / size * 0.9
+        for rows in listings:
+            del rows[int(len(rows) * share) :]
+        context["size_cut"] = True
+        failures = context.get("failures")
+        if failures:
+            failures["shown"] = count(len(failures["rows"]))
+            failures["cut"] = len(failures["rows"]) < int(failures["total"])
+        page = render(context)
+        size = len(page.encode("utf-8"))
+    return page
+
+
+def _listings(context: Mapping[str, Any]) -> list[list[Any]]:
+    """Return the page's listings: lists of rows that can be cut from their end."""
+    found = []
+    if context.get("failures"):
+        found.append(context["failures"]["rows"])
+    if context.get("samples"):
+        found.append(context["samples"]["flaky"]["rows"])
+    if context.get("agreement"):
+        found.append(context["agreement"]["differ"]["rows"])
+    if context.get("compare"):
+        found += [row["discordant"] for row in context["compare"]["rows"]]
+    return [rows for rows in found if rows]
+
+
 def render(context: Mapping[str, Any]) -> str:
     """Render the page's template with the gathered context."""
     environment = _environment()
     environment.filters["coord"] = lambda value: f"{value:.1f}"
+    environment.filters["short"] = short
     css = (TEMPLATES / "page.css").read_text(encoding="utf-8")
     script = (TEMPLATES / "page.js").read_text(encoding="utf-8")
     template = environment.get_template("page.html.j2")
