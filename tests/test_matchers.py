@@ -240,6 +240,17 @@ def test_includes_half_megabyte_needle_is_matched_not_a_regex_error(
     assert data["missing"] == missing
 
 
+@pytest.mark.parametrize("where", ["pattern", "pattern_column"])
+def test_matches_pattern_over_polars_size_limit_raises_naming_it(constructor, where) -> None:
+    # Polars rejects it (its regex size limit); the regex module's fallback did not finish in
+    # minutes (its search timeout is not checked inside a long literal): a clear error instead.
+    frame = constructor({"actual": LONG_ANSWERS[:2], "pattern": [LONG_NEEDLE, "x"]})
+    named = "`pattern`" if where == "pattern" else "`pattern_column` row 0"
+    options = {"pattern": LONG_NEEDLE} if where == "pattern" else {"pattern_column": "pattern"}
+    with pytest.raises(ValueError, match=rf"{re.escape(named)}: .*over Polars' regex size limit"):
+        to_data(frame.grade.matches("actual", **options))
+
+
 # --------------------------------------------------------------------------------------------
 # matches
 # --------------------------------------------------------------------------------------------
