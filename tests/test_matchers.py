@@ -203,19 +203,18 @@ def _includes_reference(answer: str | None, needles: list[str], *, ignore_case: 
     return bool(needles) and all(case(n) in case(answer or "") for n in needles)
 
 
+_LONG_LISTS = [[LONG_NEEDLE], ["short", LONG_NEEDLE.upper()], [LONG_NEEDLE + "!"], ["x"]]
+
+
 @pytest.mark.parametrize(
-    ("layout", "needles"),
+    ("layout", "needles", "ignore_case"),
     [
-        pytest.param("literal", [[LONG_NEEDLE]] * 4, id="literal_needle"),
-        pytest.param("string", [[LONG_NEEDLE.lower()]], id="one_row_needle_column"),
-        pytest.param(
-            "list",
-            [[LONG_NEEDLE], ["short", LONG_NEEDLE.upper()], [LONG_NEEDLE + "!"], ["x"]],
-            id="needle_lists",
-        ),
+        pytest.param("literal", [[LONG_NEEDLE]] * 4, True, id="literal_needle"),
+        pytest.param("string", [[LONG_NEEDLE.lower()]], True, id="one_row_needle_column"),
+        pytest.param("list", _LONG_LISTS, True, id="needle_lists"),
+        pytest.param("list", _LONG_LISTS, False, id="needle_lists_case_kept"),
     ],
 )
-@pytest.mark.parametrize("ignore_case", [True, False])
 def test_includes_half_megabyte_needle_is_matched_not_a_regex_error(
     constructor, layout, needles, ignore_case
 ) -> None:
