@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,7 @@ import pandas as pd
 import polars as pl
 import pytest
 
-import gradeframe  # noqa: F401  (registers .grade)
+import gradeframe
 from tests.utils import FRAME_TYPES, make_frame, to_data
 
 POLARS_AND_PANDAS = ["polars_eager", "polars_lazy", "pandas_object"]
@@ -210,3 +211,131 @@ def test_messy_json_lines_file(tmp_path: Path) -> None:
     assert out["failure_kind"].to_list() == [None, None, "error", "no_reference", "refusal"]
     pandas_out = pd.read_json(path, lines=True).grade.answer_contains("output", "refs")
     assert to_data(pandas_out)["failure_kind"] == [None, None, "error", "no_reference", "refusal"]
+
+
+# --------------------------------------------------------------------------------------------
+# G20: lone surrogates ("\ud800"): text UTF-8 cannot hold, named where it is
+# --------------------------------------------------------------------------------------------
+
+LONE = "ab\ud800c"
+
+
+def _object_frame(**columns: list[Any]) -> pd.DataFrame:
+    return pd.DataFrame({k: pd.Series(v, dtype=object) for k, v in columns.items()})
+
+
+@pytest.mark.parametrize(
+    ("call", "where"),
+    [
+        (
+            lambda: _object_frame(answer=["x", LONE], refs=["x", "x"]).grade.answer_contains(),
+            "column 'answer' at row 1 (index 1)",
+        ),
+        (
+            lambda: _object_frame(answer=["x", "y"], refs=["x", LONE]).grade.answer_contains(),
+            "column 'refs' at row 1 (index 1)",
+        ),
+        (
+            lambda: _object_frame(answer=["x", "y"], refs=[["x"], ["y", LONE]]).grade.exact_match(
+                "answer", "refs"
+            ),
+            "column 'refs' at row 1 (index 1)",
+        ),
+        (
+            lambda: pd.Series(["x", LONE], index=["a", "b"], dtype=object).grade.fold(),
+            "the Series at row 1 (index 'b')",
+        ),
+        (
+            lambda: gradeframe.consistency(
+                _object_frame(question_id=[1, 1], answer=[LONE, "x"], correct=[True, False]),
+                answer="answer",
+            ),
+            "column 'answer' at row 0 (index 0)",
+        ),
+        (
+            lambda: _object_frame(model=[LONE], correct=[True]).grade.report(by="model"),
+            "column 'model' at row 0 (index 0)",
+        ),
+        (
+            lambda: gradeframe.rewards.answer_contains_reward(["x", LONE], ["x", "x"]),
+            "completions[1]",
+        ),
+        (lambda: gradeframe.rewards.answer_contains_reward(["x"], [["x", LONE]]), "refs[0]"),
+        (lambda: gradeframe.rewards.accuracy_reward(["1"], [LONE]), "solution[0]"),
+        (
+            lambda: pl.DataFrame({"answer": ["x"], "refs": ["x"]}).grade.answer_contains(
+                prefix=LONE
+            ),
+            "`prefix`",
+        ),
+        (
+            lambda: pl.DataFrame({"a": ["x"]}).grade.exact_match("a", "a", label=LONE),
+            "`label`",
+        ),
+        (lambda: pl.DataFrame({"a": ["x"]}).grade.exact_match("a", LONE), "`expected`"),
+        (
+            lambda: gradeframe.example().grade.answer_contains().grade.html(title=LONE),
+            "`title`",
+        ),
+    ],
+    ids=[
+        "pandas answer",
+        "pandas refs",
+        "pandas list refs",
+        "pandas Series",
+        "pandas consistency",
+        "pandas report by",
+        "reward completions",
+        "reward refs",
+        "reward solution",
+        "prefix",
+        "label",
+        "column name",
+        "html title",
+    ],
+)
+def test_a_lone_surrogate_is_named_where_it_is(call: Any, where: str) -> None:
+    # It used to be a bare UnicodeEncodeError from Arrow or Polars, naming nothing.
+    said = f"{where} holds a lone surrogate '\\ud800' at character 2"
+    with pytest.raises(ValueError, match=re.escape(said)):
+        call()
+
+
+def test_a_lone_surrogate_in_json_reads_as_the_replacement_character(tmp_path: Path) -> None:
+    # A JSON file's "\ud800" escape: Polars' JSON Lines reader made a high one NUL and refused a
+    # low one; Python's json made text Polars cannot hold. Both files read alike: U+FFFD.
+    escaped = [r"x\ud800y", r"x\udc00y", r"\ud83d\ude00", r"\\ud800", r"nul\u0000"]
+    lines = [f'{{"answer": "{text}", "refs": ["{text}"]}}' for text in escaped]
+    (tmp_path / "a.jsonl").write_text("\n".join(lines) + "\n")
+    (tmp_path / "a.json").write_text("[" + ",".join(lines) + "]")
+    want = ["x\ufffdy", "x\ufffdy", "\U0001f600", "\\ud800", "nul\x00"]  # and a real NUL
+    for name in ("a.jsonl", "a.json"):
+        read = gradeframe.read_table(tmp_path / name)
+        assert read.get_column("answer").to_list() == want
+        assert read.get_column("refs").to_list() == [[w] for w in want]  # in lists too
+
+
+def test_a_csv_that_is_not_utf8_names_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "answers.csv"
+    path.write_bytes(b"answer,refs\nx,x\nab\xed\xa0\x80c,x\n")  # a surrogate encoded as bytes
+    with pytest.raises(ValueError, match=r"line 3, byte 3: b'\\xed' is not UTF-8"):
+        gradeframe.read_table(path)
+
+
+def test_file_names_that_are_not_utf8_are_read_and_written(tmp_path: Path) -> None:
+    from gradeframe import cli
+
+    folder = tmp_path / "d\udcff"  # the bytes b"d\xff", as Python shows them
+    folder.mkdir()
+    source = folder / "in\udcff.csv"
+    source.write_text("answer,refs\nIt was 12.,12\n")
+    target = folder / "out\udcff.parquet"
+    assert cli.main(["score", str(source), "-q", "-o", str(target)]) == 0
+    assert pl.read_parquet(target.read_bytes()).get_column("correct").to_list() == [True]
+
+
+def test_a_failure_cap_past_int64_is_refused_naming_it() -> None:
+    # G17's kin: a count past Int64 was Polars' OverflowError deep in the page's listing.
+    graded = gradeframe.example().grade.answer_contains()
+    with pytest.raises(ValueError, match=r"`max_failures` must be an int from 0 to 2\*\*63 - 1"):
+        graded.grade.html(max_failures=2**64)

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -11,6 +12,8 @@ from typing import Any
 
 import polars as pl
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import gradeframe as gf
 from gradeframe import cli
@@ -571,3 +574,131 @@ def test_refusals_flag_counts_a_refusal_in_words(tmp_path: Path) -> None:
     assert refusals.returncode == 0, refusals.stderr
     row = report_rows(refusals.stdout)["3"]
     assert (row["n_correct"], row["refusal"], row["wrong"]) == ("1", "1", "1")
+
+
+# --------------------------------------------------------------------------------------------
+# Issue 38: -o checked before scoring (G21), leftovers of killed runs (G22), a user's own
+# leading ' kept by --escape-formulas (G23)
+# --------------------------------------------------------------------------------------------
+
+
+def _never_scored(monkeypatch: pytest.MonkeyPatch) -> None:
+    def fail(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the input was scored before -o was checked")
+
+    monkeypatch.setattr("gradeframe.cli._main.score", fail)
+
+
+@pytest.mark.parametrize(
+    ("flag", "output", "said"),
+    [
+        ("-o", "a" * 300 + ".csv", "File name too long"),
+        ("-o", "missing/graded.csv", "does not exist"),
+        ("-o", "folder.csv", "is a folder"),
+        ("-o", "file.txt/graded.csv", "does not exist"),
+        ("--html", "a" * 300 + ".html", "File name too long"),
+        ("--html", "a" * 245 + ".html", "File name too long"),  # its temporary name is longer
+    ],
+    ids=["too long", "missing folder", "a folder", "under a file", "html too long", "html temp"],
+)
+def test_an_output_that_cannot_be_written_is_one_line_before_scoring(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    flag: str,
+    output: str,
+    said: str,
+) -> None:
+    # G21: a 240-character -o name printed a traceback after the whole input was scored.
+    (tmp_path / "folder.csv").mkdir()
+    (tmp_path / "file.txt").write_text("x")
+    monkeypatch.chdir(tmp_path)
+    _never_scored(monkeypatch)
+    assert cli.main(["score", "--example", "-q", flag, output]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"gradeframe: error: {flag} "), err
+    assert err.count("\n") == 1, err
+    assert said in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file.txt", "folder.csv"]
+
+
+def test_a_240_character_output_name_is_written(tmp_path: Path) -> None:
+    # The private folder's name no longer holds the target's name, so a name that fits the file
+    # system is written (255 bytes on most).
+    target = tmp_path / ("a" * 236 + ".csv")
+    assert cli.main(["score", "--example", "-q", "-o", str(target)]) == 0
+    assert pl.read_csv(target).height == gf.example().height
+    assert [p.name for p in tmp_path.iterdir()] == [target.name]
+
+
+def _dead_pid() -> int:
+    done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], **_CAPTURE)
+    return int(done.stdout)
+
+
+_CAPTURE: dict[str, Any] = {"capture_output": True, "text": True, "check": True}
+
+
+def test_leftovers_of_dead_runs_on_this_host_are_removed_and_no_other(tmp_path: Path) -> None:
+    # G22: a SIGKILL during -o left a hidden folder no run ever removed (the slow test in
+    # test_faults_v4_small.py kills a real run).
+    from gradeframe.cli import writing
+
+    host = writing.private_name().split("-")[2]
+    names = {
+        "dead": f"{writing.PRIVATE_PREFIX}{host}-{_dead_pid()}-0a1b2c3d.tmp",
+        "alive": f"{writing.PRIVATE_PREFIX}{host}-{os.getppid()}-0a1b2c3d.tmp",
+        "other host": f"{writing.PRIVATE_PREFIX}00000000-{_dead_pid()}-0a1b2c3d.tmp",
+        "not ours": ".graded.csv.1234.abcd.tmp",
+    }
+    for name in names.values():
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "graded.csv").write_text("answer\ncut")
+    assert writing.remove_stale_private_folders(tmp_path) == [names["dead"]]
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == sorted(n for k, n in names.items() if k != "dead")
+    target = tmp_path / "graded.csv"  # a run writing here removes only dead runs' folders
+    (tmp_path / names["dead"]).mkdir()
+    assert cli.main(["score", "--example", "-q", "-o", str(target)]) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*left, target.name])
+
+
+@pytest.mark.parametrize(
+    "cell",
+    ["'quoted", "'12", "'", "it's", "'x'", "'\\n"],  # not "''" or "'=": read as escaped
+)
+def test_escape_formulas_on_input_keeps_a_users_own_leading_quote(
+    tmp_path: Path, cell: str
+) -> None:
+    # G23: reading a user's CSV with --escape-formulas took the ' off "'quoted" (it never
+    # added one: it writes "''quoted"). A round trip keeps the text as it was.
+    source = tmp_path / "answers.csv"
+    pl.DataFrame({"answer": [cell], "refs": ["x"]}).write_csv(source)
+    escaped, back = tmp_path / "graded.csv", tmp_path / "back.jsonl"
+    assert cli.main(["score", str(source), "-q", "--escape-formulas", "-o", str(escaped)]) == 0
+    assert cli.main(["score", str(escaped), "-q", "--escape-formulas", "-o", str(back)]) == 0
+    assert pl.read_ndjson(back).get_column("answer").to_list() == [cell]
+
+
+def test_escape_formulas_round_trip_restores_record_fields(tmp_path: Path) -> None:
+    # A record's fields are written as output.answer columns: the ' added there is removed
+    # before the record is put back together (it used to stay in the field).
+    source = tmp_path / "answers.jsonl"
+    answers = ["=2", "'quoted", "-12", "plain"]
+    pl.DataFrame(
+        {"output": [{"answer": a, "status": "ok"} for a in answers], "refs": ["2"] * 4}
+    ).write_ndjson(source)
+    escaped, back = tmp_path / "graded.csv", tmp_path / "back.jsonl"
+    flags = ["-q", "--escape-formulas", "--answer", "output"]
+    assert cli.main(["score", str(source), *flags, "-o", str(escaped)]) == 0
+    assert cli.main(["score", str(escaped), *flags, "-o", str(back)]) == 0
+    record = pl.read_ndjson(back).get_column("output").struct.field("answer")
+    assert record.to_list() == answers
+
+
+@given(st.lists(st.text(alphabet=st.sampled_from("'=+-@\t\rab "), max_size=6), max_size=8))
+def test_unescaping_what_escape_formulas_wrote_gives_the_text_back(cells: list[str]) -> None:
+    from gradeframe.cli.writing import escape_formulas, unescape_formulas
+
+    frame = pl.DataFrame({"answer": cells}, schema={"answer": pl.String})
+    assert unescape_formulas(escape_formulas(frame)).equals(frame)

@@ -114,6 +114,15 @@ def test_failures_zero_lists_nothing_and_negative_is_an_error():
     assert "--failures must be 0 or more, got -2" in done.stderr
 
 
+def test_failures_beyond_int64_lists_every_failure_not_an_overflow():
+    # G17: a count past 2**64 used to end in Polars' OverflowError after scoring
+    done = run("score", "--example", "--quiet", "--failures", "99999999999999999999")
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    everything = run("score", "--example", "--quiet", "--failures", "1000")
+    assert done.stdout == everything.stdout
+
+
 def test_failures_on_logs_shows_the_log_and_the_sample(tmp_path):
     done = run("score", LOGS / "lm_eval", "--failures", "50", "--quiet")
     rows = table(done.stdout, "rows that are not right (all 11):")

@@ -203,11 +203,22 @@ def test_on_defaults_to_task_and_sample_id() -> None:
         (True, TypeError, "`k`"),
         ("4", TypeError, "`k`"),
         (1.5, TypeError, "`k`"),
+        # G17: beyond Int64, a ValueError naming k (not Polars' TypeError building a Series)
+        (2**63, ValueError, r"`k` must be at most 2\*\*63 - 1"),
+        ([1, 2**64], ValueError, "got 18446744073709551616"),
+        (10**30, ValueError, "`k` must be at most"),
     ],
 )
 def test_bad_k_is_refused(k: Any, error: type[Exception], match: str) -> None:
     with pytest.raises(error, match=match):
         gf.pass_at_k(pl.DataFrame(_rows({"a": [(2, 1)]})), k)
+
+
+def test_the_largest_int64_k_is_handled_as_too_few_samples(constructor: Any) -> None:
+    out = to_data(gf.pass_at_k(constructor(_rows({"a": [(2, 1)]})), k=[1, 2**63 - 1]))
+    assert out["k"] == [1, 2**63 - 1]
+    assert out["short_items"] == [0, 1]
+    assert out["pass_at_k"] == [0.5, None]
 
 
 def test_k_from_a_range_or_an_array() -> None:
@@ -587,7 +598,7 @@ def test_cli_samples_says_when_every_item_has_one_row() -> None:
     assert "pass_at_k" not in result.stdout
 
 
-@pytest.mark.parametrize("value", ["0", "1,x", ""])
+@pytest.mark.parametrize("value", ["0", "1,x", "", "1,99999999999999999999"])
 def test_cli_samples_refuses_bad_k(value: str) -> None:
     result = run("score", "--example", "--samples", value)
     assert result.returncode == 2
@@ -661,3 +672,38 @@ def test_cli_samples_without_an_item_column_says_on_before_scoring(tmp_path: Pat
     assert "accuracy" not in result.stdout
     named = run("score", str(path), "--samples", "2", "--on", "model", "-q")
     assert named.returncode == 0, named.stderr
+
+
+# --------------------------------------------------------------------------------------------
+# G16: identical calls give identical bits (Polars' float sums depend on threads and chunks)
+# --------------------------------------------------------------------------------------------
+
+
+def _many_floats(seed: int) -> tuple[dict[str, list[Any]], dict[str, list[int]]]:
+    """Many groups and items whose accuracies (c of 7) are not sums of halves; and the c's."""
+    rng = random.Random(seed)
+    rights = {m: [rng.randint(0, 7) for _ in range(150)] for m in "abcdef"}
+    return _rows({m: [(7, c) for c in cs] for m, cs in rights.items()}, seed=seed), rights
+
+
+@pytest.mark.parametrize(
+    "summary",
+    [
+        lambda f: gf.pass_at_k(f, k=[1, 3]),
+        lambda f: gf.consistency(f),
+        lambda f: gf.compare(f, adjust=None),
+    ],
+    ids=["pass_at_k", "consistency", "compare"],
+)
+def test_identical_calls_give_identical_bits_on_every_frame_type(summary: Any) -> None:
+    data, rights = _many_floats(16)
+    frames = [make_frame(kind, data) for kind in FRAME_TYPES]
+    first = to_data(summary(frames[0]))
+    for frame in [frames[0]] * 4 + frames[1:]:
+        again = to_data(summary(frame))
+        for name, values in first.items():
+            # Bits, not a tolerance: the repr of a float is its exact value.
+            assert [repr(v) for v in again[name]] == [repr(v) for v in values], name
+    if "mean_accuracy" in first:  # and the shared value is the exact mean, to rounding
+        exact = [float(sum(Fraction(c, 7) for c in rights[m]) / 150) for m in sorted(rights)]
+        assert first["mean_accuracy"] == pytest.approx(exact, rel=1e-15, abs=0)

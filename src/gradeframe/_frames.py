@@ -21,7 +21,7 @@ import polars as pl
 import pyarrow as pa
 
 from gradeframe import answer as answer_rules
-from gradeframe._inputs import check_column
+from gradeframe._inputs import check_column, lone_surrogate, surrogate_error
 from gradeframe._mixed import split_mixed
 from gradeframe._refs import number_text
 
@@ -120,7 +120,43 @@ def _as_json(value: Any) -> Any:
 
 
 def _arrow_column(series: pd.Series, name: str, role: Role | None) -> pa.Array | pa.ChunkedArray:
-    """Read one pandas column as Arrow, coercing messy object columns by role."""
+    """Read one pandas column as Arrow, coercing messy object columns by role.
+
+    Text with a lone surrogate (which Arrow cannot hold) raises a ValueError naming the column
+    and the row.
+    """
+    try:
+        return _arrow_values(series, name, role)
+    except UnicodeEncodeError:
+        raise _surrogate_row(series, name) from None
+
+
+def _surrogate_row(series: pd.Series, name: str) -> ValueError:
+    """Find the first value holding a lone surrogate (an error path: a loop over the column)."""
+
+    def texts(value: Any) -> Iterable[str]:
+        if isinstance(value, str):
+            yield value
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                yield from texts(key)
+                yield from texts(item)
+        elif isinstance(value, list | tuple | np.ndarray | pd.Series):
+            for item in value:
+                yield from texts(item)
+
+    for position, (label, value) in enumerate(series.items()):
+        for text in texts(value):
+            at = lone_surrogate(text)
+            if at is not None:
+                what = "the Series" if name.startswith("__gradeframe") else f"column {name!r}"
+                where = f"{what} at row {position} (index {label!r})"
+                return surrogate_error(where, text, at)
+    at = lone_surrogate(name)  # pragma: no cover - the name itself, else Arrow's own words
+    return surrogate_error("a column name", name, at or 0)
+
+
+def _arrow_values(series: pd.Series, name: str, role: Role | None) -> pa.Array | pa.ChunkedArray:
     if role == "mixed" and series.dtype == object:
         mixed = split_mixed(series)  # before Arrow, which would read [1.5, True] as [1.5, 1.0]
         if mixed is not None:

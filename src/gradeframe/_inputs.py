@@ -19,9 +19,40 @@ Schema: TypeAlias = Mapping[str, pl.DataType]
 _TEXT_DTYPES = (pl.String, pl.Categorical, pl.Enum)
 
 
+def lone_surrogate(text: str) -> int | None:
+    r"""Return where ``text`` holds a lone UTF-16 surrogate (None: it is valid text).
+
+    Python text may hold one (``"\ud800"``, from bytes decoded with ``surrogateescape`` or a
+    JSON escape read by Python's json); UTF-8, and so Arrow and Polars, cannot.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return exc.start
+    return None
+
+
+def surrogate_error(where: str, text: str, at: int) -> ValueError:
+    """Return the error for text with a lone surrogate: where it is, the character, the fix."""
+    msg = (
+        f"{where} holds a lone surrogate {text[at]!r} at character {at} "
+        f"({text[max(0, at - 20) : at + 20]!r}): not text that UTF-8 (so Polars) can hold. It "
+        "comes from bytes decoded with errors='surrogateescape' or a lone JSON \\u escape; "
+        "replace it first, for example with text.encode('utf-8', 'replace').decode('utf-8')."
+    )
+    return ValueError(msg)
+
+
+def check_text(value: object, argument: str) -> None:
+    """Raise a ValueError naming ``argument`` when a str argument holds a lone surrogate."""
+    if isinstance(value, str) and (at := lone_surrogate(value)) is not None:
+        raise surrogate_error(f"`{argument}`", value, at)
+
+
 def to_expr(value: Any, argument: str) -> pl.Expr:
     """Return the expression an argument stands for: a column name or an expression."""
     if isinstance(value, str):
+        check_text(value, argument)
         return pl.col(value)
     if isinstance(value, pl.Expr):
         return value
@@ -75,6 +106,7 @@ def check_prefix(prefix: object) -> None:
     if not isinstance(prefix, str):
         msg = f"`prefix` must be a str, got {type(prefix).__name__}: {prefix!r}"
         raise TypeError(msg)
+    check_text(prefix, "prefix")
 
 
 def check_output_names(schema: Schema, names: list[str]) -> None:

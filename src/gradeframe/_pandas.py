@@ -371,7 +371,7 @@ class PandasSeriesGrade:
     def _run(self, function: Callable[..., pl.Expr], /, *args: Any, **kwargs: Any) -> pd.Series:
         """Run an expression function on this Series (as text); the index and name are kept."""
         name = "__gradeframe__"
-        frame = to_polars(pd.DataFrame({name: self._series.array}), {name: "text"})
+        frame = to_polars(self._series.to_frame(name), {name: "text"})
         values = frame.select(function(pl.col(name), *args, **kwargs).alias(name)).to_series()
         return pd.Series(to_pandas_column(values), index=self._series.index, name=self._series.name)
 
@@ -421,7 +421,7 @@ class PandasSeriesGrade:
             on_conflict=on_conflict,
         )
         name = "__gradeframe__"
-        frame = to_polars(pd.DataFrame({name: self._series.array}), {name: "text"})
+        frame = to_polars(self._series.to_frame(name), {name: "text"})
         fields = frame.select(expr.alias(name)).unnest(name)
         return pd.DataFrame(
             {c: to_pandas_column(fields.get_column(c)) for c in fields.columns},

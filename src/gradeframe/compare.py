@@ -32,6 +32,8 @@ from gradeframe.stats import (
     Z_95,
     Adjustment,
     adjusted_p_value,
+    bounded_mean,
+    bounded_sum,
     check_adjust,
     cohens_kappa,
     mcnemar_p_value,
@@ -205,6 +207,13 @@ def _on_columns(on: str | Sequence[str], schema: Schema) -> list[str]:
     return names
 
 
+def _sd(values: pl.Expr) -> pl.Expr:
+    """Return the sd (ddof = 1) of values in [-1, 1]: two passes in fixed point; null below two."""
+    squares = bounded_sum((values - bounded_mean(values)) ** 2, bound=4.0)
+    count = values.count()
+    return pl.when(count >= 2).then((squares / (count - 1).cast(pl.Float64)).sqrt())
+
+
 @one_at_a_time
 def compare(
     frame: Any,
@@ -339,10 +348,12 @@ def compare(
         .group_by(*splits, "a", "b")
         .agg(
             pl.len().cast(pl.Int64).alias("n_items"),
-            sa.mean().alias("accuracy_a"),
-            sb.mean().alias("accuracy_b"),
-            difference.mean().alias("difference"),
-            difference.std(ddof=1).alias("__gf_sd"),
+            # Fixed-point sums (bounded_mean), not Polars' float sums, whose last bits depend on
+            # threads and chunks: the same call gives the same bits every time.
+            bounded_mean(sa).alias("accuracy_a"),
+            bounded_mean(sb).alias("accuracy_b"),
+            bounded_mean(difference).alias("difference"),
+            _sd(difference).alias("__gf_sd"),
             (right_a & right_b).sum().cast(pl.Int64).alias("both_right"),
             (right_a & ~right_b).sum().cast(pl.Int64).alias("only_a"),
             (~right_a & right_b).sum().cast(pl.Int64).alias("only_b"),

@@ -62,6 +62,7 @@ from typing import Any, Final
 
 import polars as pl
 
+from gradeframe._inputs import lone_surrogate, surrogate_error
 from gradeframe._threads import one_at_a_time
 from gradeframe.extract import extract_answer, extract_boxed
 from gradeframe.kinds import NO_REFERENCE, PARSE_FAILURE, WRONG
@@ -147,6 +148,19 @@ def _gold_text(value: object, where: str) -> str | None:
     raise TypeError(msg)
 
 
+def _series(name: str, values: list[Any], dtype: Any, argument: str) -> pl.Series:
+    """Build a column of the trainer's values; text with a lone surrogate is named by index."""
+    try:
+        return pl.Series(name, values, dtype=dtype)
+    except UnicodeEncodeError:
+        for i, value in enumerate(values):
+            for text in value if isinstance(value, list) else [value]:
+                at = lone_surrogate(text) if isinstance(text, str) else None
+                if at is not None:
+                    raise surrogate_error(f"{argument}[{i}]", text, at) from None
+        raise
+
+
 def _check_lengths(completions: Sequence[Any], golds: Sequence[Any], name: str) -> None:
     if len(completions) != len(golds):
         msg = (
@@ -195,9 +209,14 @@ def _graded(completions: Sequence[Any], golds: Sequence[Any]) -> pl.DataFrame:
     _check_lengths(completions, golds, "solution")
     frame = pl.DataFrame(
         {
-            "completion": pl.Series(_completion_texts(completions), dtype=pl.String),
-            "gold": pl.Series(
-                [_gold_text(g, f"solution[{i}]") for i, g in enumerate(golds)], dtype=pl.String
+            "completion": _series(
+                "completion", _completion_texts(completions), pl.String, "completions"
+            ),
+            "gold": _series(
+                "gold",
+                [_gold_text(g, f"solution[{i}]") for i, g in enumerate(golds)],
+                pl.String,
+                "solution",
             ),
         }
     ).with_row_index("row")
@@ -373,7 +392,7 @@ def _refs_column(refs: Sequence[Any]) -> pl.Series:
             else:
                 msg = f"refs[{i}] must be a string, a list of strings or None, got {v!r}"
                 raise TypeError(msg)
-        return pl.Series("refs", lists, dtype=pl.List(pl.String))
+        return _series("refs", lists, pl.List(pl.String), "refs")
     if (
         values
         and all(
@@ -389,7 +408,7 @@ def _refs_column(refs: Sequence[Any]) -> pl.Series:
                 f"number), got {type(v).__name__}: {v!r}"
             )
             raise TypeError(msg)
-    return pl.Series("refs", values, dtype=pl.String)
+    return _series("refs", values, pl.String, "refs")
 
 
 @one_at_a_time
@@ -430,7 +449,7 @@ def answer_contains_reward(
     _check_lengths(completions, refs, "refs")
     frame = pl.DataFrame(
         {
-            "answer": pl.Series(_completion_texts(completions), dtype=pl.String),
+            "answer": _series("answer", _completion_texts(completions), pl.String, "completions"),
             "refs": _refs_column(refs),
         }
     )

@@ -57,7 +57,14 @@ from gradeframe._summary_inputs import (
 )
 from gradeframe._threads import one_at_a_time
 from gradeframe.fold import fold
-from gradeframe.stats import Z_95, normal_interval, pass_all_k_estimate, pass_at_k_estimate
+from gradeframe.stats import (
+    Z_95,
+    bounded_mean,
+    bounded_sum,
+    normal_interval,
+    pass_all_k_estimate,
+    pass_at_k_estimate,
+)
 
 __all__ = [
     "CONSISTENCY_COLUMNS",
@@ -65,6 +72,7 @@ __all__ = [
     "FLAKY_COLUMNS",
     "FLAKY_OUTPUTS",
     "MAJORITY_COLUMNS",
+    "MAX_K",
     "PASS_AT_K_COLUMNS",
     "Groups",
     "On",
@@ -124,6 +132,9 @@ FLAKY_COLUMNS: Final = ("n", "n_correct", "accuracy")
 CONSISTENCY_OUTPUTS: Final = (*CONSISTENCY_COLUMNS, *MAJORITY_COLUMNS)
 FLAKY_OUTPUTS: Final = (*FLAKY_COLUMNS, "answers")
 
+#: The largest ``k`` (the result's ``k`` column is Int64; no item has as many samples).
+MAX_K: Final = 2**63 - 1
+
 # Column names of the counts (internal, so that they cannot meet a user's column).
 _N: Final = "__gf_n"
 _C: Final = "__gf_c"
@@ -168,7 +179,7 @@ def _item_columns(on: On, schema: Schema) -> list[str]:
 
 
 def check_ks(k: Any) -> list[int]:
-    """Return the values of ``k`` (an int or a list of ints, each at least 1), sorted, distinct."""
+    """Return the values of ``k`` (ints from 1 to :data:`MAX_K`), sorted, distinct."""
     if isinstance(k, Integral):
         values: Any = [k]
     elif isinstance(k, str | bytes) or not isinstance(k, Iterable):
@@ -181,6 +192,13 @@ def check_ks(k: Any) -> list[int]:
     small = [int(v) for v in values if v < 1]
     if small:
         msg = f"`k` must be at least 1, got {small[0]} (in k={k!r})"
+        raise ValueError(msg)
+    large = [int(v) for v in values if v > MAX_K]
+    if large:
+        msg = (
+            f"`k` must be at most 2**63 - 1 ({MAX_K}, the largest Int64: no item holds more "
+            f"samples), got {large[0]} (in k={k!r})"
+        )
         raise ValueError(msg)
     return sorted({int(v) for v in values})
 
@@ -325,29 +343,31 @@ def summed(counts: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
 def pass_at_k_from_counts(counts: pl.LazyFrame, groups: list[str], ks: list[int]) -> pl.LazyFrame:
     """Build the pass@k table from per-item counts (see :func:`pass_at_k` for its columns)."""
     k_frame = pl.LazyFrame({"k": ks}, schema={"k": pl.Int64})
-    per_item = counts.join(k_frame, how="cross")
-    # The estimates depend on (n, c, k) alone: computed once per distinct triple (a handful when
-    # every item has the same number of samples), then joined back to the items.
-    estimates = (
-        per_item.select(_N, _C, "k")
-        .unique()
+    # The estimates depend on (n, c, k) alone: the items are counted per distinct (n, c) (a
+    # handful when every item has the same number of samples), and each estimate is computed
+    # once and weighed by its items. Sums in 128-bit fixed point (bounded_sum: exact in any
+    # order) and the sd written out (two passes): Polars' own float sums and std depend on
+    # threads and chunks. So every result is the same to the last bit from run to run.
+    items = pl.col("__gf_items")
+    per_count = (
+        counts.group_by(*groups, _N, _C)
+        .agg(pl.len().cast(pl.Int64).alias("__gf_items"))
+        .join(k_frame, how="cross")
         .with_columns(
             pass_at_k_estimate(_N, _C, "k").alias("__gf_p"),
             pass_all_k_estimate(_N, _C, "k").alias("__gf_all"),
         )
     )
-    per_item = per_item.join(estimates, on=[_N, _C, "k"], how="left")
-    # Sums over sorted values (items come in any order), and the sd written out (two passes):
-    # Polars' own std may take one of several code paths. So the last bits of every result are
-    # the same from run to run.
-    values = pl.col("__gf_p").sort()
-    squares = ((values - values.mean()) ** 2).sum()
-    table = per_item.group_by(*groups, "k").agg(
-        pl.len().cast(pl.Int64).alias("n_items"),
-        (pl.col(_N) < pl.col("k")).sum().cast(pl.Int64).alias("short_items"),
-        values.mean().alias("__gf_mean"),
-        (squares / (values.count() - 1).cast(pl.Float64)).sqrt().alias("__gf_sd"),
-        pl.col("__gf_all").sort().mean().alias("__gf_all"),
+    values = pl.col("__gf_p")
+    mean = bounded_mean(values, weights=items)
+    squares = bounded_sum((values - mean) ** 2, weights=items)
+    n_items = items.sum().cast(pl.Int64)
+    table = per_count.group_by(*groups, "k").agg(
+        n_items.alias("n_items"),
+        items.filter(pl.col(_N) < pl.col("k")).sum().cast(pl.Int64).alias("short_items"),
+        mean.alias("__gf_mean"),
+        (squares / (n_items - 1).cast(pl.Float64)).sqrt().alias("__gf_sd"),
+        bounded_mean("__gf_all", weights=items).alias("__gf_all"),
     )
     if groups:
         table = table.sort(*groups, "k", nulls_last=True)
@@ -404,11 +424,11 @@ def consistency_from_counts(
     aggregations = [
         pl.len().cast(pl.Int64).alias("n_items"),
         n.sum().cast(pl.Int64).alias("n_samples"),
-        p.sort().mean().alias("mean_accuracy"),  # sorted: the same last bits every run
+        bounded_mean(p).alias("mean_accuracy"),  # fixed point: the same last bits every run
         (c == n).sum().cast(pl.Int64).alias("always_right"),
         (c == 0).sum().cast(pl.Int64).alias("always_wrong"),
         ((c > 0) & (c < n)).sum().cast(pl.Int64).alias("flaky"),
-        (p * (1.0 - p)).sort().mean().alias("item_variance"),
+        bounded_mean(p * (1.0 - p)).alias("item_variance"),
     ]
     if votes is not None:
         keys = [*groups, *items]

@@ -46,6 +46,8 @@ __all__ = [
     "adjusted_p_value",
     "betainc",
     "binomial_cdf_half",
+    "bounded_mean",
+    "bounded_sum",
     "clustered_standard_error",
     "cohens_kappa",
     "mcnemar_p_value",
@@ -163,6 +165,61 @@ def normal_interval(
     if clip is not None:
         low, high = low.clip(*clip), high.clip(*clip)
     return low.alias("ci_low"), high.alias("ci_high")
+
+
+def bounded_sum(
+    values: IntoExpr, *, bound: float = 1.0, weights: IntoExpr | None = None
+) -> pl.Expr:
+    r"""Return the sum of Float64 values of magnitude at most ``bound``, the same in every run.
+
+    Polars adds floats in an order that depends on its threads, chunks and memory alignment, so
+    two identical calls can differ in the last bits. Here each value becomes a 128-bit integer
+    count of units of :math:`2^{-64} b` (``b``, the power of two at or above ``bound``), and
+    integers add exactly in any order; the total is turned into a float once. A value of at
+    least :math:`2^{-11} b` is held exactly (so sums of such values are exact before that one
+    rounding), a smaller one to within :math:`2^{-64} b`; up to :math:`2^{63}` values. With
+    ``weights`` (non-negative integers: how many times each value counts), the sum of
+    ``values * weights``, just as exact. Nulls are skipped; a value beyond ``bound`` (or NaN) is
+    a programming error and raises.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from gradeframe.stats import bounded_sum
+    >>> df = pl.DataFrame({"g": [1, 1, 1, 2], "x": [0.1, 0.2, 0.3, None]})
+    >>> df.group_by("g", maintain_order=True).agg(bounded_sum("x"))
+    shape: (2, 2)
+    ┌─────┬─────┐
+    │ g   ┆ x   │
+    │ --- ┆ --- │
+    │ i64 ┆ f64 │
+    ╞═════╪═════╡
+    │ 1   ┆ 0.6 │
+    │ 2   ┆ 0.0 │
+    └─────┴─────┘
+    """
+    scale = 2.0 ** (64 - math.ceil(math.log2(bound)))
+    units = (to_expr(values, "values").cast(pl.Float64) * scale).cast(pl.Int128)
+    if weights is not None:
+        units = units * to_expr(weights, "weights").cast(pl.Int128)
+    return (units.sum().cast(pl.Float64) / scale).fill_null(0.0)
+
+
+def bounded_mean(
+    values: IntoExpr, *, bound: float = 1.0, weights: IntoExpr | None = None
+) -> pl.Expr:
+    """Return the mean of values of magnitude at most ``bound``, the same in every run.
+
+    :func:`bounded_sum` divided once by the count of non-null values (with ``weights``, by
+    the sum of their weights); null when there is none.
+    """
+    expr = to_expr(values, "values")
+    if weights is None:
+        count = expr.count().cast(pl.Float64)
+    else:
+        count = to_expr(weights, "weights").filter(expr.is_not_null()).sum().cast(pl.Float64)
+    total = bounded_sum(expr, bound=bound, weights=weights)
+    return pl.when(count > 0).then(total / count)
 
 
 def mean_interval(

@@ -35,12 +35,23 @@ def _ks(value: str) -> list[int]:
         ks = [int(part) for part in parts]
     except ValueError:
         ks = []
-    if not ks or min(ks) < 1:
+    if not ks or min(ks) < 1 or max(ks) > 2**63 - 1:
         msg = (
-            f"must be whole numbers of at least 1 separated by commas (e.g. 1,4,16), got {value!r}"
+            "must be whole numbers from 1 to 2**63 - 1 separated by commas (e.g. 1,4,16), "
+            f"got {value!r}"
         )
         raise argparse.ArgumentTypeError(msg)
     return ks
+
+
+def _rows(value: str) -> int:
+    """Read a number of rows to list: any whole number; one beyond Int64 means "all of them"."""
+    try:
+        rows = int(value)
+    except ValueError:
+        msg = f"must be a whole number, got {value!r}"
+        raise argparse.ArgumentTypeError(msg) from None
+    return min(rows, 2**63 - 1)  # no frame has more rows; Polars' head() takes at most this
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -200,7 +211,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     evaluation.add_argument(
         "--disagreements",
-        type=int,
+        type=_rows,
         default=0,
         metavar="N",
         help="list N rows where the tool's own verdict and gradeframe's differ",
@@ -236,7 +247,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     score_parser.add_argument(
         "--failures",
-        type=int,
+        type=_rows,
         default=0,
         metavar="N",
         help=(

@@ -30,6 +30,7 @@ from gradeframe.cli._common import (
     check_column,
     column_or_field,
 )
+from gradeframe.cli._unicode import SURROGATE, first_bad_line, read_json_lines, source_of
 from gradeframe.cli.writing import unescape_formulas
 from gradeframe.example import example
 
@@ -68,9 +69,12 @@ def read_input(args: argparse.Namespace) -> Input:
     if args.refs_var is not None:
         msg = f"--refs-var {args.refs_var}: only promptfoo logs take it; {str(path)!r} is not one"
         raise CliError(msg)
-    frame = read_frame(path, separator=args.separator, guess=args.separator is None)
-    if args.escape_formulas and _format_of(path, "input") == "csv":
-        frame = unescape_formulas(frame)
+    frame = read_frame(
+        path,
+        separator=args.separator,
+        guess=args.separator is None,
+        unescape=args.escape_formulas,
+    )
     if not frame.columns:
         msg = f"input {str(path)!r}: holds no records"
         raise CliError(msg)
@@ -142,11 +146,16 @@ def _several_filters(frame: pl.DataFrame) -> bool:
     return bool(filters.get_column("lm_eval_filter").max() > 1)
 
 
-def read_frame(path: Path, *, separator: str | None = ",", guess: bool = False) -> pl.DataFrame:
+def read_frame(
+    path: Path, *, separator: str | None = ",", guess: bool = False, unescape: bool = False
+) -> pl.DataFrame:
     """Read a file of answers by its extension (CSV: text cells, flattened records rebuilt).
 
     With ``guess`` (no ``--separator`` given), a CSV whose header has no comma but another
     separator raises naming the ``--separator`` to pass: the file is not read with a guess.
+    With ``unescape`` (``--escape-formulas``), a CSV's cells lose the ``'`` that
+    ``--escape-formulas`` put before them when it was written, record fields included (before
+    the ``col.field`` columns are put back together).
     """
     fmt = _format_of(path, "input")
     if not path.exists():
@@ -166,18 +175,23 @@ def read_frame(path: Path, *, separator: str | None = ",", guess: bool = False) 
             )
             raise CliError(msg)
     try:
-        if fmt == "parquet":
-            return pl.read_parquet(path)
-        if fmt == "csv":
-            frame = pl.read_csv(path, infer_schema=False, separator=separator)
-        elif fmt == "json" and _starts_with_bracket(path):
-            frame = _read_json_array(path)
-        else:
-            frame = pl.read_ndjson(path, infer_schema_length=None)
+        with source_of(path) as source:
+            if fmt == "parquet":
+                return pl.read_parquet(source)
+            if fmt == "csv":
+                frame = pl.read_csv(source, infer_schema=False, separator=separator)
+            elif fmt == "json" and _starts_with_bracket(path):
+                frame = _read_json_array(path)
+            else:
+                frame = read_json_lines(path, source)
     except (OSError, pl.exceptions.PolarsError, ValueError) as exc:
         msg = f"input {str(path)!r} cannot be read as {fmt}: {_first_line(exc)}"
+        if "utf-8" in msg.lower() and fmt == "csv":
+            msg += first_bad_line(path)
         raise CliError(msg) from None
-    return rebuild_records(frame) if fmt == "csv" else frame
+    if fmt != "csv":
+        return frame
+    return rebuild_records(unescape_formulas(frame) if unescape else frame)
 
 
 #: Separators a CSV header may use instead of ",", and how --separator spells them.
@@ -223,7 +237,13 @@ def _read_json_array(path: Path) -> pl.DataFrame:
     if not records:
         return pl.DataFrame()
     lines = "\n".join(json.dumps(record, ensure_ascii=False) for record in records)
-    return pl.read_ndjson(io.BytesIO(lines.encode()), infer_schema_length=None)
+    try:
+        data = lines.encode()
+    except UnicodeEncodeError:
+        # Python's json read a lone surrogate escape ("\ud800") as a lone surrogate (a pair
+        # became its character): U+FFFD, as the JSON Lines reader below reads a .jsonl file.
+        data = SURROGATE.sub("\ufffd", lines).encode()
+    return pl.read_ndjson(io.BytesIO(data), infer_schema_length=None)
 
 
 def _bad_row(values: pl.Series, check: Any) -> tuple[int, str]:

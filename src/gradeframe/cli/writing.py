@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import secrets
 import shutil
 import signal
+import socket
+import tempfile
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -50,18 +53,87 @@ def flatten_records(frame: pl.DataFrame) -> pl.DataFrame:
 
 
 def check_output(path: Path) -> None:
-    """Check, before any row is scored, that graded rows can be written to ``path``."""
+    """Check, before any row is scored, that graded rows can be written to ``path``.
+
+    Besides the folder, the file and the permissions, it makes the private folder and the file
+    :func:`write_frame` will make (then removes them), so that whatever the file system refuses
+    (a name too long, a read-only disk) is said now, not after the whole input was scored.
+    """
     _format_of(path, "-o")
     folder = path.parent if str(path.parent) else Path()
-    if not folder.is_dir():
-        msg = f"-o {str(path)!r}: the folder {str(folder)!r} does not exist"
-        raise CliError(msg)
-    if path.is_dir():
-        msg = f"-o {str(path)!r}: is a folder; give a file name"
-        raise CliError(msg)
-    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        msg = f"-o {str(path)!r}: not writable"
-        raise CliError(msg)
+    try:
+        if not folder.is_dir():
+            msg = f"-o {str(path)!r}: the folder {str(folder)!r} does not exist"
+            raise CliError(msg)
+        if path.is_dir():
+            msg = f"-o {str(path)!r}: is a folder; give a file name"
+            raise CliError(msg)
+        if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+            msg = f"-o {str(path)!r}: not writable"
+            raise CliError(msg)
+        # A signal in the probe takes effect once it is removed (so nothing is left behind).
+        private = folder / private_name(".probe")
+        with _signals_deferred():
+            try:
+                private.mkdir(mode=0o700)
+                (private / path.name).touch(exist_ok=False)
+            finally:
+                _remove(private)
+    except OSError as exc:
+        msg = f"-o {str(path)!r}: cannot be written: {exc.strerror or _first_line(exc)}"
+        raise CliError(msg) from None
+
+
+#: How the private folders of :func:`write_frame` start: short and recognisable whatever the
+#: target's name, followed by a tag of the host, the process id and a random part, so that a
+#: later run can tell the leftovers of a run that was killed (SIGKILL, the OOM killer, a power
+#: cut: nothing can clean up after those) from a folder a running writer still uses.
+PRIVATE_PREFIX: Final = ".gradeframe-tmp-"
+
+
+def _host_tag() -> str:
+    host = socket.gethostname().encode("utf-8", "surrogateescape")
+    return hashlib.sha256(host).hexdigest()[:8]
+
+
+def private_name(suffix: str = ".tmp") -> str:
+    """Return a new name for a private folder of :func:`write_frame` (in the target's folder).
+
+    ``.probe`` names the one :func:`check_output` makes and removes at once.
+    """
+    return f"{PRIVATE_PREFIX}{_host_tag()}-{os.getpid()}-{secrets.token_hex(4)}{suffix}"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process (EPERM): alive
+        return True
+    return True
+
+
+def remove_stale_private_folders(folder: Path) -> list[str]:
+    """Remove the private folders that killed runs on this host left in ``folder``; name them.
+
+    A folder whose process still runs (or that another host made: its process cannot be seen
+    from here) is left alone.
+    """
+    removed = []
+    try:
+        entries = [e.name for e in os.scandir(folder) if e.name.startswith(PRIVATE_PREFIX)]
+    except OSError:
+        return removed
+    host = _host_tag()
+    for name in entries:
+        parts = name[len(PRIVATE_PREFIX) :].rsplit(".", 1)[0].split("-")
+        if len(parts) != 3 or parts[0] != host or not parts[1].isdigit():
+            continue
+        if int(parts[1]) != os.getpid() and not _alive(int(parts[1])):
+            _remove(folder / name)
+            removed.append(name)
+    return removed
 
 
 def check_not_an_input(output: Path, inputs: Sequence[Path]) -> None:
@@ -114,9 +186,24 @@ def escape_formulas(frame: pl.DataFrame) -> pl.DataFrame:
     )
 
 
+#: What :func:`escape_formulas` writes: a ``'`` before = + - @ tab CR or ``'``. Only such a
+#: ``'`` is removed on reading: a cell of the user's own that starts with ``'`` and then
+#: another character ("'quoted") was never escaped (it would have been written "''quoted").
+_ADDED_QUOTE: Final = r"^'[=+\-@\t\r']"
+
+
 def unescape_formulas(frame: pl.DataFrame) -> pl.DataFrame:
-    """Remove the ``'`` that :func:`escape_formulas` put before a text cell."""
-    return frame.with_columns(pl.col(n).str.strip_prefix("'") for n in _text_columns(frame))
+    """Remove the ``'`` that :func:`escape_formulas` put before a text cell, and no other.
+
+    ``unescape_formulas(escape_formulas(frame))`` is ``frame`` for every text.
+    """
+    return frame.with_columns(
+        pl.when(pl.col(n).str.contains(_ADDED_QUOTE))
+        .then(pl.col(n).str.slice(1))
+        .otherwise(pl.col(n))
+        .alias(n)
+        for n in _text_columns(frame)
+    )
 
 
 def write_frame(
@@ -148,21 +235,16 @@ def write_frame(
             )
     # The rows go to a private folder beside the target, named before it exists, so that
     # whenever a signal comes it can be removed; a writer thread of Polars still running after
-    # an interrupt cannot make a file again in a folder that is gone.
+    # an interrupt cannot make a file again in a folder that is gone. Its name is short and
+    # says which process made it: a SIGKILL leaves it behind, and the next run removes it.
     folder = path.parent if str(path.parent) else Path()
-    private = folder / f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+    remove_stale_private_folders(folder)
+    private = folder / private_name()
     temporary = private / path.name
     try:
         with _signals_deferred():  # a signal in the write takes effect when the write ends
             private.mkdir(mode=0o700)
-            if fmt == "parquet":
-                frame.write_parquet(temporary)
-            elif fmt == "csv":
-                frame.write_csv(temporary)
-            elif fmt == "json":
-                frame.write_json(temporary)
-            else:
-                frame.write_ndjson(temporary)
+            _write_rows(frame, fmt, temporary)
             if path.exists():
                 os.chmod(temporary, path.stat().st_mode & 0o7777)  # keep the old file's mode
         os.replace(temporary, path)
@@ -173,6 +255,28 @@ def write_frame(
             raise CliError(msg) from None
         raise
     _remove(private)
+
+
+def _write_rows(frame: pl.DataFrame, fmt: str, temporary: Path) -> None:
+    """Write the rows in ``fmt``; a path Polars cannot take (not UTF-8) goes through a handle."""
+    try:
+        str(temporary).encode("utf-8")
+    except UnicodeEncodeError:  # bytes that are not UTF-8 in a folder's name
+        with temporary.open("wb") as handle:
+            _write_to(frame, fmt, handle)
+        return
+    _write_to(frame, fmt, temporary)
+
+
+def _write_to(frame: pl.DataFrame, fmt: str, target: Any) -> None:
+    if fmt == "parquet":
+        frame.write_parquet(target)
+    elif fmt == "csv":
+        frame.write_csv(target)
+    elif fmt == "json":
+        frame.write_json(target)
+    else:
+        frame.write_ndjson(target)
 
 
 class _Terminated(BaseException):
@@ -210,23 +314,36 @@ def _remove(private: Path) -> None:
     """Remove the private folder of :func:`write_frame`, and whatever is still in it."""
     for _ in range(5):
         shutil.rmtree(private, ignore_errors=True)
-        if not private.exists():
+        if not os.path.lexists(private):  # never raises (a name too long is not there)
             return
         time.sleep(0.05)  # a writer thread made a file in it again: once more
 
 
 def check_html_output(path: Path) -> None:
-    """Check, before any row is scored, that the page can be written to ``path``."""
+    """Check, before any row is scored, that the page can be written to ``path``.
+
+    As for ``-o``, the temporary file the page goes to first is made (and removed), so that a
+    name too long or a read-only disk is said before the input is scored.
+    """
     folder = path.parent if str(path.parent) else Path()
-    if not folder.is_dir():
-        msg = f"--html {str(path)!r}: the folder {str(folder)!r} does not exist"
-        raise CliError(msg)
-    if path.is_dir():
-        msg = f"--html {str(path)!r}: is a folder; give a file name"
-        raise CliError(msg)
-    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        msg = f"--html {str(path)!r}: not writable"
-        raise CliError(msg)
+    try:
+        if not folder.is_dir():
+            msg = f"--html {str(path)!r}: the folder {str(folder)!r} does not exist"
+            raise CliError(msg)
+        if path.is_dir():
+            msg = f"--html {str(path)!r}: is a folder; give a file name"
+            raise CliError(msg)
+        if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+            msg = f"--html {str(path)!r}: not writable"
+            raise CliError(msg)
+        # the temporary name gradeframe.html.write_page uses
+        with _signals_deferred():
+            handle, probe = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+            os.close(handle)
+            os.unlink(probe)
+    except OSError as exc:
+        msg = f"--html {str(path)!r}: cannot be written: {exc.strerror or _first_line(exc)}"
+        raise CliError(msg) from None
     try:
         import jinja2  # noqa: F401
     except ImportError:

@@ -24,7 +24,7 @@ from typing import Any, Final
 import polars as pl
 
 from gradeframe import kinds
-from gradeframe._inputs import item_columns
+from gradeframe._inputs import check_text, item_columns
 from gradeframe._threads import one_at_a_time
 from gradeframe.compare import agreement
 from gradeframe.html._compare import compare_section
@@ -323,8 +323,14 @@ def _check_arguments(title: Any, max_failures: Any, source: Any) -> None:
     if source is not None and not isinstance(source, str):
         msg = f"`source` must be a str or None, got {type(source).__name__}: {source!r}"
         raise TypeError(msg)
-    if not isinstance(max_failures, int) or isinstance(max_failures, bool) or max_failures < 0:
-        msg = f"`max_failures` must be an int ≥ 0, got {max_failures!r}"
+    check_text(title, "title")  # a lone surrogate: UTF-8 cannot write it (G20)
+    check_text(source, "source")
+    if (
+        not isinstance(max_failures, int)
+        or isinstance(max_failures, bool)
+        or not 0 <= max_failures <= 2**63 - 1  # past Int64: Polars' OverflowError (G17)
+    ):
+        msg = f"`max_failures` must be an int from 0 to 2**63 - 1, got {max_failures!r}"
         raise ValueError(msg)
 
 

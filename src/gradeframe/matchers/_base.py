@@ -37,6 +37,7 @@ from gradeframe._inputs import (
     check_column,
     check_output_names,
     check_prefix,
+    check_text,
     dtype_error,
     frame_schema,
     is_text,
@@ -106,6 +107,7 @@ def expectation(label: object, default: str) -> str:
     if not isinstance(label, str):
         msg = f"`label` must be a str or None, got {type(label).__name__}: {label!r}"
         raise TypeError(msg)
+    check_text(label, "label")
     return label
 
 
