@@ -22,7 +22,6 @@ ALLOWED = {
     "logs/eee.py:_frame": 109,
     "logs/inspect.py:_fast_parts": 90,
     "logs/inspect.py:_frame": 88,
-    "matchers/tool_calls.py:_grade_batch": 91,
     "report.py:report_from_counts": 92,
 }
 

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 import gradeframe as gf
 import gradeframe.matchers.tool_calls
+from gradeframe.matchers.tool_calls import MODES
 from tests import reference_tool_calls as ref
 from tests.utils import assert_equal_data, to_data
 
@@ -108,6 +109,30 @@ ARGUMENT_CASES = [
     ("lists_in_order", {"xs": [1, 2]}, {"xs": [2, 1]}, "exact", 0.0, False),
     ("lists_of_other_length", {"xs": [1, 2]}, {"xs": [1, 2, 3]}, "exact", 0.0, False),
     ("empty_object_is_not_null", {"o": {}}, {"o": None}, "exact", 0.0, False),
+    (
+        "a_date_is_text_not_a_time",
+        {"d": "2024-05-01"},
+        {"d": "2024-05-01 00:00:00"},
+        "exact",
+        0.0,
+        False,
+    ),
+    (
+        "a_date_within_tolerance_is_still_text",
+        {"d": "2024-05-01"},
+        {"d": "2024-05-01T00:00"},
+        "exact",
+        0.1,
+        False,
+    ),
+    (
+        "a_date_equals_its_own_text",
+        {"d": "2024-05-01", "n": None},
+        {"d": "2024-05-01"},
+        "exact",
+        0.0,
+        True,
+    ),
     ("ignore_compares_names_only", {"x": 1}, {"x": 2, "y": 3}, "ignore", 0.0, True),
     ("listed_key_equal_others_ignored", {"x": 1, "y": 1}, {"x": 1.0, "y": 2}, ["x"], 0.0, True),
     ("listed_key_differs", {"x": 1, "y": 1}, {"x": 2, "y": 1}, ["x"], 0.0, False),
@@ -161,6 +186,41 @@ def test_struct_columns_with_arguments_of_different_keys_per_row(constructor) ->
         }
     )
     assert_equal_data(frame.grade.tool_calls(), {"correct": [True, True, False]})
+
+
+def test_struct_columns_negative_zero_equals_zero_at_every_depth(constructor) -> None:
+    """Keys of struct columns are hashes: -0.0 must hash as 0.0 at the top, in lists, in structs."""
+    zero, negative = 0.0, -0.0
+    frame = constructor(
+        {
+            "tool_calls": [
+                [call("f", x=negative, xs=[1.0, negative], o={"y": negative})],
+                [call("f", x=negative, xs=[1.0, 2.0], o={"y": 1.0})],
+            ],
+            "expected_calls": [
+                [call("f", x=zero, xs=[1.0, zero], o={"y": zero})],
+                [call("f", x=1.0, xs=[1.0, 2.0], o={"y": 1.0})],
+            ],
+        }
+    )
+    for mode in ("exact", "any_order"):
+        result = frame.grade.tool_calls(mode=mode)
+        assert_equal_data(result, {"correct": [True, False]})
+
+
+@pytest.mark.parametrize("mode", ["exact", "in_order", "any_order", "superset", "subset"])
+def test_runs_fall_back_to_the_exact_sort_when_mixed_keys_clash(monkeypatch, mode) -> None:
+    """Every (row, key) mixed to one value: the runs must come from the sort on (row, key)."""
+    rows = [([a, b, a, c], [b, a, d]), ([c, c], [c]), ([d, a], [a, d, a]), ([b], [b])]
+    frame = pl.DataFrame(
+        {"tool_calls": [text(x) for x, _ in rows], "expected_calls": [text(y) for _, y in rows]}
+    )
+    monkeypatch.setattr(tool_calls_module, "_mixed", lambda row, key: key * 0)
+    result = to_data(frame.grade.tool_calls(mode=mode))
+    for i, (actual, expected) in enumerate(rows):
+        correct, missing, extra = ref.grade(actual, expected, mode=mode)
+        got = (result["correct"][i], len(result["missing"][i]), len(result["extra"][i]))
+        assert got == (correct, missing, extra)
 
 
 def test_struct_actual_against_text_expected() -> None:
@@ -301,6 +361,26 @@ def test_bad_expected_value_raises_naming_the_row(bad) -> None:
     frame = pl.DataFrame({"tool_calls": [text([a]), text([a])], "expected_calls": [text([a]), bad]})
     with pytest.raises(ValueError, match="expected value in row 1"):
         frame.grade.tool_calls()
+
+
+@pytest.mark.parametrize(
+    "bad", ["not json", '[{"arguments": {}}]', '[{"name": "f", "arguments": 5}]']
+)
+def test_an_actual_text_equal_to_a_bad_expected_text_still_raises(bad) -> None:
+    """Actual texts equal to their expected text are not read again: the expected one is."""
+    frame = pl.DataFrame({"tool_calls": [text([a]), bad], "expected_calls": [text([a]), bad]})
+    with pytest.raises(ValueError, match="expected value in row 1"):
+        frame.grade.tool_calls()
+
+
+def test_actual_texts_equal_to_expected_texts_match_in_every_mode() -> None:
+    calls = text([a, call("f", x=1), a])
+    frame = pl.DataFrame({"tool_calls": [calls, calls, "[]"], "expected_calls": [calls, "", "[]"]})
+    for mode in MODES:
+        result = frame.grade.tool_calls(mode=mode)
+        correct = [True, mode in ("in_order", "superset"), True]
+        extra = [[], ["a", "f", "a"], []]
+        assert_equal_data(result, {"correct": correct, "missing": [[], [], []], "extra": extra})
 
 
 @pytest.mark.parametrize(

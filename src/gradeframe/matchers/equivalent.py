@@ -61,6 +61,8 @@ Percent = Literal["either", "number", "fraction"]
 Fallback = Literal["symbolic"] | None
 #: The values of ``method``: how each row was decided.
 METHODS: Final = ("literal", "symbolic", "timeout", "unparsed", "text")
+#: The largest ``timeout`` accepted, in seconds (a day).
+MAX_TIMEOUT: Final = 86_400.0
 
 # --------------------------------------------------------------------------------------------
 # Reading a side
@@ -576,10 +578,17 @@ def _check_options(percent: object, fallback: object, timeout: object) -> float:
     if not _base.is_number(timeout):
         msg = f"`timeout` must be a number of seconds, got {type(timeout).__name__}: {timeout!r}"
         raise TypeError(msg)
-    if not math.isfinite(timeout) or timeout <= 0:  # type: ignore[arg-type]
-        msg = f"`timeout` must be a finite number of seconds > 0, got {timeout!r}"
+    try:
+        seconds = float(timeout)  # type: ignore[arg-type]
+    except OverflowError:  # an int past Float64
+        seconds = math.inf
+    if not math.isfinite(seconds) or not 0 < seconds <= MAX_TIMEOUT:
+        msg = (
+            f"`timeout` must be a finite number of seconds > 0 and at most {MAX_TIMEOUT:,.0f} "
+            f"(a day), got {timeout!r}"
+        )
         raise ValueError(msg)
-    return float(timeout)  # type: ignore[arg-type]
+    return seconds
 
 
 def equivalent(
@@ -643,7 +652,9 @@ def equivalent(
         ``"symbolic"`` (Math-Verify, the ``gradeframe[math]`` extra; needed only when a pair is
         not two literals) or None (folded-text comparison).
     timeout
-        Seconds one symbolic pair may take before it is ``"timeout"``.
+        Seconds one symbolic pair may take before it is ``"timeout"`` (above 0, at most
+        86,400). ``"timeout"`` also marks a pair over the worker's memory cap, or whose worker
+        died on it twice: the engine could not decide it.
     label
         Replaces the default description ``"equivalent"`` in ``expectation``.
     prefix
@@ -686,6 +697,7 @@ def equivalent(
     seconds = _check_options(percent, fallback, timeout)
     tolerances = _check_tolerance(rel_tol, "rel_tol"), _check_tolerance(abs_tol, "abs_tol")
     expectation = _base.expectation(label, "equivalent")
+    memo = _symbolic.Memo()  # each distinct pair once per call, across batches
     arguments = {
         "actual": (actual, _base.into(actual, "actual")),
         "expected": (expected, _base.into(expected, "expected")),
@@ -700,6 +712,7 @@ def equivalent(
             abs_tol=tolerances[1],
             fallback=fallback,  # type: ignore[arg-type]
             timeout=seconds,
+            memo=memo,
         ),
         expectation=expectation,
         prefix=prefix,
@@ -733,6 +746,7 @@ def _rule(
     abs_tol: float,
     fallback: Fallback,
     timeout: float,
+    memo: _symbolic.Memo,
 ) -> pl.Expr:
     answer = _as_text(inputs["actual"])
     source = inputs["expected"]
@@ -742,6 +756,7 @@ def _rule(
         "abs_tol": abs_tol,
         "fallback": fallback,
         "timeout": timeout,
+        "memo": memo,
     }
     if isinstance(source.dtype, pl.List):
         return _on_lists(answer, source, options)
@@ -810,6 +825,7 @@ def _decide(
     abs_tol: float,
     fallback: Fallback,
     timeout: float,
+    memo: _symbolic.Memo,
 ) -> pl.Expr:
     """Return a struct with ``correct`` and ``method`` for String answers and expected values."""
     stages = pl.struct(
@@ -866,7 +882,7 @@ def _decide(
         for k in ("literal", "decimal", *_EXACT_FIELDS)
     }
     symbolic = pl.struct(needed=needed, a=answer, b=truth, **engine_fields).map_batches(
-        lambda batch: _by_pairs(batch, timeout, percent, rel_tol, abs_tol),
+        lambda batch: _by_pairs(batch, timeout, percent, rel_tol, abs_tol, memo),
         return_dtype=_VERDICT,
         is_elementwise=True,
     )
@@ -884,7 +900,12 @@ def _decide(
 
 
 def _by_pairs(
-    batch: pl.Series, timeout: float, percent: Percent, rel_tol: float, abs_tol: float
+    batch: pl.Series,
+    timeout: float,
+    percent: Percent,
+    rel_tol: float,
+    abs_tol: float,
+    memo: _symbolic.Memo,
 ) -> pl.Series:
     """Decide the batch's rows that need the engine, once per distinct (answer, gold) pair."""
     rows = batch.struct.unnest()
@@ -897,7 +918,7 @@ def _by_pairs(
     # the engine gets each side unwrapped only: commas kept (a set, a pair, an interval)
     written = pairs.select(_unwrap(pl.col("a")), _unwrap(pl.col("b"))).to_dicts()
     asked = [{**p, **w} for p, w in zip(pairs.to_dicts(), written, strict=True)]
-    verdicts = _engine_verdicts(asked, timeout, percent, rel_tol, abs_tol)
+    verdicts = _engine_verdicts(asked, timeout, percent, rel_tol, abs_tol, memo)
     table = pairs.with_columns(
         correct=pl.Series([c for c, _ in verdicts], dtype=pl.Boolean),
         method=pl.Series([m for _, m in verdicts], dtype=pl.String),
@@ -913,7 +934,12 @@ def _by_pairs(
 
 
 def _engine_verdicts(
-    pairs: list[dict], timeout: float, percent: Percent, rel_tol: float, abs_tol: float
+    pairs: list[dict],
+    timeout: float,
+    percent: Percent,
+    rel_tol: float,
+    abs_tol: float,
+    memo: _symbolic.Memo,
 ) -> list[tuple[bool, str]]:
     """Ask the engine about each distinct pair that is not two literals.
 
@@ -937,14 +963,13 @@ def _engine_verdicts(
             continue
         text = _exact_text(*literal)
         asked.append((i, text, p["b"]) if side == "a" else (i, p["a"], text))
-    for (i, _, _), found in zip(
-        asked, _symbolic.decide([(x, y) for _, x, y in asked], timeout=timeout), strict=True
-    ):
+    found_pairs = _symbolic.decide([(x, y) for _, x, y in asked], timeout=timeout, memo=memo)
+    for (i, _, _), found in zip(asked, found_pairs, strict=True):
         verdicts[i] = found
     rel, tol = _tolerance(rel_tol), _tolerance(abs_tol)
     texts = [text for _, text, _, _ in valued]
     for (i, _, literal, pct), value in zip(
-        valued, _symbolic.values(texts, timeout=timeout), strict=True
+        valued, _symbolic.values(texts, timeout=timeout, memo=memo), strict=True
     ):
         if value in ("unparsed", "timeout"):
             verdicts[i] = (False, value)

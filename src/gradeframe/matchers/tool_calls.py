@@ -134,17 +134,56 @@ def _arrow_decoded(texts: pl.Series) -> pl.Series:
     lines = pl.select(
         pl.concat_str(
             pl.lit('{"v":'),
-            pl.lit(texts).str.replace_all(r"[\r\n]", " ").fill_null("null"),
+            pl.lit(texts)
+            .str.replace_all("\n", " ", literal=True)
+            .str.replace_all("\r", " ", literal=True)
+            .fill_null("null"),
             pl.lit("}"),
         )
     ).to_series()
     if lines.len() == 0:
         return pl.Series(texts.name, [], dtype=pl.Null)
-    buffer = lines.str.join("\n").item().encode()
+    buffer = lines.str.join("\n").cast(pl.Binary).item()
     options = pa_json.ReadOptions(block_size=max(1 << 20, len(buffer) // 8 + 1))
-    table = pa_json.read_json(io.BytesIO(buffer), read_options=options)
+    try:
+        table = pa_json.read_json(io.BytesIO(buffer), read_options=options)
+    except pa.ArrowNotImplementedError:
+        # blocks read apart inferred types Arrow cannot unify: one block, one inference
+        options = pa_json.ReadOptions(block_size=len(buffer) + 1)
+        table = pa_json.read_json(io.BytesIO(buffer), read_options=options)
+    inferred = table.schema.field("v").type
+    if _has_timestamp(inferred):
+        # Arrow reads text that looks like a date as a timestamp ("2024-05-01" would then
+        # equal "2024-05-01 00:00:00"): read again with every such place typed as text
+        schema = pa.schema([pa.field("v", _without_timestamps(inferred))])
+        parse = pa_json.ParseOptions(explicit_schema=schema)
+        table = pa_json.read_json(io.BytesIO(buffer), read_options=options, parse_options=parse)
     decoded = pl.from_arrow(table.column("v"))
     return decoded.alias(texts.name)  # type: ignore[union-attr]
+
+
+def _has_timestamp(dtype: pa.DataType) -> bool:
+    if pa.types.is_timestamp(dtype):
+        return True
+    if pa.types.is_struct(dtype):
+        return any(_has_timestamp(dtype.field(i).type) for i in range(dtype.num_fields))
+    if pa.types.is_list(dtype) or pa.types.is_large_list(dtype):
+        return _has_timestamp(dtype.value_type)
+    return False
+
+
+def _without_timestamps(dtype: pa.DataType) -> pa.DataType:
+    """Return an Arrow type with each timestamp (inferred from text) as text."""
+    if pa.types.is_timestamp(dtype):
+        return pa.string()
+    if pa.types.is_struct(dtype):
+        fields = [dtype.field(i) for i in range(dtype.num_fields)]
+        return pa.struct([f.with_type(_without_timestamps(f.type)) for f in fields])
+    if pa.types.is_list(dtype):
+        return pa.list_(_without_timestamps(dtype.value_type))
+    if pa.types.is_large_list(dtype):
+        return pa.large_list(_without_timestamps(dtype.value_type))
+    return dtype
 
 
 def _decoded(texts: pl.Series) -> pl.Series:
@@ -174,30 +213,6 @@ def _invalid(texts: pl.Series) -> list[bool]:
         half = texts.len() // 2
         return _invalid(texts.slice(0, half)) + _invalid(texts.slice(half))
     return [False] * texts.len()
-
-
-def _zero_signs(expr: pl.Expr, dtype: pl.DataType) -> pl.Expr:
-    """Write -0.0 as 0.0 in every float of a (nested) value, so that equal numbers encode alike."""
-    if dtype.is_float():
-        return pl.when(expr == 0).then(pl.lit(0.0, dtype)).otherwise(expr)
-    if isinstance(dtype, pl.Struct) and any(_has_float(f.dtype) for f in dtype.fields):
-        inner = pl.struct(
-            [_zero_signs(expr.struct.field(f.name), f.dtype).alias(f.name) for f in dtype.fields]
-        )
-        return pl.when(expr.is_not_null()).then(inner)
-    if isinstance(dtype, pl.List) and _has_float(dtype.inner):
-        return expr.list.eval(_zero_signs(pl.element(), dtype.inner))
-    return expr
-
-
-def _has_float(dtype: pl.DataType) -> bool:
-    if dtype.is_float():
-        return True
-    if isinstance(dtype, pl.Struct):
-        return any(_has_float(f.dtype) for f in dtype.fields)
-    if isinstance(dtype, pl.List):
-        return _has_float(dtype.inner)
-    return False
 
 
 # ---------------------------------------------------------------------------------------------
@@ -265,7 +280,7 @@ def _written(dtype: pl.DataType) -> pl.Expr:
 
 def _list_calls(frame: pl.DataFrame, column: str, side: int) -> pl.DataFrame:
     """Return the calls of a List(Struct) side as a long table (row, side, pos, name...)."""
-    listed = frame.select("row", calls=pl.col(column)).filter(pl.col("calls").list.len() > 0)
+    listed = frame.select("row", calls=pl.col(column))
     listed = listed.with_columns(_written(frame.schema[column]))
     return _exploded(listed, "calls").select(
         "row",
@@ -279,9 +294,15 @@ def _list_calls(frame: pl.DataFrame, column: str, side: int) -> pl.DataFrame:
 
 
 def _exploded(listed: pl.DataFrame, column: str) -> pl.DataFrame:
-    """Return one row per call of the list column ``column`` (no empty list), with ``pos``."""
+    """Return one row per call of the list column ``column``, with ``pos``.
+
+    An empty or null list gives no row (dropped by the explode itself: filtering the lists
+    first would copy every call).
+    """
     pos = pl.int_ranges(0, pl.col(column).list.len(), dtype=pl.Int64)
-    return listed.with_columns(pos=pos).explode([column, "pos"])
+    return listed.with_columns(pos=pos).explode(
+        [column, "pos"], empty_as_null=False, keep_nulls=False
+    )
 
 
 _EMPTY_CALLS: Final = pl.DataFrame(
@@ -323,7 +344,7 @@ def _text_calls(frame: pl.DataFrame, column: str, side: int) -> tuple[pl.DataFra
     if not isinstance(decoded.dtype, pl.Struct) or "l" not in _fields(decoded.dtype):
         return empty, unreadable
     items = pl.DataFrame({"row": frame.get_column("row"), "call": decoded.struct.field("l")})
-    items = _exploded(items.filter(pl.col("call").list.len() > 0), "call")
+    items = _exploded(items, "call")
     item_dtype = items.schema["call"]
     call = pl.col("call")
     if isinstance(item_dtype, pl.Struct) and "o" in _fields(item_dtype):
@@ -455,7 +476,10 @@ FAST: bool = True
 
 
 def _fast_calls(
-    frame: pl.DataFrame, kinds: dict[int, str], compared: tuple[str, ...] | None
+    frame: pl.DataFrame,
+    kinds: dict[int, str],
+    compared: tuple[str, ...] | None,
+    twins: pl.Series | None = None,
 ) -> pl.DataFrame | None:
     """Return the keyed calls of both sides read in one Arrow decode, or None where it cannot.
 
@@ -465,6 +489,8 @@ def _fast_calls(
     arguments are then that struct written back as JSON. Arrow refuses a buffer holding
     values of different kinds at one place ("1" and 1, true and 1), invalid JSON, or a row
     that is not a list: None then, and the general path (tagged values) reads the batch.
+    The actual texts of ``twins`` (rows whose actual text is the expected text, byte for byte)
+    are not read: those rows hold no actual calls here.
     """
     typed = _typed_calls(frame, kinds)
     if typed is not None:
@@ -474,6 +500,8 @@ def _fast_calls(
         column = pl.col("expected" if side == _E else "actual")
         if kind == _TEXT:
             blank = column.is_null() | column.str.strip_chars().eq("")
+            if side == _A and twins is not None:
+                blank = blank | pl.lit(twins)
             line = pl.when(~blank).then(column)
         elif kind == _LIST:
             line = pl.struct(v=column).struct.json_encode().str.slice(5).str.head(-1)
@@ -495,7 +523,7 @@ def _fast_calls(
     fields = _fields(dtype.inner)
     if fields.get("name") != pl.String:
         return None
-    listed = table.select("row", "side", calls=decoded).filter(pl.col("calls").list.len() > 0)
+    listed = table.select("row", "side", calls=decoded)
     calls = _exploded(listed, "calls").with_columns(
         name=pl.col("calls").struct.field("name"),
     )
@@ -567,7 +595,7 @@ def _typed_calls(frame: pl.DataFrame, kinds: dict[int, str]) -> pl.DataFrame | N
         arguments = _fields(frame.schema[column].inner).get("arguments", pl.Null())  # type: ignore[attr-defined]
         if not (isinstance(arguments, pl.Struct) or arguments == pl.Null):
             return None
-        listed = frame.select("row", calls=pl.col(column)).filter(pl.col("calls").list.len() > 0)
+        listed = frame.select("row", calls=pl.col(column))
         parts[side] = _exploded(listed, "calls").select(
             "row",
             side=pl.lit(side, pl.Int8),
@@ -631,16 +659,28 @@ def _fast_keys(
     def field(k: str) -> pl.Expr:
         if k not in keys:
             return pl.lit(None, pl.Null)
-        return _zero_signs(pl.col("arguments").struct.field(k), keys[k])
+        return pl.col("arguments").struct.field(k)
 
-    fields = [field(k) for k in (keys if compared is None else compared)]
+    # Polars hashes -0.0 as 0.0 (nested ones too), so equal numbers need no rewriting. The
+    # values are folded in two halves, two expressions Polars runs at once, then the halves.
+    values = [pl.col("name"), *(field(k) for k in (keys if compared is None else compared))]
+    half = (len(values) + 1) // 2
+    rest = _combined_hash(values[half:]) if values[half:] else pl.lit(0, pl.UInt64)
     return calls.select(
         "row",
         "side",
         "pos",
         "name",
-        key=_combined_hash([pl.col("name"), *fields]),
+        k0=_combined_hash(values[:half]),
+        k1=rest,
         bad=pl.col("name").is_null(),
+    ).select(
+        "row",
+        "side",
+        "pos",
+        "name",
+        key=(pl.col("k0") * pl.lit(_FOLD, pl.UInt64)) ^ pl.col("k1"),
+        bad="bad",
     )
 
 
@@ -677,35 +717,133 @@ def _edges(calls: pl.DataFrame, rel_tol: float) -> pl.DataFrame:
 # ---------------------------------------------------------------------------------------------
 
 
-def _counted(calls: pl.DataFrame) -> pl.DataFrame:
-    """Return a maximum matching when matching is equality of keys: count per key.
+def _offsets(rows: pl.Series, height: int) -> pl.Series:
+    """Return where each row's calls begin in ``rows`` (row numbers, ascending), and the end.
 
-    The first ``min(count on each side)`` calls of each key, in their side's order, are matched.
-    The calls are sorted by (row, key, side, pos), so each (row, key) is a run of expected then
-    actual calls, and a call's rank in its side is its distance from the start of its run; the
-    flags are then put back in the order of ``calls``.
+    Row ``r``'s calls are ``offsets[r]`` up to ``offsets[r + 1]``: ``height + 1`` offsets, found
+    by a binary search per row (the calls of a side are kept row by row, so no grouping).
     """
-    row, key, side = pl.col("row"), pl.col("key"), pl.col("side")
-    index = pl.int_range(pl.len(), dtype=pl.Int64)
-    same_key = (row == row.shift()) & (key == key.shift())
-    order = calls.select(pl.arg_sort_by("row", "key", "side", "pos")).to_series()
-    ranked = (
-        calls.select("row", "side", "key")
-        .gather(order)
-        .with_columns(
-            group=(~same_key.fill_null(value=False)).cum_sum(),
-            start=pl.when(~(same_key & (side == side.shift())).fill_null(value=False))
-            .then(index)
-            .forward_fill(),
-            expected=(side == _E).cast(pl.Int64),
-        )
+    bounds = pl.int_range(0, height + 1, dtype=pl.UInt32, eager=True)
+    return rows.cast(pl.UInt32).search_sorted(bounds, side="left").cast(pl.Int64)
+
+
+def _counts(offsets: pl.Series) -> pl.Series:
+    """Return the calls per row from :func:`_offsets`."""
+    return offsets.slice(1) - offsets.slice(0, offsets.len() - 1)
+
+
+def _mixed(row: pl.Expr, key: pl.Expr) -> pl.Expr:
+    """Return a call's key mixed with its row's hash: the value :func:`_runs` sorts on."""
+    return key ^ row.hash(_SEED)
+
+
+def _runs(calls: pl.DataFrame) -> tuple[pl.Series, pl.DataFrame]:
+    """Sort the calls by (row, key, side, pos); return the order and the sorted calls' runs.
+
+    A run is the calls of one row with one key: its expected calls, then its actual calls,
+    each in their side's order. Each sorted call gets ``start`` (the index of its run's first
+    call), ``size`` (the run's calls) and ``ne`` (the run's expected calls), from running
+    minima, maxima and sums: no grouping.
+
+    The sort is a stable one on a single 64-bit value, the key mixed with the row's hash (the
+    calls are already expected first, each side row by row, so a run comes out in that order);
+    if two of a batch's (row, key) pairs mix to the same value next to each other, the exact
+    sort on (row, key, side, pos) is done instead.
+    """
+    row, key, index = pl.col("row"), pl.col("key"), pl.int_range(pl.len(), dtype=pl.Int64)
+    mixed = _mixed(row, key)
+    order = calls.select(pl.arg_sort_by(mixed, maintain_order=True)).to_series()
+    clash = (mixed == mixed.shift()) & ((row != row.shift()) | (key != key.shift()))
+    ordered = calls.select("row", "side", "pos", "key").gather(order)
+    if ordered.select(clash.any()).item():
+        order = calls.select(pl.arg_sort_by("row", "key", "side", "pos")).to_series()
+        ordered = calls.select("row", "side", "pos", "key").gather(order)
+    first = ((row != row.shift()) | (key != key.shift())).fill_null(value=True)
+    last = first.shift(-1).fill_null(value=True)
+    is_e = (pl.col("side") == _E).cast(pl.Int64)
+    runs = ordered.with_columns(
+        start=pl.when(first).then(index).otherwise(0).cum_max(),
+        end=pl.when(last).then(index).otherwise(pl.lit(1 << 62)).cum_min(reverse=True),
+        seen=is_e.cum_sum(),
+        before=is_e.cum_sum() - is_e,
     )
-    counts = pl.col("expected").sum().over("group")
-    size = pl.len().over("group")
-    other = pl.when(side == _E).then(size - counts).otherwise(counts)
-    matched = ranked.select((index - pl.col("start")) < other).to_series()
+    return order, runs.select(
+        "side",
+        "pos",
+        "start",
+        size=pl.col("end") - pl.col("start") + 1,
+        ne=pl.col("seen").gather(pl.col("end")) - pl.col("before").gather(pl.col("start")),
+    )
+
+
+def _counted(calls: pl.DataFrame) -> pl.Series:
+    """Return whether each call is matched when matching is equality of keys: count per key.
+
+    The first ``min(count on each side)`` calls of each key, in their side's order, are matched:
+    in a run of :func:`_runs`, an expected call by its distance from the run's start, an actual
+    call by its distance from the run's first actual call; the flags are put back in the order
+    of ``calls``.
+    """
+    order, runs = _runs(calls)
+    rank = pl.int_range(pl.len(), dtype=pl.Int64) - pl.col("start")
+    ne, size = pl.col("ne"), pl.col("size")
+    matched = runs.select(
+        pl.when(pl.col("side") == _E).then(rank < size - ne).otherwise(rank - ne < ne)
+    ).to_series()
     flags = pl.Series("matched", [False], pl.Boolean).new_from_index(0, calls.height)
-    return calls.select("row", "side", "pos").with_columns(matched=flags.scatter(order, matched))
+    return flags.scatter(order, matched)
+
+
+def _key_masks(calls: pl.DataFrame, expected: int, words: int) -> pl.DataFrame:
+    """Per expected call (the first ``expected`` calls): the bits of the actual calls it matches.
+
+    In the runs of :func:`_runs` the actual calls of an expected call's key follow it; their
+    bits are summed by differences of running sums (each word in two halves of 32 bits, so that
+    no running sum overflows).
+    """
+    order, runs = _runs(calls)
+    # The bit of each actual call, per word: its two halves as Int64 (no sum overflows).
+    is_a = pl.col("side") == _A
+    first_a = (pl.col("start") + pl.col("ne")).clip(upper_bound=calls.height - 1)
+    has_a = pl.col("ne") < pl.col("size")
+    end = pl.col("start") + pl.col("size") - 1
+    columns = []
+    exponent = pl.col("pos") % _BITS
+    for w in range(words):
+        mine = is_a & (pl.col("pos") // _BITS == w)
+        halves = []
+        for half in range(2):
+            # 2**k as a float is exact: the bit of an actual call in this half, else 0
+            inside = mine & (exponent // 32 == half)
+            bit = pl.lit(2.0).pow((exponent - 32 * half).clip(0)).cast(pl.Int64)
+            part = pl.when(inside).then(bit).otherwise(pl.lit(0, pl.Int64))
+            total = part.cum_sum()
+            summed = total.gather(end) - (total - part).gather(first_a)
+            halves.append(pl.when(has_a).then(summed).otherwise(0) * (1 << (32 * half)))
+        columns.append((halves[0] + halves[1]).cast(pl.UInt64).alias(f"m{w}"))
+    masks = runs.select(columns)
+    zero = pl.Series([0], dtype=pl.UInt64).new_from_index(0, calls.height)
+    return pl.DataFrame(
+        [zero.scatter(order, masks.get_column(f"m{w}")).alias(f"m{w}") for w in range(words)]
+    ).slice(0, expected)
+
+
+def _edge_masks(
+    calls: pl.DataFrame, edges: pl.DataFrame, expected: int, words: int
+) -> pl.DataFrame:
+    """Per expected call (the first ``expected`` calls): the bits of the actual calls it matches."""
+    grid = edges.group_by("row", "e").agg(
+        [
+            _bit(pl.col("a") % _BITS).filter(pl.col("a") // _BITS == w).sum().alias(f"m{w}")
+            for w in range(words)
+        ]
+    )
+    return (
+        calls.slice(0, expected)
+        .select("row", e="pos")
+        .join(grid, on=["row", "e"], how="left", maintain_order="left")
+        .select(pl.col(f"m{w}").fill_null(0).cast(pl.UInt64) for w in range(words))
+    )
 
 
 def _augmented(edges: pl.DataFrame) -> pl.DataFrame:
@@ -781,11 +919,14 @@ def _bit(position: pl.Expr) -> pl.Expr:
     )
 
 
-def _in_order(masks: pl.DataFrame, rows: pl.DataFrame, words: int) -> pl.DataFrame:
+def _in_order(
+    masks: pl.DataFrame, offsets: pl.Series, rows: pl.DataFrame, words: int
+) -> pl.DataFrame:
     """Return the pairs (row, e, a) of a longest in-order match (longest common subsequence).
 
     ``rows`` has ``row``, ``n`` (expected calls) and ``m`` (actual calls); ``masks`` has, per
-    (row, e, word), the bits of the actual calls that match expected call ``e``. The dynamic
+    expected call (row by row, from ``offsets[row]``), the words ``m0``... of the bits of the
+    actual calls it matches. The dynamic
     programme ``L[i][j]`` runs bit-parallel (Crochemore et al., 2001: a row of ``L`` is a bit
     vector ``V`` whose zero bits mark where ``L`` steps up, and one expected call updates it by
     ``V = (V + (V & M)) | (V & ~M)``), one step per expected call for all rows at once; each
@@ -798,16 +939,23 @@ def _in_order(masks: pl.DataFrame, rows: pl.DataFrame, words: int) -> pl.DataFra
         [_low_bits((pl.col("m") - _BITS * w).clip(0, _BITS)).alias(f"v0_{w}") for w in range(words)]
     )
     full = pl.lit(_FULL, pl.UInt64)
-    grid = masks.group_by("row", "e").agg(
-        [pl.col("mask").filter(pl.col("word") == w).sum().alias(f"m{w}") for w in range(words)]
-    )
+    frame = frame.with_columns(o=pl.lit(offsets).gather(pl.col("row")))
+    last = max(masks.height - 1, 0)
     for i in range(1, longest + 1):
-        step = grid.filter(pl.col("e") == i - 1).drop("e")
-        frame = frame.join(step, on="row", how="left", maintain_order="left")
+        # expected call i of each row that has one: its masks, by position (no join)
+        at = (pl.col("o") + (i - 1)).clip(0, last)
+        have = pl.col("n") >= i
+        frame = frame.with_columns(
+            pl.when(have)
+            .then(pl.lit(masks.get_column(f"m{w}")).gather(at))
+            .otherwise(pl.lit(0, pl.UInt64))
+            .alias(f"m{w}")
+            for w in range(words)
+        )
         carry: pl.Expr = pl.lit(0, pl.UInt64)
         updated = []
         for w in range(words):
-            v, m = pl.col(f"v{i - 1}_{w}"), pl.col(f"m{w}").fill_null(0).cast(pl.UInt64)
+            v, m = pl.col(f"v{i - 1}_{w}"), pl.col(f"m{w}")
             total = v + (v & m) + carry
             carry = total // pl.lit(1 << _BITS, pl.UInt64)
             updated.append(((total & full) | (v & (~m & full))).alias(f"v{i}_{w}"))
@@ -848,20 +996,6 @@ def _in_order(masks: pl.DataFrame, rows: pl.DataFrame, words: int) -> pl.DataFra
     return pl.concat(pairs)
 
 
-def _masks(calls: pl.DataFrame, edges: pl.DataFrame | None) -> pl.DataFrame:
-    """Per (row, e, word): the bits of the actual calls that match expected call e."""
-    if edges is None:  # matching is equality of keys
-        actual = calls.filter(pl.col("side") == _A).select("row", "key", a="pos")
-        expected = calls.filter(pl.col("side") == _E).select("row", "key", e="pos")
-        bits = actual.group_by("row", "key", word=pl.col("a") // _BITS).agg(
-            mask=_bit(pl.col("a") % _BITS).sum()
-        )
-        return expected.join(bits, on=["row", "key"]).select("row", "e", "word", "mask")
-    return edges.group_by("row", "e", word=pl.col("a") // _BITS).agg(
-        mask=_bit(pl.col("a") % _BITS).sum()
-    )
-
-
 # ---------------------------------------------------------------------------------------------
 # One batch of rows
 # ---------------------------------------------------------------------------------------------
@@ -889,6 +1023,126 @@ def _general_calls(
     return _keyed(calls, compared, tolerant=tolerant), unreadable
 
 
+def _read(
+    frame: pl.DataFrame, kinds: tuple[str, str], compared: tuple[str, ...] | None, *, tolerant: bool
+) -> tuple[pl.DataFrame, dict[int, pl.Series], pl.Series]:
+    """Return the keyed calls of a batch, each side's unreadable rows, and the twin rows.
+
+    The calls come expected side first, then actual, each row by row and in order (the steps
+    after rely on it: a side's calls of one row are a contiguous slice). A twin row's actual
+    value is JSON text equal to its expected text: its actual calls are not read (they are the
+    expected calls), and the row holds no actual calls in the table.
+    """
+    sides = {_E: kinds[1], _A: kinds[0]}
+    no_rows = pl.Series([False], dtype=pl.Boolean).new_from_index(0, frame.height)
+    twins = no_rows
+    if kinds == (_TEXT, _TEXT):
+        same_text = pl.col("actual") == pl.col("expected")
+        twins = frame.select(same_text.fill_null(value=False)).to_series()
+    fast = _fast_calls(frame, sides, compared, twins) if FAST and not tolerant else None
+    if fast is not None:
+        calls, unreadable = fast, {_E: no_rows, _A: no_rows}
+    else:
+        calls, unreadable, twins = (
+            *_general_calls(frame, sides, compared, tolerant=tolerant),
+            no_rows,
+        )
+    if calls.schema["key"] != pl.UInt64:
+        calls = calls.with_columns(pl.col("key").hash(_SEED))
+    return calls, unreadable, twins
+
+
+def _check_expected(calls: pl.DataFrame, unreadable: pl.Series) -> None:
+    """Raise naming the first row whose expected value is bad."""
+    bad_expected = (
+        calls.filter((pl.col("side") == _E) & pl.col("bad")).get_column("row").to_list()[:1]
+    )
+    unreadable_expected = unreadable.arg_true().to_list()[:1]
+    first = min(bad_expected + unreadable_expected, default=None)
+    if first is not None:
+        what = (
+            "is not JSON holding a list of tool calls"
+            if first in unreadable_expected
+            else "has a tool call without a name (text), or whose arguments are not a JSON object"
+        )
+        msg = f"`tool_calls`: the expected value in row {first} {what}"
+        raise ValueError(msg)
+
+
+def _same_rows(expected: pl.DataFrame, actual: pl.DataFrame, offsets: dict[int, pl.Series]):
+    """Return, per row, whether both sides hold the same keys in the same order.
+
+    Each expected call is set against the actual call at its position (rows of equal length
+    only) and the differences are summed per row by a running sum: no grouping, no join.
+    """
+    n, m = _counts(offsets[_E]), _counts(offsets[_A])
+    equal = n == m
+    row = pl.col("row")
+    at = expected.select(
+        pl.when(pl.lit(equal).gather(row)).then(pl.lit(offsets[_A]).gather(row) + pl.col("pos"))
+    ).to_series()
+    differs = (expected.get_column("key") != actual.get_column("key").gather(at)).fill_null(
+        value=True
+    )
+    running = pl.concat([pl.Series([0], dtype=pl.Int64), differs.cast(pl.Int64).cum_sum()])
+    return equal & (
+        running.gather(offsets[_E].slice(1)) == running.gather(offsets[_E].slice(0, n.len()))
+    )
+
+
+def _graded_flags(
+    graded: pl.DataFrame, height: int, mode: str, rel_tol: float, *, tolerant: bool
+) -> pl.Series:
+    """Return whether each call of ``graded`` is matched: the matching of its rows' calls."""
+    expected = int(graded.get_column("side").eq(_E).sum())
+    offsets = {
+        _E: _offsets(graded.get_column("row").slice(0, expected), height),
+        _A: _offsets(graded.get_column("row").slice(expected), height),
+    }
+    edges = _edges(graded, rel_tol) if tolerant else None
+    if mode in ("exact", "in_order"):
+        rows = pl.DataFrame(
+            {
+                "row": pl.int_range(0, height, dtype=pl.UInt32, eager=True),
+                "n": _counts(offsets[_E]),
+                "m": _counts(offsets[_A]),
+            }
+        ).filter((pl.col("n") > 0) & (pl.col("m") > 0))
+        if not rows.height:
+            return pl.Series([False], dtype=pl.Boolean).new_from_index(0, graded.height)
+        words = -(-int(rows.get_column("m").max()) // _BITS)  # type: ignore[arg-type]
+        if edges is None:
+            masks = _key_masks(graded, expected, words)
+        else:
+            masks = _edge_masks(graded, edges, expected, words)
+        pairs = _in_order(masks, offsets[_E], rows, words)
+    elif edges is None:
+        return _counted(graded)
+    else:
+        pairs = _augmented(edges)
+    at = pl.concat(
+        [
+            pairs.select(i=pl.lit(offsets[_E]).gather("row") + pl.col("e")),
+            pairs.select(i=expected + pl.lit(offsets[_A]).gather("row") + pl.col("a")),
+        ]
+    ).get_column("i")
+    flags = pl.Series([False], dtype=pl.Boolean).new_from_index(0, graded.height)
+    return flags.scatter(at, True) if at.len() else flags
+
+
+def _listed(side: pl.DataFrame, left: pl.Series, height: int) -> pl.Series:
+    """Return, per row, the names of a side's calls that are ``left`` (a list, in their order).
+
+    Only those calls are taken (few, against all calls); the lists are built on offsets found
+    by a binary search, no grouping.
+    """
+    calls = side.select("row", "name").filter(left)
+    offsets = _offsets(calls.get_column("row"), height)
+    names = calls.get_column("name").cast(pl.String).rechunk()
+    lists = pa.LargeListArray.from_arrays(offsets.to_arrow(), names.to_arrow())
+    return pl.Series(pl.from_arrow(lists))
+
+
 def _grade_batch(
     batch: pl.Series,
     *,
@@ -899,92 +1153,45 @@ def _grade_batch(
 ) -> pl.Series:
     """Grade a batch of rows: ``batch`` is a struct of the sides ``actual`` and ``expected``."""
     frame = batch.struct.unnest().with_row_index("row")
-    tolerant = rel_tol > 0 and compared != ()
-    sides = {_E: kinds[1], _A: kinds[0]}
-    no_rows = pl.Series([False] * frame.height, dtype=pl.Boolean)
-    fast = _fast_calls(frame, sides, compared) if FAST and not tolerant else None
-    if fast is not None:
-        calls, unreadable = fast, {_E: no_rows, _A: no_rows}
-    else:
-        calls, unreadable = _general_calls(frame, sides, compared, tolerant=tolerant)
-    if calls.schema["key"] != pl.UInt64:
-        calls = calls.with_columns(pl.col("key").hash(_SEED))
-    # A bad expected value raises naming the row; a bad actual value fails its row.
-    bad_expected = (
-        calls.filter((pl.col("side") == _E) & pl.col("bad")).get_column("row").to_list()[:1]
-    )
-    unreadable_expected = unreadable[_E].arg_true().to_list()[:1]
-    first = min(bad_expected + unreadable_expected, default=None)
-    if first is not None:
-        what = (
-            "is not JSON holding a list of tool calls"
-            if first in unreadable_expected
-            else "has a tool call without a name (text), or whose arguments are not a JSON object"
-        )
-        msg = f"`tool_calls`: the expected value in row {first} {what}"
-        raise ValueError(msg)
-    bad_actual = calls.filter(pl.col("bad")).select("row").unique()
-    failed = (
-        frame.select("row")
-        .with_columns(failed=unreadable[_A])
-        .join(bad_actual.with_columns(bad=pl.lit(value=True)), on="row", how="left")
-        .select("row", failed=pl.col("failed") | pl.col("bad").fill_null(value=False))
-    )
-    # The calls of a failed row's actual side are left out: nothing of it is matched.
-    # (A filter, not a join: the calls stay expected first, then actual, each row by row.)
-    failed_ids = failed.filter(pl.col("failed")).get_column("row")
-    graded = calls.filter(~((pl.col("side") == _A) & pl.col("row").is_in(failed_ids.implode())))
+    height, tolerant = frame.height, rel_tol > 0 and compared != ()
+    calls, unreadable, twins = _read(frame, kinds, compared, tolerant=tolerant)
+    _check_expected(calls, unreadable[_E])
+    # A bad actual value fails its row; its actual calls are neither matched nor listed.
+    bad_rows = calls.filter(pl.col("bad")).get_column("row")
+    failed = unreadable[_A].clone().scatter(bad_rows, True) if bad_rows.len() else unreadable[_A]
+    expected = int(calls.get_column("side").eq(_E).sum())
+    sides = {_E: calls.slice(0, expected), _A: calls.slice(expected)}
+    offsets = {s: _offsets(part.get_column("row"), height) for s, part in sides.items()}
+    if tolerant:
+        same = pl.Series([False], dtype=pl.Boolean).new_from_index(0, height)
+    else:  # every call of such a row is matched in every mode: it is left out of the matching
+        same = (_same_rows(sides[_E], sides[_A], offsets) | twins) & ~failed
+    row = pl.col("row")
+    skipped = pl.lit(same).gather(row) | ((pl.col("side") == _A) & pl.lit(failed).gather(row))
+    keep = calls.select(~skipped).to_series()
+    matched = calls.select(pl.lit(same).gather(row)).to_series()
+    if keep.any():
+        flags = _graded_flags(calls.filter(keep), height, mode, rel_tol, tolerant=tolerant)
+        matched = matched.scatter(keep.arg_true(), flags)
+    listed_a = sides[_A].select(~pl.lit(failed).gather(row)).to_series()
+    missing = _listed(sides[_E], ~matched.slice(0, expected), height)
+    extra = _listed(sides[_A], ~matched.slice(expected) & listed_a, height)
+    return _verdict(mode, missing, extra, offsets, failed, twins).alias(batch.name)
 
-    side = pl.col("side")
-    sizes = graded.group_by("row").agg(
-        n=(side == _E).sum().cast(pl.Int64),
-        m=(side == _A).sum().cast(pl.Int64),
-        # Without ``rel_tol`` a row whose two sides hold the same keys in the same order has
-        # every call matched in every mode: it is left out of the matching.
-        ke=pl.col("key").filter(side == _E),
-        ka=pl.col("key").filter(side == _A),
-    )
-    same_keys = (pl.col("ke") == pl.col("ka")) if not tolerant else pl.lit(value=False)
-    sizes = sizes.select("row", "n", "m", same=same_keys)
-    rows = (
-        frame.select("row")
-        .join(sizes, on="row", how="left", maintain_order="left")
-        .fill_null(0)
-        .with_columns(pl.col("same").fill_null(value=False))
-    )
-    same = rows.filter(pl.col("same")).get_column("row")
-    if same.len():
-        graded = graded.filter(~pl.col("row").is_in(same.implode()))
-        rows_left = rows.filter(~pl.col("same"))
-    else:
-        rows_left = rows
-    edges = _edges(graded, rel_tol) if tolerant else None
-    if mode in ("exact", "in_order"):
-        words = max(1, -(-int(rows_left.get_column("m").max() or 0) // _BITS))
-        pairs = _in_order(_masks(graded, edges), rows_left, words)
-        flags = _flags(graded, pairs)
-    elif edges is None:
-        flags = _counted(graded)
-    else:
-        flags = _flags(graded, _augmented(edges))
 
-    # ``flags`` is in the order of ``graded``: only the calls left unmatched are grouped.
-    names = (
-        graded.select("row", "side", "name")
-        .filter(~flags.get_column("matched"))
-        .group_by("row")
-        .agg(
-            unmatched_e=(side == _E).sum(),
-            unmatched_a=(side == _A).sum(),
-            missing=pl.col("name").filter(side == _E),
-            extra=pl.col("name").filter(side == _A),
-        )
-    )
-    result = rows.join(names, on="row", how="left", maintain_order="left").join(
-        failed, on="row", how="left", maintain_order="left"
-    )
-    unmatched_e = pl.col("unmatched_e").fill_null(0)
-    unmatched_a = pl.col("unmatched_a").fill_null(0)
+def _verdict(
+    mode: str,
+    missing: pl.Series,
+    extra: pl.Series,
+    offsets: dict[int, pl.Series],
+    failed: pl.Series,
+    twins: pl.Series,
+) -> pl.Series:
+    """Return the result struct from the calls left unmatched on each side.
+
+    A twin row (see :func:`_read`) holds as many actual calls as expected ones.
+    """
+    unmatched_e, unmatched_a = missing.list.len(), extra.list.len()
     if mode in ("exact", "any_order"):
         ok = (unmatched_e == 0) & (unmatched_a == 0)
     elif mode in ("in_order", "superset"):
@@ -992,30 +1199,8 @@ def _grade_batch(
     else:
         ok = unmatched_a == 0
     if mode == "exact":
-        ok = ok & (pl.col("n") == pl.col("m"))
-    empty = pl.lit([], _NAMES)
-    return result.select(
-        pl.struct(
-            correct=ok & ~pl.col("failed"),
-            missing=pl.col("missing").fill_null(empty),
-            extra=pl.col("extra").fill_null(empty),
-        ).alias(batch.name)
-    ).to_series()
-
-
-def _flags(calls: pl.DataFrame, pairs: pl.DataFrame) -> pl.DataFrame:
-    """Mark each call matched or not, from the matched pairs (row, e, a)."""
-    matched = pl.concat(
-        [
-            pairs.select("row", side=pl.lit(_E, pl.Int8), pos="e"),
-            pairs.select("row", side=pl.lit(_A, pl.Int8), pos="a"),
-        ]
-    ).with_columns(matched=pl.lit(value=True))
-    return (
-        calls.select("row", "side", "pos")
-        .join(matched, on=["row", "side", "pos"], how="left", maintain_order="left")
-        .with_columns(pl.col("matched").fill_null(value=False))
-    )
+        ok = ok & ((_counts(offsets[_E]) == _counts(offsets[_A])) | twins)
+    return pl.DataFrame({"correct": ok & ~failed, "missing": missing, "extra": extra}).to_struct()
 
 
 # ---------------------------------------------------------------------------------------------
