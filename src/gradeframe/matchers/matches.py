@@ -152,7 +152,29 @@ def _first_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
+#: Patterns at least this long are checked against Polars' regex size limit before the
+#: fallback: Polars' limit is reached by patterns of a few hundred KB, and the ``regex`` module
+#: takes minutes on those (its search timeout is not checked inside a long literal).
+_LONG_PATTERN: Final = 10_000
+
+
+def _over_size_limit(source: str, flags: int) -> bool:
+    polars_pattern = for_polars(source, flags) or source
+    try:
+        pl.select(pl.lit("", dtype=pl.String).str.contains(polars_pattern))
+    except pl.exceptions.PolarsError as exc:
+        return "size limit" in str(exc)
+    return False
+
+
 def compile_fallback(source: str, flags: int, where: str) -> regex.Pattern[str]:
+    if len(source) >= _LONG_PATTERN and _over_size_limit(source, flags):
+        msg = (
+            f"{where}: the pattern ({len(source):,} characters, starting {source[:40]!r}) is "
+            "over Polars' regex size limit, and the regex module would take minutes on it. "
+            "To find literal text, use includes(), which finds a needle of any length."
+        )
+        raise ValueError(msg)
     try:
         regex.compile(source, flags)  # the error, if any, is about the pattern as written
         return regex.compile(_for_regex(source, flags), flags)
