@@ -331,6 +331,73 @@ def test_batches_grade_many_samples_in_one_call(tmp_path: Path, monkeypatch: Any
     assert sum(calls.values()) < 40  # samples that finish together are graded together
 
 
+# ---- one bad sample fails alone (issue 38, G6 and G7) ----------------------------------------
+
+#: A target of about 0.5 MB: Polars compiles a literal needle that is one value for the whole
+#: batch into a regex, and this one exceeds its size limit.
+LONG_TARGET = "a long reference text " * 24_000
+REPLIES["long"] = f"Quoted: {LONG_TARGET} (end)"
+
+
+def test_includes_scorer_matches_a_half_megabyte_target(tmp_path: Path) -> None:
+    samples = [
+        Sample(id="long", input="[long] Quote it.", target=LONG_TARGET),
+        Sample(id="longer", input="[long] Quote it.", target=LONG_TARGET + "!"),
+        Sample(id="units", input="[units] How many units?", target="12,400"),
+    ]
+    scores = {
+        sid: s
+        for (sid, _), s in _scores(_run(gi.includes(), tmp_path, samples), "includes").items()
+    }
+    assert {sid: s.value for sid, s in scores.items()} == {"long": "C", "longer": "I", "units": "C"}
+    assert scores["longer"].metadata["missing"] == [LONG_TARGET + "!"]
+    # the explanation shows the target cut, as everywhere values are shown
+    assert len(scores["longer"].explanation) < 2 * gf.MAX_METADATA_LENGTH
+
+
+def test_within_scorer_bad_target_fails_only_its_own_sample(tmp_path: Path) -> None:
+    samples = [
+        Sample(id="number", input="[number] How tall, in metres?", target="45.2"),
+        Sample(id="no_number", input="[number] How tall, in metres?", target="n/a"),
+        Sample(id="far", input="[number] How tall, in metres?", target="40"),
+    ]
+    path = _run(gi.within(delta=0.5), tmp_path, samples)
+    scores = {sid: s for (sid, _), s in _scores(path, "within").items()}
+    assert scores["number"].value == "C"
+    assert scores["far"].value == "I"
+    assert scores["far"].metadata["failure_kind"] == "wrong"
+    bad = scores["no_number"]
+    assert bad.value != bad.value  # NaN: unscored, left out of inspect's metrics
+    assert bad.metadata["failure_kind"] == "no_reference"
+    assert "sample 'no_number' (epoch 1)" in bad.explanation
+    assert "'n/a'" in bad.explanation
+    metrics = {
+        name: m.value
+        for result in read_eval_log(str(path)).results.scores
+        if result.name == "within"
+        for name, m in result.metrics.items()
+    }
+    assert metrics["accuracy"] == pytest.approx(1 / 2)  # of the two samples scored
+
+
+def test_a_sample_that_cannot_be_graded_fails_alone_naming_it() -> None:
+    def grade(frame: pl.DataFrame) -> list[Any]:
+        if "bad" in frame.get_column("sample_id").to_list():
+            raise pl.exceptions.ComputeError("a raw Polars error")
+        return frame.get_column("sample_id").to_list()
+
+    records = [
+        {"id": sid, "epoch": 1, "input": "q", "target": ["1"], "output": {"completion": "1"}}
+        for sid in ("a", "b", "bad", "c", "d")
+    ]
+    got = gi._Batcher(grade)._graded(records, "mockllm/model")
+    assert got[:2] == ["a", "b"]
+    assert got[3:] == ["c", "d"]
+    assert isinstance(got[2], RuntimeError)
+    assert "sample 'bad' (epoch 1)" in str(got[2])
+    assert "a raw Polars error" in str(got[2])
+
+
 # ---- verdict(): re-reading a judge's stored replies (SPEC §13) -------------------------------
 
 JUDGE_LOG = Path(__file__).parent / "fixtures" / "logs_extra" / "inspect_judge"

@@ -186,6 +186,70 @@ def test_includes_number_answer_read_as_text(constructor) -> None:
     assert_equal_data(frame.grade.includes("a", ["120"]), {"correct": [True, False]})
 
 
+#: About 0.5 MB (issue 38, G6): Polars compiles a literal needle that is one value for the
+#: whole column (a literal, a one-row frame, a row's only needle) into a regex, and one this
+#: long exceeded its size limit (a raw ComputeError for every row).
+LONG_NEEDLE = "A long reference text " * 24_000
+
+LONG_ANSWERS = [f"Quoted: {LONG_NEEDLE} (end)", "short", LONG_NEEDLE[:-3], None]
+
+
+def _includes_reference(answer: str | None, needles: list[str], *, ignore_case: bool) -> bool:
+    """The rule, in Python: every needle occurs in the answer (null reads as "")."""
+
+    def case(text: str) -> str:
+        return text.lower() if ignore_case else text
+
+    return bool(needles) and all(case(n) in case(answer or "") for n in needles)
+
+
+_LONG_LISTS = [[LONG_NEEDLE], ["short", LONG_NEEDLE.upper()], [LONG_NEEDLE + "!"], ["x"]]
+
+
+@pytest.mark.parametrize(
+    ("layout", "needles", "ignore_case"),
+    [
+        pytest.param("literal", [[LONG_NEEDLE]] * 4, True, id="literal_needle"),
+        pytest.param("string", [[LONG_NEEDLE.lower()]], True, id="one_row_needle_column"),
+        pytest.param("list", _LONG_LISTS, True, id="needle_lists"),
+        pytest.param("list", _LONG_LISTS, False, id="needle_lists_case_kept"),
+    ],
+)
+def test_includes_half_megabyte_needle_is_matched_not_a_regex_error(
+    constructor, layout, needles, ignore_case
+) -> None:
+    answers = LONG_ANSWERS[: len(needles)]
+    if layout == "literal":
+        frame = constructor({"actual": answers})
+        result = frame.grade.includes("actual", needles[0], ignore_case=ignore_case)
+    else:
+        column = [n[0] for n in needles] if layout == "string" else needles
+        frame = constructor({"actual": answers, "needles": column})
+        result = frame.grade.includes("actual", "needles", ignore_case=ignore_case)
+    expected = [
+        _includes_reference(a, n, ignore_case=ignore_case)
+        for a, n in zip(answers, needles, strict=True)
+    ]
+    data = to_data(result)
+    assert data["correct"] == expected
+    missing = [
+        [m for m in n if not _includes_reference(a, [m], ignore_case=ignore_case)]
+        for a, n in zip(answers, needles, strict=True)
+    ]
+    assert data["missing"] == missing
+
+
+@pytest.mark.parametrize("where", ["pattern", "pattern_column"])
+def test_matches_pattern_over_polars_size_limit_raises_naming_it(constructor, where) -> None:
+    # Polars rejects it (its regex size limit); the regex module's fallback did not finish in
+    # minutes (its search timeout is not checked inside a long literal): a clear error instead.
+    frame = constructor({"actual": LONG_ANSWERS[:2], "pattern": [LONG_NEEDLE, "x"]})
+    named = "`pattern`" if where == "pattern" else "`pattern_column` row 0"
+    options = {"pattern": LONG_NEEDLE} if where == "pattern" else {"pattern_column": "pattern"}
+    with pytest.raises(ValueError, match=rf"{re.escape(named)}: .*over Polars' regex size limit"):
+        to_data(frame.grade.matches("actual", **options))
+
+
 # --------------------------------------------------------------------------------------------
 # matches
 # --------------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ import polars as pl
 import pytest
 
 import gradeframe as gf
+from gradeframe import _arrow
 from gradeframe import samples as sample_rules
 from gradeframe import spark as gs
 from tests.test_samples_dask import samples_frame
@@ -45,7 +46,7 @@ def test_task_counts_summed_on_the_driver_give_the_whole_frame(tasks: int) -> No
     frame = samples_frame()
     pieces = _tasks(frame, tasks, "answer")
     assert len(pieces) >= tasks  # several regrouped tables per task
-    counts, votes = gs.summed_sample_counts(
+    counts, votes = _arrow.summed_sample_counts(
         pieces, frame.clear(), ["model"], ["question_id"], "correct", "answer"
     )
     table = sample_rules.pass_at_k_from_counts(counts, ["model"], [1, 2, 5]).collect()
@@ -74,7 +75,7 @@ def test_task_votes_on_values_summed_on_the_driver_give_the_whole_frame() -> Non
             vote="equivalent",
         ):
             pieces.append((batch.column(0)[0].as_py(), batch.column(1)[0].as_py()))
-    counts, votes = gs.summed_sample_counts(
+    counts, votes = _arrow.summed_sample_counts(
         pieces, frame.clear(), ["model"], ["question_id"], "correct", "answer", "equivalent"
     )
     listed = sample_rules.flaky_from_counts(counts, votes, ["model"], ["question_id"]).collect()
@@ -86,7 +87,7 @@ def test_task_votes_on_values_summed_on_the_driver_give_the_whole_frame() -> Non
 
 def test_no_rows_gives_empty_counts() -> None:
     frame = samples_frame().clear()
-    counts, votes = gs.summed_sample_counts(
+    counts, votes = _arrow.summed_sample_counts(
         [], frame, ["model"], ["question_id"], "correct", "answer"
     )
     out = sample_rules.consistency_from_counts(counts, votes, ["model"], ["question_id"])

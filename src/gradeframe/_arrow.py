@@ -20,7 +20,7 @@ imports an engine.
 from __future__ import annotations
 
 import io
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Final
 
 import polars as pl
@@ -28,10 +28,10 @@ import pyarrow as pa
 
 from gradeframe import samples as sample_rules
 from gradeframe._cost import input_columns as cost_columns
+from gradeframe._engines import SamplesCall, Summed, counted_samples
 from gradeframe._inputs import IntoExpr
 from gradeframe._summary_inputs import pandas_report_columns
 from gradeframe.report import report_counts, report_from_counts
-from gradeframe.samples import Groups, On
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -50,6 +50,7 @@ __all__ = [
     "samples_plan",
     "summed_report",
     "summed_sample_counts",
+    "summed_samples",
 ]
 
 #: Rows graded per call (an engine's small batches are regrouped to this size).
@@ -220,13 +221,7 @@ def summed_report(
 
 
 def samples_plan(
-    schema: pa.Schema,
-    function: str,
-    by: Groups,
-    on: On,
-    correct: str,
-    answer: IntoExpr | None,
-    outputs: Sequence[str],
+    schema: pa.Schema, call: SamplesCall
 ) -> tuple[list[str], list[str], list[str], pl.DataFrame]:
     """Check a samples function's arguments on an empty frame, before any data is read.
 
@@ -234,30 +229,44 @@ def samples_plan(
     columns).
     """
     empty_input = empty(schema)
-    columns, groups, items = sample_rules.pandas_columns(empty_input, by, on, correct, answer)
+    correct, answer = call.correct, call.answer
+    columns, groups, items = sample_rules.pandas_columns(
+        empty_input, call.by, call.on, correct, answer
+    )
     empty_read = empty_input.select(list(columns))
     groups, items, _, _ = sample_rules.prepare(
-        empty_read, function, groups, items, correct, answer, outputs
+        empty_read, call.function, groups, items, correct, answer, call.outputs
     )
     return list(columns), groups, items, empty_read
 
 
-def sample_table(
-    table: pa.Table | pa.RecordBatch,
-    *,
-    groups: list[str],
-    items: list[str],
-    correct: str,
-    answer: IntoExpr | None,
-    vote: str = "fold",
-) -> pa.Table:
-    """Count one table's samples per group and item (and votes): one row of IPC bytes."""
-    frame = _polars(table)
-    counts = _ipc(sample_rules.sample_counts(frame, groups, items, correct).collect())
-    votes = None
-    if answer is not None:
-        found = sample_rules.vote_counts(frame, groups, items, correct, answer, vote)
-        votes = _ipc(found.collect())
+def summed_samples(
+    schema: pa.Schema,
+    call: SamplesCall,
+    count: Callable[[list[str], dict[str, Any]], Sequence[tuple[bytes, bytes | None]]],
+) -> Summed:
+    """Check a samples call on an empty frame, have the engine count, and sum the counts.
+
+    ``count(columns, options)`` runs :func:`sample_table` (``options`` are its keywords) on
+    every piece of the input's ``columns`` and returns the pieces' (counts, votes).
+    """
+    vote = sample_rules.resolve_vote(call.vote, schema.names)
+    columns, groups, items, empty_read = samples_plan(schema, call)
+    correct, answer = call.correct, call.answer
+    options = {"groups": groups, "items": items, "correct": correct, "answer": answer}
+    pieces = count(columns, {**options, "vote": vote})
+    counts, votes = summed_sample_counts(pieces, empty_read, groups, items, correct, answer, vote)
+    return groups, items, counts, votes
+
+
+def sample_table(table: pa.Table | pa.RecordBatch, **options: Any) -> pa.Table:
+    """Count one table's samples per group and item (and votes): one row of IPC bytes.
+
+    ``options`` are :func:`gradeframe._engines.counted_samples`'s keywords (``groups``,
+    ``items``, ``correct``, ``answer``, ``vote``).
+    """
+    counts, votes = counted_samples(_polars(table), **options)
+    counts, votes = _ipc(counts), None if votes is None else _ipc(votes)
     return pa.table(
         [pa.array([counts], pa.binary()), pa.array([votes], pa.binary())], schema=SAMPLES_SCHEMA
     )

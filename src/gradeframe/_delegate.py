@@ -1,37 +1,23 @@
-"""How a ``.grade`` method is tied to the function it runs: one decorator, no copied text.
+"""How a ``.grade`` method is tied to the function it runs: one table, no copied text.
 
-A namespace method spells out its parameters (so that editors and ``help()`` show them) and is
+A namespace's methods are made from a table of :mod:`gradeframe._methods` (name, function, the
+function documenting the rule) by the class decorator :func:`add_methods`: each method has its
+function's signature minus the frame, Series or expression argument (``help()``, editors and
+``inspect.signature`` show it), hands its arguments to the namespace's one runner, and is
 decorated with :func:`delegates`, which gives it the function's docstring and records the
-function, so that ``tests/test_namespaces.py`` can hold the method's signature to the function's
-(minus the frame, Series or expression argument: parameter names, kinds, defaults and
-annotations must be the same). Adding a method is a few lines in each namespace:
+function (``tests/test_namespaces.py`` holds the method to it). Adding a method is a row in a
+table:
 
-- Polars DataFrame and LazyFrame (``_polars._FrameGrade``), a frame function ``with_f1``::
+- Polars DataFrame and LazyFrame (``_polars._FrameGrade``), and the pandas DataFrame accessor
+  (``_pandas.PandasFrameGrade``): a ``with_*`` frame function in ``_methods.GRADING``, run by
+  ``_grade`` (the pandas one reads the columns it needs, by their roles: a matcher's
+  description says them, ``_pandas._ROLES`` the others').
+- Polars Expr and Series, pandas Series: an expression function in ``_methods.TEXT``.
+- The summary methods of a frame (``report``, ``failures``, ``chart``, ``compare``...): a row of
+  ``_summary.SUMMARIES``; the Polars and pandas frame namespaces share them.
 
-      @delegates(matcher_rules.with_f1, doc=matcher_rules.f1)
-      def f1(self, actual: IntoExpr, expected: IntoExpr, *, threshold: float = 0.5,
-             label: str | None = None, prefix: str = "") -> FrameT:
-          return matcher_rules.with_f1(self._frame, actual, expected, threshold=threshold,
-                                       label=label, prefix=prefix)
-
-- Polars Expr (``_polars.ExprGrade``) and Series (``_polars.SeriesGrade``), an expression
-  function ``extract_number(expr, *, which="last")``::
-
-      @delegates(extract_rules.extract_number)
-      def extract_number(self, *, which: Which = "last") -> pl.Expr:    # Expr
-          return extract_rules.extract_number(self._expr, which=which)
-
-      @delegates(extract_rules.extract_number)
-      def extract_number(self, *, which: Which = "last") -> pl.Series:  # Series
-          return self._run(extract_rules.extract_number, which=which)
-
-- pandas Series (``_pandas.PandasSeriesGrade``): as the Polars Series, returning ``pd.Series``.
-- pandas DataFrame (``_pandas.PandasFrameGrade``): a grading method lists the columns it reads
-  with their roles and calls ``self._add_columns(function, OUTPUT_COLUMNS, arguments, ...)``
-  (see ``within`` there).
-- The summary methods of a frame (``report``, ``failures``, ``chart``, ``compare``,
-  ``agreement``, ``compare_chart``) call their function on ``self._frame``; they are written
-  once, in ``_summary.SummaryMethods``, which the Polars and pandas frame namespaces share.
+A method written out by hand (Dask's, made from the pandas accessor's) is decorated with
+:func:`delegates` directly.
 
 ``doc=`` names the function whose docstring documents the rule in full, when ``function`` is a
 thin frame wrapper.
@@ -193,6 +179,93 @@ def _returns(
         _, _, text = returns.partition("\n")
         return f"{kind}\n" + re.sub(r"\bexpression\b", noun, text)
     return returns
+
+
+def forwarding(
+    name: str,
+    function: Callable[..., Any],
+    *,
+    returns: str,
+    runner: str,
+    doc: Callable[..., Any] | None = None,
+    lock: bool = True,
+) -> Callable[..., Any]:
+    """Make the namespace method ``name`` that runs ``function`` through the namespace's runner.
+
+    The method's signature is the function's, minus its first argument (the frame, Series or
+    expression), with ``self`` first and ``returns`` as its return annotation; ``help()``,
+    editors and ``inspect.signature`` show it as if it were spelled out. A call is checked
+    against that signature and then runs ``self.<runner>(function, *args, **kwargs)``, the one
+    place where the namespace says how its object is handed to a function. The method is then
+    decorated with :func:`delegates` (docstring, recorded function, lock).
+    """
+    own = list(inspect.signature(function).parameters.values())[1:]
+    this = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    signature = inspect.Signature([this, *own], return_annotation=returns)
+
+    def method(*args: Any, **kwargs: Any) -> Any:
+        bind(name, signature, args, kwargs)  # a wrong call raises here, naming the method
+        self, *rest = args
+        return getattr(self, runner)(function, *rest, **kwargs)
+
+    method.__name__ = name
+    method.__signature__ = signature  # type: ignore[attr-defined]
+    method.__annotations__ = {
+        **{p.name: p.annotation for p in own if p.annotation is not p.empty},
+        "return": returns,
+    }
+    return delegates(function, doc=doc, lock=lock)(method)
+
+
+def bind(name: str, signature: inspect.Signature, args: Any, kwargs: Any) -> inspect.BoundArguments:
+    """Bind a call to a made function's signature; a wrong call raises naming ``name``.
+
+    As Python says it of a function written out: ``exact_match() got an unexpected keyword
+    argument 'nope'``.
+    """
+    try:
+        return signature.bind(*args, **kwargs)
+    except TypeError as error:
+        msg = f"{name}() {error}"
+        raise TypeError(msg) from None
+
+
+def add_methods(
+    table: dict[str, tuple[Callable[..., Any], Callable[..., Any] | None]],
+    *,
+    returns: str | dict[str, str],
+    runner: str,
+    lock: bool = True,
+) -> Callable[[type], type]:
+    """Return a class decorator that adds a method per row of ``table`` (see :func:`forwarding`).
+
+    ``table`` maps a method's name to its function and the function documenting the rule (or
+    None); ``returns`` is the methods' return annotation, or one per name.
+    """
+
+    def decorate(cls: type) -> type:
+        for name, (function, doc) in table.items():
+            kind = returns if isinstance(returns, str) else returns[name]
+            method = forwarding(name, function, returns=kind, runner=runner, doc=doc, lock=lock)
+            method.__qualname__ = f"{cls.__qualname__}.{name}"
+            setattr(cls, name, method)
+        return cls
+
+    return decorate
+
+
+def insert_section(function: Method, text: str, before: str) -> Method:
+    """Put ``text`` (docstring lines written once for many functions) before ``before``.
+
+    ``before`` is a line of the function's docstring with its indentation (a section title
+    and its underline); a docstring without it raises, naming the function.
+    """
+    head, found, tail = (function.__doc__ or "").partition(before)
+    if not found:
+        msg = f"{function.__name__}'s docstring has no {before.strip()!r} to put text before"
+        raise ValueError(msg)
+    function.__doc__ = f"{head}{text}{found}{tail}"
+    return function
 
 
 def delegate_of(method: Callable[..., Any]) -> Callable[..., Any] | None:

@@ -8,7 +8,7 @@ into the fields the answer_contains plan reads.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TypeAlias
 
 import polars as pl
@@ -38,18 +38,9 @@ def _boolean_column(name: str, argument: str, schema: Schema | None, hint: str) 
 def resolve_not_found(not_found: NotFound, outcome: pl.Expr, schema: Schema | None) -> pl.Expr:
     if not_found is None:
         return not_found_in_folded(outcome, phrase_pattern(None))
-    if isinstance(not_found, str):
-        hint = "a list of phrases: not_found=['...']"
-        return _boolean_column(not_found, "not_found", schema, hint)
-    if isinstance(not_found, pl.Expr):
-        return not_found
-    if isinstance(not_found, Sequence):
-        return not_found_in_folded(outcome, phrase_pattern(not_found))
-    msg = (
-        "`not_found` must be a Boolean column name, a polars expression, or a list of regex "
-        f"phrases; got {type(not_found).__name__}: {not_found!r}"
-    )
-    raise TypeError(msg)
+    hint = "a list of phrases: not_found=['...']"
+    detect = lambda phrases: not_found_in_folded(outcome, phrase_pattern(phrases))  # noqa: E731
+    return _resolve(not_found, "not_found", schema, hint, "", detect)
 
 
 def resolve_refusal(refusal: Refusal, outcome: pl.Expr, schema: Schema | None) -> pl.Expr | None:
@@ -58,16 +49,29 @@ def resolve_refusal(refusal: Refusal, outcome: pl.Expr, schema: Schema | None) -
         return None
     if refusal is True:
         return refusal_in_folded(outcome, refusal_pattern(None))
-    if isinstance(refusal, str):
-        hint = "refusal=True for the default detector, or a list of phrases: refusal=['...']"
-        return _boolean_column(refusal, "refusal", schema, hint)
-    if isinstance(refusal, pl.Expr):
-        return refusal
-    if isinstance(refusal, Sequence):
-        return refusal_in_folded(outcome, refusal_pattern(refusal))
+    hint = "refusal=True for the default detector, or a list of phrases: refusal=['...']"
+    detect = lambda phrases: refusal_in_folded(outcome, refusal_pattern(phrases))  # noqa: E731
+    return _resolve(refusal, "refusal", schema, hint, "None, True, ", detect)
+
+
+def _resolve(
+    value: object,
+    argument: str,
+    schema: Schema | None,
+    hint: str,
+    also: str,
+    detect: Callable[[Sequence[str]], pl.Expr],
+) -> pl.Expr:
+    """Read ``not_found=`` or ``refusal=``: a Boolean column, an expression, or phrases."""
+    if isinstance(value, str):
+        return _boolean_column(value, argument, schema, hint)
+    if isinstance(value, pl.Expr):
+        return value
+    if isinstance(value, Sequence):
+        return detect(value)
     msg = (
-        "`refusal` must be None, True, a Boolean column name, a polars expression, or a list "
-        f"of regex phrases; got {type(refusal).__name__}: {refusal!r}"
+        f"`{argument}` must be {also}a Boolean column name, a polars expression, or a list "
+        f"of regex phrases; got {type(value).__name__}: {value!r}"
     )
     raise TypeError(msg)
 

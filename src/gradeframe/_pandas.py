@@ -12,35 +12,29 @@ what ``polars.Series.to_pandas`` gives.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 import pandas as pd
 import polars as pl
 
 from gradeframe import answer as answer_rules
-from gradeframe import extract as extract_rules
-from gradeframe import fold as fold_rules
 from gradeframe import matchers as matcher_rules
 from gradeframe import rubric as rubric_rules
 from gradeframe import verdict as verdict_rules
-from gradeframe._delegate import delegates
+from gradeframe._delegate import add_methods
 from gradeframe._frames import (
     Role,
     needed_columns,
     to_pandas_column,
     to_polars,
 )
-from gradeframe._inputs import IntoExpr, check_output_names, check_prefix
+from gradeframe._inputs import check_output_names, check_prefix
+from gradeframe._methods import GRADING, TEXT
 from gradeframe._record import BY_NAME
 from gradeframe._summary import SummaryMethods
-from gradeframe.answer import NotFound, Refusal
-from gradeframe.extract import Which
 from gradeframe.matchers import _base as matcher_base
-from gradeframe.matchers.equivalent import Fallback, Percent
-from gradeframe.matchers.matches import PatternLike
-from gradeframe.matchers.tool_calls import Arguments, Mode
-from gradeframe.verdict import OnConflict, Scheme
 
 
 def run_on_pandas(
@@ -61,13 +55,19 @@ def run_on_pandas(
     return out
 
 
+#: The Series methods whose expression is a struct: they return a frame of its fields.
+_FIELDS: Final = {"read_verdict": "pd.DataFrame"}
+
+
 @pd.api.extensions.register_dataframe_accessor("grade")
+@add_methods(GRADING, returns="pd.DataFrame", runner="_grade")
 class PandasFrameGrade(SummaryMethods[pd.DataFrame]):
     """``df.grade``: gradeframe on a pandas DataFrame (same answers as Polars).
 
-    Each method spells out its parameters and takes its docstring from the function it runs (see
-    :mod:`gradeframe._delegate`). A grading method lists the columns it reads with their roles
-    (``arguments``), and :meth:`_add_columns` converts just those through Arrow.
+    Each method has the parameters and docstring of the function it runs (see
+    :mod:`gradeframe._delegate`). A grading method runs through :meth:`_grade`, which finds the
+    columns it reads with their roles, and :meth:`_add_columns` converts just those through
+    Arrow.
     """
 
     def __init__(self, frame: pd.DataFrame) -> None:
@@ -93,337 +93,88 @@ class PandasFrameGrade(SummaryMethods[pd.DataFrame]):
         check_output_names(present, [prefix + c for c in columns])
         return run_on_pandas(self._frame, function, needed, *args, **kwargs)
 
-    @delegates(answer_rules.with_answer_contains, doc=answer_rules.answer_contains)
-    def answer_contains(
-        self,
-        answer: IntoExpr = "answer",
-        refs: IntoExpr = "refs",
-        *,
-        partial: IntoExpr | None = None,
-        notes: IntoExpr | None = None,
-        trace: IntoExpr | None = None,
-        status: IntoExpr | None = None,
-        failure_kind: IntoExpr | None = None,
-        not_found: NotFound = None,
-        refusal: Refusal = None,
-        whole_words: bool = False,
-        explain: bool = False,
-        prefix: str = "",
+    def _grade(
+        self, function: Callable[..., pl.DataFrame], /, *args: Any, **kwargs: Any
     ) -> pd.DataFrame:
-        arguments = [
-            ("answer", answer, "text"),
-            ("refs", refs, "refs"),
-            ("partial", partial, None),
-            ("notes", notes, None),
-            ("trace", trace, None),
-            ("status", status, None),
-            ("failure_kind", failure_kind, None),
-            ("not_found", not_found if isinstance(not_found, str | pl.Expr) else None, None),
-            ("refusal", refusal if isinstance(refusal, str | pl.Expr) else None, None),
-        ]
-        # Flat record columns read by name (BY_NAME) go to Polars too.
-        given = {"partial": partial, "notes": notes, "trace": trace, "status": status}
-        present = {str(c) for c in self._frame.columns}
-        arguments += [
-            (role, role, None) for role in BY_NAME if given[role] is None and role in present
-        ]
-        return self._add_columns(
-            answer_rules.with_answer_contains,
-            answer_rules.output_columns(explain=explain),
-            arguments,
-            answer,
-            refs,
-            partial=partial,
-            notes=notes,
-            trace=trace,
-            status=status,
-            failure_kind=failure_kind,
-            not_found=not_found,
-            refusal=refusal,
-            whole_words=whole_words,
-            explain=explain,
-            prefix=prefix,
-        )
+        """Run a grading method's frame function on the columns it reads (by their roles)."""
+        bound = inspect.signature(function).bind(None, *args, **kwargs)
+        bound.apply_defaults()  # a column named by a default is read too
+        given = dict(list(bound.arguments.items())[1:])  # not the frame
+        if function in _ROLES:
+            columns, roles = _ROLES[function](given, self._frame)
+        else:  # a matcher: its description says which arguments name columns
+            spec = matcher_rules.spec_of(function)
+            columns = spec.columns
+            roles = matcher_base.column_arguments(spec, function, (), given)
+        return self._add_columns(function, columns, roles, *args, **kwargs)
 
-    def _matcher(self, function: Callable[..., Any], /, *args: Any, **kwargs: Any) -> pd.DataFrame:
-        """Run a matcher's frame function; its description says which arguments name columns."""
-        spec = matcher_rules.spec_of(function)
-        arguments = matcher_base.column_arguments(spec, function, args, kwargs)
-        return self._add_columns(function, spec.columns, arguments, *args, **kwargs)
 
-    @delegates(matcher_rules.with_exact_match, doc=matcher_rules.exact_match)
-    def exact_match(
-        self,
-        actual: IntoExpr,
-        expected: IntoExpr | bool | float | Sequence[str],
-        *,
-        ignore_case: bool = True,
-        strip: bool = True,
-        fold: bool = False,
-        label: str | None = None,
-        prefix: str = "",
-    ) -> pd.DataFrame:
-        return self._matcher(
-            matcher_rules.with_exact_match,
-            actual,
-            expected,
-            ignore_case=ignore_case,
-            strip=strip,
-            fold=fold,
-            label=label,
-            prefix=prefix,
-        )
+def _by_name(frame: pd.DataFrame, roles: Iterable[str]) -> list[tuple[str, Any, Role | None]]:
+    """Return the flat record columns a rule reads by name (BY_NAME) that the frame has."""
+    present = {str(c) for c in frame.columns}
+    return [(role, role, None) for role in BY_NAME if role in roles and role in present]
 
-    @delegates(matcher_rules.with_includes, doc=matcher_rules.includes)
-    def includes(
-        self,
-        actual: IntoExpr,
-        expected: IntoExpr | Sequence[str],
-        *,
-        ignore_case: bool = True,
-        fold: bool = False,
-        label: str | None = None,
-        prefix: str = "",
-    ) -> pd.DataFrame:
-        return self._matcher(
-            matcher_rules.with_includes,
-            actual,
-            expected,
-            ignore_case=ignore_case,
-            fold=fold,
-            label=label,
-            prefix=prefix,
-        )
 
-    @delegates(matcher_rules.with_matches, doc=matcher_rules.matches)
-    def matches(
-        self,
-        actual: IntoExpr,
-        pattern: PatternLike | None = None,
-        *,
-        pattern_column: IntoExpr | None = None,
-        label: str | None = None,
-        prefix: str = "",
-    ) -> pd.DataFrame:
-        return self._matcher(
-            matcher_rules.with_matches,
-            actual,
-            pattern,
-            pattern_column=pattern_column,
-            label=label,
-            prefix=prefix,
-        )
+def _answer_contains_roles(given: Mapping[str, Any], frame: pd.DataFrame) -> tuple[Any, Any]:
+    arguments = [
+        ("answer", given["answer"], "text"),
+        ("refs", given["refs"], "refs"),
+        *[(name, given[name], None) for name in ("partial", "notes", "trace", "status")],
+        ("failure_kind", given["failure_kind"], None),
+        *[
+            (name, value if isinstance(value, str | pl.Expr) else None, None)
+            for name, value in (("not_found", given["not_found"]), ("refusal", given["refusal"]))
+        ],
+    ]
+    unset = [role for role in BY_NAME if given[role] is None]
+    columns = answer_rules.output_columns(explain=given["explain"])
+    return columns, arguments + _by_name(frame, unset)
 
-    @delegates(matcher_rules.with_within, doc=matcher_rules.within)
-    def within(
-        self,
-        actual: IntoExpr,
-        expected: IntoExpr | float,
-        *,
-        delta: float | None = None,
-        percent: float | None = None,
-        label: str | None = None,
-        prefix: str = "",
-    ) -> pd.DataFrame:
-        return self._matcher(
-            matcher_rules.with_within,
-            actual,
-            expected,
-            delta=delta,
-            percent=percent,
-            label=label,
-            prefix=prefix,
-        )
 
-    @delegates(matcher_rules.with_choice, doc=matcher_rules.choice)
-    def choice(
-        self,
-        actual: IntoExpr,
-        expected: IntoExpr | Sequence[str],
-        *,
-        letters: str = "ABCDEFGHIJ",
-        label: str | None = None,
-        prefix: str = "",
-    ) -> pd.DataFrame:
-        return self._matcher(
-            matcher_rules.with_choice, actual, expected, letters=letters, label=label, prefix=prefix
-        )
+def _judge_roles(given: Mapping[str, Any], frame: pd.DataFrame) -> tuple[Any, Any]:
+    arguments = [(name, given[name], "text" if name == "text" else None) for name in _JUDGE_READS]
+    if given["answer"] is not None:
+        arguments += _by_name(frame, BY_NAME)
+    return verdict_rules.JUDGE_COLUMNS, arguments
 
-    @delegates(matcher_rules.with_f1, doc=matcher_rules.f1)
-    def f1(
-        self,
-        actual: IntoExpr,
-        expected: IntoExpr | Sequence[str],
-        *,
-        threshold: float = 0.5,
-        label: str | None = None,
-        prefix: str = "",
-    ) -> pd.DataFrame:
-        return self._matcher(
-            matcher_rules.with_f1, actual, expected, threshold=threshold, label=label, prefix=prefix
-        )
 
-    @delegates(matcher_rules.with_equivalent, doc=matcher_rules.equivalent)
-    def equivalent(
-        self,
-        actual: IntoExpr,
-        expected: IntoExpr,
-        *,
-        percent: Percent = "either",
-        rel_tol: float = 0.0,
-        abs_tol: float = 0.0,
-        fallback: Fallback = "symbolic",
-        timeout: float = 5.0,
-        label: str | None = None,
-        prefix: str = "",
-    ) -> pd.DataFrame:
-        return self._matcher(
-            matcher_rules.with_equivalent,
-            actual,
-            expected,
-            percent=percent,
-            rel_tol=rel_tol,
-            abs_tol=abs_tol,
-            fallback=fallback,
-            timeout=timeout,
-            label=label,
-            prefix=prefix,
-        )
+def _rubric_roles(given: Mapping[str, Any], frame: pd.DataFrame) -> tuple[Any, Any]:
+    return rubric_rules.RUBRIC_COLUMNS, [(name, given[name], None) for name in ("criteria", "met")]
 
-    @delegates(verdict_rules.with_judge, doc=verdict_rules.judge)
-    def judge(
-        self,
-        text: IntoExpr = "judge",
-        *,
-        scheme: Scheme = "grade",
-        expected: IntoExpr | None = None,
-        answer: IntoExpr | None = None,
-        pass_score: float | None = None,
-        choices: Sequence[str] | None = None,
-        scale: tuple[float, float] | None = None,
-        on_conflict: OnConflict = "last",
-        prefix: str = "",
-    ) -> pd.DataFrame:
-        arguments = [("text", text, "text"), ("expected", expected, None), ("answer", answer, None)]
-        if answer is not None:  # flat record columns read by name (BY_NAME)
-            present = {str(c) for c in self._frame.columns}
-            arguments += [(role, role, None) for role in BY_NAME if role in present]
-        return self._add_columns(
-            verdict_rules.with_judge,
-            verdict_rules.JUDGE_COLUMNS,
-            arguments,
-            text,
-            scheme=scheme,
-            expected=expected,
-            answer=answer,
-            pass_score=pass_score,
-            choices=choices,
-            scale=scale,
-            on_conflict=on_conflict,
-            prefix=prefix,
-        )
 
-    @delegates(rubric_rules.with_rubric)
-    def rubric(
-        self, criteria: str = "rubric", met: str = "met", *, prefix: str = ""
-    ) -> pd.DataFrame:
-        arguments = [("criteria", criteria, None), ("met", met, None)]
-        return self._add_columns(
-            rubric_rules.with_rubric,
-            rubric_rules.RUBRIC_COLUMNS,
-            arguments,
-            criteria,
-            met,
-            prefix=prefix,
-        )
+_JUDGE_READS: Final = ("text", "expected", "answer")
 
-    @delegates(matcher_rules.with_tool_calls, doc=matcher_rules.tool_calls)
-    def tool_calls(
-        self,
-        actual: IntoExpr = "tool_calls",
-        expected: IntoExpr = "expected_calls",
-        *,
-        mode: Mode = "in_order",
-        arguments: Arguments = "exact",
-        rel_tol: float = 0.0,
-        label: str | None = None,
-        prefix: str = "",
-    ) -> pd.DataFrame:
-        return self._matcher(
-            matcher_rules.with_tool_calls,
-            actual,
-            expected,
-            mode=mode,
-            arguments=arguments,
-            rel_tol=rel_tol,
-            label=label,
-            prefix=prefix,
-        )
+#: The output columns and the (argument, value, role) of each column read, for the grading
+#: methods that are not matchers (a matcher's description says it: ``spec_of``).
+_ROLES: Final = {
+    answer_rules.with_answer_contains: _answer_contains_roles,
+    verdict_rules.with_judge: _judge_roles,
+    rubric_rules.with_rubric: _rubric_roles,
+}
 
 
 @pd.api.extensions.register_series_accessor("grade")
+@add_methods(TEXT, returns={**dict.fromkeys(TEXT, "pd.Series"), **_FIELDS}, runner="_run")
 class PandasSeriesGrade:
     """``s.grade``: the text rules on a pandas Series, with its index kept."""
 
     def __init__(self, series: pd.Series) -> None:
         self._series = series
 
-    def _run(self, function: Callable[..., pl.Expr], /, *args: Any, **kwargs: Any) -> pd.Series:
-        """Run an expression function on this Series (as text); the index and name are kept."""
+    def _run(
+        self, function: Callable[..., pl.Expr], /, *args: Any, **kwargs: Any
+    ) -> pd.Series | pd.DataFrame:
+        """Run an expression function on this Series (as text); the index and name are kept.
+
+        A struct result (``read_verdict``'s) comes back as a DataFrame of its fields.
+        """
         name = "__gradeframe__"
         frame = to_polars(self._series.to_frame(name), {name: "text"})
         values = frame.select(function(pl.col(name), *args, **kwargs).alias(name)).to_series()
+        if function.__name__ in _FIELDS:
+            fields = values.struct.unnest()
+            return pd.DataFrame(
+                {c: to_pandas_column(fields.get_column(c)) for c in fields.columns},
+                index=self._series.index,
+            )
         return pd.Series(to_pandas_column(values), index=self._series.index, name=self._series.name)
-
-    @delegates(fold_rules.fold)
-    def fold(self) -> pd.Series:
-        return self._run(fold_rules.fold)
-
-    @delegates(answer_rules.is_not_found)
-    def is_not_found(self, *, phrases: Sequence[str] | None = None) -> pd.Series:
-        return self._run(answer_rules.is_not_found, phrases=phrases)
-
-    @delegates(answer_rules.is_refusal)
-    def is_refusal(self, *, phrases: Sequence[str] | None = None) -> pd.Series:
-        return self._run(answer_rules.is_refusal, phrases=phrases)
-
-    @delegates(extract_rules.extract_answer)
-    def extract_answer(self, *, marker: str = "answer") -> pd.Series:
-        return self._run(extract_rules.extract_answer, marker=marker)
-
-    @delegates(extract_rules.extract)
-    def extract(self, pattern: PatternLike, *, group: int = 1, which: Which = "last") -> pd.Series:
-        return self._run(extract_rules.extract, pattern, group=group, which=which)
-
-    @delegates(extract_rules.extract_number)
-    def extract_number(self, *, which: Which = "last") -> pd.Series:
-        return self._run(extract_rules.extract_number, which=which)
-
-    @delegates(extract_rules.extract_boxed)
-    def extract_boxed(self) -> pd.Series:
-        return self._run(extract_rules.extract_boxed)
-
-    @delegates(verdict_rules.read_verdict)
-    def read_verdict(
-        self,
-        *,
-        scheme: Scheme = "grade",
-        choices: Sequence[str] | None = None,
-        scale: tuple[float, float] | None = None,
-        on_conflict: OnConflict = "last",
-    ) -> pd.DataFrame:
-        """Return a pandas DataFrame of ``verdict``, ``score``, ``grader_failure`` (index kept)."""
-        expr = verdict_rules.read_verdict(
-            pl.col("__gradeframe__"),
-            scheme=scheme,
-            choices=choices,
-            scale=scale,
-            on_conflict=on_conflict,
-        )
-        name = "__gradeframe__"
-        frame = to_polars(self._series.to_frame(name), {name: "text"})
-        fields = frame.select(expr.alias(name)).unnest(name)
-        return pd.DataFrame(
-            {c: to_pandas_column(fields.get_column(c)) for c in fields.columns},
-            index=self._series.index,
-        )

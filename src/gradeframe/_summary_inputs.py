@@ -8,11 +8,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Final, TypeAlias
+from typing import TYPE_CHECKING, Any, Final, TypeAlias, TypeVar
 
 import polars as pl
 
 from gradeframe import kinds
+from gradeframe._delegate import insert_section
 from gradeframe._inputs import (
     Schema,
     as_text,
@@ -27,6 +28,23 @@ if TYPE_CHECKING:  # pragma: no cover
 
 Frame: TypeAlias = pl.DataFrame | pl.LazyFrame
 By: TypeAlias = str | Sequence[str] | None
+
+
+Function = TypeVar("Function", bound=Callable[..., Any])
+
+#: The Returns section of a summary that returns the kind of frame it is given.
+SAME_KIND_RETURNED: Final = """\
+    Returns
+    -------
+    pl.DataFrame | pl.LazyFrame | pandas.DataFrame
+        The same kind of frame as the input.
+
+"""
+
+
+def returns_same_kind(function: Function) -> Function:
+    """Put :data:`SAME_KIND_RETURNED` before a summary's Examples section (written once)."""
+    return insert_section(function, SAME_KIND_RETURNED, "    Examples\n    --------\n")
 
 
 # --------------------------------------------------------------------------------------------

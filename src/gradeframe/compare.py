@@ -25,6 +25,7 @@ from gradeframe._summary_inputs import (
     column_name,
     correct_expr,
     is_pandas,
+    returns_same_kind,
     same_kind,
 )
 from gradeframe._threads import one_at_a_time
@@ -198,13 +199,7 @@ def _on_columns(on: str | Sequence[str], schema: Schema) -> list[str]:
     if not isinstance(names, Sequence) or not names or not all(isinstance(c, str) for c in names):
         msg = f"`on` must be a column name or a non-empty list of column names, got {on!r}"
         raise TypeError(msg)
-    names = list(names)
-    if len(set(names)) != len(names):
-        msg = f"`on` names a column more than once: {names!r}"
-        raise ValueError(msg)
-    for name in names:
-        check_column(schema, name, "on")
-    return names
+    return by_columns(list(names), schema, "on")  # each once, each in the frame
 
 
 def _sd(values: pl.Expr) -> pl.Expr:
@@ -452,6 +447,7 @@ def _verdict(name: Any, argument: str, schema: Schema) -> pl.Expr:
 
 
 @one_at_a_time
+@returns_same_kind
 def agreement(
     frame: Any,
     a: str,
@@ -486,11 +482,6 @@ def agreement(
         The two Boolean verdict columns.
     by
         None, a column name, or a list of column names to group by.
-
-    Returns
-    -------
-    pl.DataFrame | pl.LazyFrame | pandas.DataFrame
-        The same kind of frame as the input.
 
     Examples
     --------
@@ -560,6 +551,7 @@ def agreement(
     return same_kind(out, frame)
 
 
+@returns_same_kind
 def discordant(
     frame: Any,
     by: str | Sequence[str] = "model",
@@ -588,11 +580,6 @@ def discordant(
     answer
         None, or the answer text: a String column name or expression (a struct output record
         is read by its ``answer`` field, else ``text``).
-
-    Returns
-    -------
-    pl.DataFrame | pl.LazyFrame | pandas.DataFrame
-        The same kind of frame as the input.
 
     Examples
     --------

@@ -27,7 +27,7 @@ the same Polars expressions as everywhere else.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from typing import Any, Final
 
 import dask
@@ -38,15 +38,14 @@ from dask.dataframe.extensions import register_dataframe_accessor, register_seri
 
 from gradeframe import _frames
 from gradeframe import samples as sample_rules
-from gradeframe._cost import check_cost
 from gradeframe._cost import input_columns as cost_columns
-from gradeframe._delegate import delegates
-from gradeframe._inputs import IntoExpr
+from gradeframe._delegate import add_methods
+from gradeframe._engines import SamplesCall, Summed, counted_samples, summaries
+from gradeframe._methods import GRADING
 from gradeframe._pandas import PandasFrameGrade, PandasSeriesGrade
 from gradeframe._record import BY_NAME
 from gradeframe._summary_inputs import pandas_report_columns
 from gradeframe.report import report_counts, report_from_counts
-from gradeframe.samples import Groups, On
 
 #: The Dask releases gradeframe.dask is tested with (the lower bound by ``.ci/run``, in a
 #: virtual environment of its own; the ``dask`` extra in pyproject.toml declares the range).
@@ -231,57 +230,14 @@ def _partition_counts(
     return report_counts(_frames.to_polars(partition, columns), **options)
 
 
-def report(
-    frame: dd.DataFrame,
-    by: Any = None,
-    *,
-    correct: str = "correct",
-    failure_kind: str | None = "failure_kind",
-    prefix: str = "",
-    cluster: str | None = None,
-    score: str | None = None,
-    cost: Any = None,
-) -> pd.DataFrame:
-    """Summarise a graded Dask frame per group, from counts summed over the partitions.
-
-    The same columns and values as :func:`gradeframe.report` on the whole data. Each partition
-    gives its counts per group (and per cluster: :func:`gradeframe.report_counts`); they are
-    stacked and the report is built once from their sums
-    (:func:`gradeframe.report_from_counts`), never by averaging partitions' intervals.
-
-    With ``cost``, the token sums, the cost and the counts of unknowns are sums too, so every
-    cost column is the same as on the whole data but ``seconds_p50``/``seconds_p95``: a
-    percentile is not a sum of partitions' percentiles, and computing it exactly would gather
-    every row's ``seconds`` on one machine, so Dask's report leaves them out (compute them from
-    ``frame.groupby(by)["seconds"]`` if the column fits in memory).
-
-    Parameters
-    ----------
-    frame
-        A graded Dask DataFrame.
-    by, correct, failure_kind, prefix, cluster, score, cost
-        As for :func:`gradeframe.report`. They are checked before any data is read.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The report (computed).
-    """
-    prices = check_cost(cost)
-    options = {
-        "by": by,
-        "correct": correct,
-        "failure_kind": failure_kind,
-        "prefix": prefix,
-        "cluster": cluster,
-        "score": score,
-        "cost": prices,
-    }
+def _report(frame: dd.DataFrame, options: dict[str, Any]) -> pd.DataFrame:
+    """Count every partition's rows per group; the report from the sums (see :func:`report`)."""
     # Arguments and columns are checked on the empty frame, before any data is read.
     meta = frame._meta
-    columns = pandas_report_columns(meta, by, correct, failure_kind, prefix, cluster, score)
-    if prices is not None:
-        columns |= dict.fromkeys(cost_columns([str(c) for c in meta.columns], prices))
+    names = [options[n] for n in ("by", "correct", "failure_kind", "prefix", "cluster", "score")]
+    columns = pandas_report_columns(meta, *names)
+    if options["cost"] is not None:
+        columns |= dict.fromkeys(cost_columns([str(c) for c in meta.columns], options["cost"]))
     empty = report_counts(_frames.to_polars(meta, columns), **options)
     parts = frame[list(columns)].to_delayed()
     pieces = dask.compute(
@@ -289,7 +245,9 @@ def report(
     )
     # report_from_counts sums repeated keys (a kind column a piece lacks counts 0).
     counts = pl.concat([empty, *pieces], how="diagonal_relaxed")
-    out = report_from_counts(counts, by, cluster=cluster, score=score)
+    out = report_from_counts(
+        counts, options["by"], cluster=options["cluster"], score=options["score"]
+    )
     return _frames.to_pandas_frame(out)
 
 
@@ -299,48 +257,28 @@ def report(
 
 
 def _partition_samples(
-    partition: pd.DataFrame,
-    columns: dict[str, Any],
-    groups: list[str],
-    items: list[str],
-    correct: str,
-    answer: IntoExpr | None,
-    vote: str = "fold",
+    partition: pd.DataFrame, columns: dict[str, Any], options: dict[str, Any]
 ) -> tuple[pl.DataFrame, pl.DataFrame | None]:
-    frame = _frames.to_polars(partition, columns)
-    counts = sample_rules.sample_counts(frame, groups, items, correct).collect()
-    if answer is None:
-        return counts, None
-    votes = sample_rules.vote_counts(frame, groups, items, correct, answer, vote)
-    return counts, votes.collect()
+    return counted_samples(_frames.to_polars(partition, columns), **options)
 
 
-def _summed_samples(
-    frame: dd.DataFrame,
-    function: str,
-    by: Groups,
-    on: On,
-    correct: str,
-    answer: IntoExpr | None,
-    outputs: Sequence[str],
-    vote: sample_rules.Vote = ...,
-) -> tuple[list[str], list[str], pl.LazyFrame, pl.LazyFrame | None]:
+def _summed_samples(frame: dd.DataFrame, call: SamplesCall) -> Summed:
     """Check the arguments on the empty frame, then sum every partition's counts."""
-    vote = sample_rules.resolve_vote(vote, [str(c) for c in frame.columns])
-    columns, groups, items = sample_rules.pandas_columns(frame._meta, by, on, correct, answer)
+    correct, answer = call.correct, call.answer
+    vote = sample_rules.resolve_vote(call.vote, [str(c) for c in frame.columns])
+    columns, groups, items = sample_rules.pandas_columns(
+        frame._meta, call.by, call.on, correct, answer
+    )
     if answer is not None:
         frame = keep_objects(frame, _columns_named(frame, [answer]))
     empty = _frames.to_polars(frame._meta, columns)
     groups, items, _, _ = sample_rules.prepare(
-        empty, function, groups, items, correct, answer, outputs
+        empty, call.function, groups, items, correct, answer, call.outputs
     )
+    options = {"groups": groups, "items": items, "correct": correct, "answer": answer}
     parts = frame[list(columns)].to_delayed()
-    pieces = dask.compute(
-        *[
-            dask.delayed(_partition_samples)(part, columns, groups, items, correct, answer, vote)
-            for part in parts
-        ]
-    )
+    delayed = dask.delayed(_partition_samples)
+    pieces = dask.compute(*[delayed(part, columns, {**options, "vote": vote}) for part in parts])
     keys = [*groups, *items]
     counts = pl.concat([p[0] for p in pieces], how="vertical_relaxed").lazy()
     counts = sample_rules.summed(counts, keys)
@@ -351,89 +289,7 @@ def _summed_samples(
     return groups, items, counts, votes
 
 
-def pass_at_k(
-    frame: dd.DataFrame,
-    k: int | Sequence[int] = 1,
-    *,
-    by: Groups = ...,
-    on: On = None,
-    correct: str = "correct",
-) -> pd.DataFrame:
-    """Estimate pass@k on a graded Dask frame, from per-item counts summed over partitions.
-
-    The same columns and values as :func:`gradeframe.pass_at_k` on the whole data (an item's
-    samples may sit in several partitions). Computes; returns pandas.
-
-    Parameters
-    ----------
-    frame
-        A graded Dask DataFrame: one row per sample.
-    k, by, on, correct
-        As for :func:`gradeframe.pass_at_k`. They are checked before any data is read.
-    """
-    ks = sample_rules.check_ks(k)
-    outputs = sample_rules.PASS_AT_K_COLUMNS
-    groups, _, counts, _ = _summed_samples(frame, "pass_at_k", by, on, correct, None, outputs)
-    table = sample_rules.pass_at_k_from_counts(counts, groups, ks).collect()
-    return _frames.to_pandas_frame(table)
-
-
-def consistency(
-    frame: dd.DataFrame,
-    *,
-    by: Groups = ...,
-    on: On = None,
-    correct: str = "correct",
-    answer: IntoExpr | None = None,
-    vote: sample_rules.Vote = ...,
-) -> pd.DataFrame:
-    """Summarise the samples' consistency on a Dask frame, from counts summed over partitions.
-
-    The same columns and values as :func:`gradeframe.consistency` on the whole data. Computes;
-    returns pandas.
-
-    Parameters
-    ----------
-    frame
-        A graded Dask DataFrame: one row per sample.
-    by, on, correct, answer, vote
-        As for :func:`gradeframe.consistency`. They are checked before any data is read.
-    """
-    outputs = sample_rules.CONSISTENCY_OUTPUTS
-    groups, items, counts, votes = _summed_samples(
-        frame, "consistency", by, on, correct, answer, outputs, vote
-    )
-    table = sample_rules.consistency_from_counts(counts, votes, groups, items).collect()
-    return _frames.to_pandas_frame(table)
-
-
-def flaky(
-    frame: dd.DataFrame,
-    *,
-    by: Groups = ...,
-    on: On = None,
-    correct: str = "correct",
-    answer: IntoExpr | None = None,
-    vote: sample_rules.Vote = ...,
-) -> pd.DataFrame:
-    """List the flaky items of a Dask frame, from counts summed over partitions.
-
-    The same columns and values as :func:`gradeframe.flaky` on the whole data. Computes;
-    returns pandas.
-
-    Parameters
-    ----------
-    frame
-        A graded Dask DataFrame: one row per sample.
-    by, on, correct, answer, vote
-        As for :func:`gradeframe.flaky`. They are checked before any data is read.
-    """
-    outputs = sample_rules.FLAKY_OUTPUTS
-    groups, items, counts, votes = _summed_samples(
-        frame, "flaky", by, on, correct, answer, outputs, vote
-    )
-    table = sample_rules.flaky_from_counts(counts, votes, groups, items).collect()
-    return _frames.to_pandas_frame(table)
+report, pass_at_k, consistency, flaky = summaries(__name__, _report, _summed_samples)
 
 
 # --------------------------------------------------------------------------------------------
@@ -448,74 +304,22 @@ class DaskFrameGrade:
     def __init__(self, frame: dd.DataFrame) -> None:
         self._frame = frame
 
-    answer_contains = _grading("answer_contains")
-    exact_match = _grading("exact_match")
-    includes = _grading("includes")
-    matches = _grading("matches")
-    within = _grading("within")
-    choice = _grading("choice")
-    f1 = _grading("f1")
-    equivalent = _grading("equivalent")
-    judge = _grading("judge")
-    tool_calls = _grading("tool_calls")
+    def _summarize(self, function: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+        return function(self._frame, *args, **kwargs)
 
-    @delegates(report, lock=False)  # its partitions lock, in Dask's threads
-    def report(  # noqa: D102 (the docstring is the function's, set by @delegates)
-        self,
-        by: Any = None,
-        *,
-        correct: str = "correct",
-        failure_kind: str | None = "failure_kind",
-        prefix: str = "",
-        cluster: str | None = None,
-        score: str | None = None,
-        cost: Any = None,
-    ) -> pd.DataFrame:
-        return report(
-            self._frame,
-            by,
-            correct=correct,
-            failure_kind=failure_kind,
-            prefix=prefix,
-            cluster=cluster,
-            score=score,
-            cost=cost,
-        )
 
-    @delegates(pass_at_k, lock=False)  # its partitions lock, in Dask's threads
-    def pass_at_k(  # noqa: D102 (the docstring is the function's, set by @delegates)
-        self,
-        k: int | Sequence[int] = 1,
-        *,
-        by: Groups = ...,
-        on: On = None,
-        correct: str = "correct",
-    ) -> pd.DataFrame:
-        return pass_at_k(self._frame, k, by=by, on=on, correct=correct)
+# The grading methods of the pandas accessor but rubric, each run on every partition.
+for _name in GRADING:
+    if _name != "rubric":
+        setattr(DaskFrameGrade, _name, _grading(_name))
 
-    @delegates(consistency, lock=False)  # its partitions lock, in Dask's threads
-    def consistency(  # noqa: D102
-        self,
-        *,
-        by: Groups = ...,
-        on: On = None,
-        correct: str = "correct",
-        answer: IntoExpr | None = None,
-        vote: sample_rules.Vote = ...,
-    ) -> pd.DataFrame:
-        return consistency(self._frame, by=by, on=on, correct=correct, answer=answer, vote=vote)
-
-    @delegates(flaky, lock=False)  # its partitions lock, in Dask's threads
-    def flaky(  # noqa: D102
-        self,
-        *,
-        by: Groups = ...,
-        on: On = None,
-        correct: str = "correct",
-        answer: IntoExpr | None = None,
-        vote: sample_rules.Vote = ...,
-    ) -> pd.DataFrame:
-        return flaky(self._frame, by=by, on=on, correct=correct, answer=answer, vote=vote)
+# Computed from partitions graded in Dask's threads (which lock): not run under the lock.
+add_methods(
+    {f.__name__: (f, None) for f in (report, pass_at_k, consistency, flaky)},
+    returns="pd.DataFrame",
+    runner="_summarize",
+    lock=False,
+)(DaskFrameGrade)
 
 
 def _series_partition(

@@ -59,6 +59,7 @@ from inspect_ai.scorer import (
 from inspect_ai.solver import TaskState
 
 import gradeframe  # noqa: F401  (registers .grade)
+from gradeframe._limits import CUT_MARK, max_metadata_length
 from gradeframe.answer import with_answer_contains
 from gradeframe.kinds import GRADER_FAILURE, KINDS, NO_REFERENCE, WRONG
 from gradeframe.logs.inspect import read_samples
@@ -214,14 +215,36 @@ class _Batcher:
         # one call per model under test (its token counts are the model's own), in batch order
         for model in dict.fromkeys(model for _, model, _, _ in batch):
             part = [entry for entry in batch if entry[1] == model]
-            try:
-                frame = read_samples([record for record, _, _, _ in part], model=model)
-                scores: list[Any] = self._grade(frame)
-            except Exception as exc:  # every sample of the batch fails with it
-                scores = [exc] * len(part)
+            scores = self._graded([record for record, _, _, _ in part], model)
             for (_, _, slot, done), result in zip(part, scores, strict=True):
                 slot.append(result)
                 done.set()
+
+    def _graded(self, records: list[dict[str, Any]], model: str) -> list[Any]:
+        """Grade samples in one call; if the call fails, grade each half apart.
+
+        So a sample that cannot be graded fails alone (its error names it) and every other
+        sample of the batch gets its score: the halving costs a few more calls only when a
+        call fails.
+        """
+        try:
+            return self._grade(read_samples(records, model=model))
+        except Exception as exc:
+            if len(records) == 1:
+                return [_sample_error(records[0], exc)]
+        half = len(records) // 2
+        return self._graded(records[:half], model) + self._graded(records[half:], model)
+
+
+def _sample_name(record: dict[str, Any]) -> str:
+    return f"sample {record.get('id')!r} (epoch {record.get('epoch')})"
+
+
+def _sample_error(record: dict[str, Any], exc: Exception) -> Exception:
+    """Return the error of one sample that could not be graded, naming the sample."""
+    error = RuntimeError(f"gradeframe could not grade {_sample_name(record)}: {exc}")
+    error.__cause__ = exc
+    return error
 
 
 def _scorer(grade: Grade) -> Callable[[TaskState, Target], Awaitable[Score]]:
@@ -245,6 +268,12 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _cut(text: str) -> str:
+    """Return a target as the explanation shows it: cut to gradeframe.MAX_METADATA_LENGTH."""
+    length = max_metadata_length()
+    return text if len(text) <= length else text[: length - len(CUT_MARK)] + CUT_MARK
+
+
 def _explanation(row: dict[str, Any]) -> str:
     kind = row["failure_kind"]
     if kind is None:
@@ -253,7 +282,7 @@ def _explanation(row: dict[str, Any]) -> str:
     near = row.get("near_miss")
     if kind == WRONG and near:
         return f"wrong: {near} occurs in the answer only inside a longer number or word"
-    refs = [ref for ref in row.get("refs") or [] if ref]
+    refs = [_cut(ref) for ref in row.get("refs") or [] if ref]
     if kind == WRONG and refs:
         return f"wrong: the answer holds none of {', '.join(refs)}"
     detail = _MEANING.get(kind, "the run carried this failure kind")
@@ -266,7 +295,28 @@ def _explanation(row: dict[str, Any]) -> str:
     return f"{kind}: {detail}"
 
 
+#: A column a scorer may add: why the sample's target cannot be graded (null when it can).
+_UNUSABLE: Final = "__gf_unusable"
+
+
+def _unusable(row: dict[str, Any]) -> Score:
+    """Return the score of a sample whose target cannot be graded: unscored, and why.
+
+    inspect keeps an unscored score (value NaN) and leaves it out of its metrics; the
+    explanation names the sample and what is wrong with its target, ``failure_kind`` is
+    ``no_reference`` (the sample has no usable target).
+    """
+    where = f"sample {row['sample_id']!r} (epoch {row['epoch']})"
+    return Score.unscored(
+        reason="scoring_failed",
+        answer=row["__gf_answer"],
+        explanation=f"{NO_REFERENCE}: {where} has no usable target: {row[_UNUSABLE]}",
+        metadata={"failure_kind": NO_REFERENCE, "outcome": row["outcome"]},
+    )
+
+
 def _scores(graded: pl.DataFrame, extras: Sequence[str] = ()) -> list[Score]:
+    unusable = [_UNUSABLE, "sample_id", "epoch"] if _UNUSABLE in graded.columns else []
     rows = graded.select(
         "correct",
         "failure_kind",
@@ -278,9 +328,12 @@ def _scores(graded: pl.DataFrame, extras: Sequence[str] = ()) -> list[Score]:
         "inspect_stop_reason",
         "refs",
         *extras,
+        *unusable,
     ).to_dicts()
     return [
-        Score(
+        _unusable(row)
+        if row.get(_UNUSABLE) is not None
+        else Score(
             value=CORRECT if row["correct"] else INCORRECT,
             answer=row["__gf_answer"],
             explanation=_explanation(row),
@@ -410,8 +463,21 @@ def within(*, delta: float | None = None, percent: float | None = None) -> Score
         raise ValueError(msg)
 
     def apply(frame: pl.DataFrame, answer: pl.Expr, expected: pl.Expr) -> pl.DataFrame:
-        number = expected.list.first().str.strip_chars().cast(pl.Float64, strict=False)
-        return frame.grade.within(answer, number, delta=delta, percent=percent)
+        # A target that is not one finite number fails its own sample (unscored, saying why),
+        # never the batch: the rows graded get a stand-in number, then are marked.
+        target = expected.list.first()
+        number = target.str.strip_chars().cast(pl.Float64, strict=False)
+        usable = number.is_finite().fill_null(value=False)
+        graded = frame.grade.within(
+            answer, pl.when(usable).then(number).otherwise(0.0), delta=delta, percent=percent
+        )
+        shown = pl.lit("'") + target.str.slice(0, 80) + pl.lit("'")
+        why = pl.when(~usable).then(
+            pl.lit("within compares numbers and the target is ")
+            + pl.coalesce(shown, pl.lit("missing"))
+            + pl.lit(" (only the eval's author can fix it)")
+        )
+        return graded.with_columns(why.alias(_UNUSABLE))
 
     return _matcher_scorer(apply, ("tolerance", "difference"))
 

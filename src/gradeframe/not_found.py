@@ -20,7 +20,7 @@ documentation. Three things keep them fast and precise:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final
 
 import polars as pl
@@ -533,22 +533,37 @@ def not_found_in_folded(folded: pl.Expr, pattern: str | None) -> pl.Expr:
     exactly on the texts found, and a clause after the last phrase that gives the answer anyway
     cancels them.
     """
-    if pattern is None:
-        return pl.when(folded.is_not_null()).then(pl.lit(value=False))
-    if pattern != _DEFAULT_PATTERN:
-        return folded.str.contains(pattern)
-    text = pl.field("text")
     # The quick search runs on every text: its regex begins with literal words, which the engine
     # finds with a literal (SIMD) prefilter before it runs the automaton, so the regex is its own
     # keyword gate. A separate keyword search first (Aho-Corasick, then masking the other texts)
     # was measured at 30 % more time on number-heavy answers that name their source.
-    quick = text.str.contains(_QUICK_PATTERN).fill_null(value=False)
-    # The few texts with a hit (taken out and put back, ``on_rows``): the exact phrases, and the
-    # clause after the last one (the text after the last occurrence of the last phrase found).
+    return phrases_in_folded(folded, pattern, _DEFAULT_PATTERN, _QUICK_PATTERN, _confirm)
+
+
+def phrases_in_folded(
+    folded: pl.Expr,
+    pattern: str | None,
+    default: str,
+    gate: str,
+    confirm: Callable[[pl.Expr], pl.Expr],
+) -> pl.Expr:
+    """Return whether folded text holds a detector's phrases (not-found reports, refusals).
+
+    ``pattern`` None never finds (nulls stay null); a ``pattern`` other than the detector's
+    ``default`` (the user's phrases) is searched as it is; the default runs ``gate`` on every
+    text, and ``confirm`` (a Boolean of ``pl.col("text")``) on the few texts it finds only (taken
+    out and put back, ``on_rows``).
+    """
+    if pattern is None:
+        return pl.when(folded.is_not_null()).then(pl.lit(value=False))
+    if pattern != default:
+        return folded.str.contains(pattern)
+    text = pl.field("text")
+    hit = text.str.contains(gate).fill_null(value=False)
     confirmed = on_rows(
-        quick,
+        hit,
         {"text": text},
-        _confirm(pl.col("text")),
+        confirm(pl.col("text")),
         otherwise=lambda frame: pl.zeros(frame.height, dtype=pl.Boolean, eager=True),
         dtype=pl.Boolean(),
     )

@@ -25,17 +25,14 @@ it). ``ray`` is imported when a function is called, not when this module is impo
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 import pyarrow as pa
 
 from gradeframe import _arrow
-from gradeframe import samples as sample_rules
-from gradeframe._cost import check_cost
-from gradeframe._inputs import IntoExpr
-from gradeframe.samples import Groups, On
+from gradeframe._engines import SamplesCall, Summed, summaries
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -149,51 +146,8 @@ tool_calls = _grading("tool_calls")
 # --------------------------------------------------------------------------------------------
 
 
-def report(
-    ds: Dataset,
-    by: Any = None,
-    *,
-    correct: str = "correct",
-    failure_kind: str | None = "failure_kind",
-    prefix: str = "",
-    cluster: str | None = None,
-    score: str | None = None,
-    cost: Any = None,
-) -> pd.DataFrame:
-    """Summarise a graded Ray Dataset per group, from counts summed over the batches.
-
-    The same columns and values as :func:`gradeframe.report` on the whole data. Each batch
-    counts its rows per group (and per cluster: :func:`gradeframe.report_counts`); the counts
-    come to the driver (one row per batch), and the report is built once from their sums
-    (:func:`gradeframe.report_from_counts`), never by averaging batches' intervals.
-
-    With ``cost``, the token sums, the cost and the counts of unknowns are sums too, so every
-    cost column is the same as on the whole data but ``seconds_p50``/``seconds_p95``: a
-    percentile is not a sum of the pieces' percentiles, and computing it exactly would bring
-    every row's ``seconds`` to the driver, so this report leaves them out.
-
-    Parameters
-    ----------
-    ds
-        A graded Ray Dataset.
-    by, correct, failure_kind, prefix, cluster, score, cost
-        As for :func:`gradeframe.report`. They are checked on an empty frame of the Dataset's
-        schema before the counting runs.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The report (computed).
-    """
-    options: dict[str, Any] = {
-        "by": by,
-        "correct": correct,
-        "failure_kind": failure_kind,
-        "prefix": prefix,
-        "cluster": cluster,
-        "score": score,
-        "cost": check_cost(cost),
-    }
+def _report(ds: Dataset, options: dict[str, Any]) -> pd.DataFrame:
+    """Count every batch's rows per group; the report from the sums (see :func:`report`)."""
     _, empty_counts, read = _arrow.report_plan(_arrow_schema(ds), options)
     counted = ds.select_columns(read).map_batches(
         _arrow.count_table,
@@ -211,137 +165,20 @@ def report(
 # --------------------------------------------------------------------------------------------
 
 
-def _summed_samples(
-    ds: Dataset,
-    function: str,
-    by: Groups,
-    on: On,
-    correct: str,
-    answer: IntoExpr | None,
-    outputs: Sequence[str],
-    vote: sample_rules.Vote = ...,
-) -> tuple[list[str], list[str], pl.LazyFrame, pl.LazyFrame | None]:
+def _summed_samples(ds: Dataset, call: SamplesCall) -> Summed:
     """Check the arguments on an empty frame, then sum every batch's counts on the driver."""
-    schema = _arrow_schema(ds)
-    vote = sample_rules.resolve_vote(vote, schema.names)
-    columns, groups, items, empty = _arrow.samples_plan(
-        schema, function, by, on, correct, answer, outputs
-    )
-    counted = ds.select_columns(columns).map_batches(
-        _arrow.sample_table,
-        batch_format="pyarrow",
-        batch_size=ROWS_PER_CALL,
-        zero_copy_batch=True,
-        fn_kwargs={
-            "groups": groups,
-            "items": items,
-            "correct": correct,
-            "answer": answer,
-            "vote": vote,
-        },
-    )
-    pieces = [(row["counts"], row["votes"]) for row in counted.take_all()]
-    counts, votes = _arrow.summed_sample_counts(pieces, empty, groups, items, correct, answer, vote)
-    return groups, items, counts, votes
+
+    def count(columns: list[str], options: dict[str, Any]) -> list[tuple[bytes, bytes | None]]:
+        counted = ds.select_columns(columns).map_batches(
+            _arrow.sample_table,
+            batch_format="pyarrow",
+            batch_size=ROWS_PER_CALL,
+            zero_copy_batch=True,
+            fn_kwargs=options,
+        )
+        return [(row["counts"], row["votes"]) for row in counted.take_all()]
+
+    return _arrow.summed_samples(_arrow_schema(ds), call, count)
 
 
-def pass_at_k(
-    ds: Dataset,
-    k: int | Sequence[int] = 1,
-    *,
-    by: Groups = ...,
-    on: On = None,
-    correct: str = "correct",
-) -> pd.DataFrame:
-    """Estimate pass@k on a graded Ray Dataset, from per-item counts summed on the driver.
-
-    The same columns and values as :func:`gradeframe.pass_at_k` on the whole data.
-
-    Parameters
-    ----------
-    ds
-        A graded Ray Dataset: one row per sample.
-    k, by, on, correct
-        As for :func:`gradeframe.pass_at_k`. They are checked before the counting runs.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The table (computed).
-    """
-    from gradeframe import _frames
-
-    ks = sample_rules.check_ks(k)
-    outputs = sample_rules.PASS_AT_K_COLUMNS
-    groups, _, counts, _ = _summed_samples(ds, "pass_at_k", by, on, correct, None, outputs)
-    return _frames.to_pandas_frame(sample_rules.pass_at_k_from_counts(counts, groups, ks).collect())
-
-
-def consistency(
-    ds: Dataset,
-    *,
-    by: Groups = ...,
-    on: On = None,
-    correct: str = "correct",
-    answer: IntoExpr | None = None,
-    vote: sample_rules.Vote = ...,
-) -> pd.DataFrame:
-    """Summarise the samples' consistency on a Ray Dataset, from counts summed on the driver.
-
-    The same columns and values as :func:`gradeframe.consistency` on the whole data.
-
-    Parameters
-    ----------
-    ds
-        A graded Ray Dataset: one row per sample.
-    by, on, correct, answer, vote
-        As for :func:`gradeframe.consistency`. They are checked before the counting runs.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The table (computed).
-    """
-    from gradeframe import _frames
-
-    outputs = sample_rules.CONSISTENCY_OUTPUTS
-    groups, items, counts, votes = _summed_samples(
-        ds, "consistency", by, on, correct, answer, outputs, vote
-    )
-    table = sample_rules.consistency_from_counts(counts, votes, groups, items).collect()
-    return _frames.to_pandas_frame(table)
-
-
-def flaky(
-    ds: Dataset,
-    *,
-    by: Groups = ...,
-    on: On = None,
-    correct: str = "correct",
-    answer: IntoExpr | None = None,
-    vote: sample_rules.Vote = ...,
-) -> pd.DataFrame:
-    """List the flaky items of a Ray Dataset, from counts summed on the driver.
-
-    The same columns and values as :func:`gradeframe.flaky` on the whole data.
-
-    Parameters
-    ----------
-    ds
-        A graded Ray Dataset: one row per sample.
-    by, on, correct, answer, vote
-        As for :func:`gradeframe.flaky`. They are checked before the counting runs.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The list (computed).
-    """
-    from gradeframe import _frames
-
-    outputs = sample_rules.FLAKY_OUTPUTS
-    groups, items, counts, votes = _summed_samples(
-        ds, "flaky", by, on, correct, answer, outputs, vote
-    )
-    table = sample_rules.flaky_from_counts(counts, votes, groups, items).collect()
-    return _frames.to_pandas_frame(table)
+report, pass_at_k, consistency, flaky = summaries(__name__, _report, _summed_samples)

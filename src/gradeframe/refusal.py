@@ -32,10 +32,9 @@ from typing import Final
 
 import polars as pl
 
-from gradeframe._inputs import IntoExpr, keep_name, to_expr
-from gradeframe._subset import on_rows
+from gradeframe._inputs import IntoExpr, to_expr
 from gradeframe.fold import fold
-from gradeframe.not_found import not_found_in_folded, phrase_pattern
+from gradeframe.not_found import not_found_in_folded, phrase_pattern, phrases_in_folded
 
 __all__ = ["DEFAULT_REFUSAL_PHRASES", "is_refusal"]
 
@@ -355,20 +354,5 @@ def refusal_in_folded(folded: pl.Expr, pattern: str | None) -> pl.Expr:
     its start, so the search is short), and the few texts they find are checked for an answer
     after the phrase and for a not-found report.
     """
-    if pattern is None:
-        return pl.when(folded.is_not_null()).then(pl.lit(value=False))
-    if pattern != _DEFAULT_PATTERN:
-        return folded.str.contains(pattern)
-    text = pl.field("text")
-    opens = text.str.contains(_DEFAULT_PATTERN).fill_null(value=False)
-    confirmed = on_rows(
-        opens,
-        {"text": text},
-        _confirm(pl.col("text")),
-        otherwise=lambda frame: pl.zeros(frame.height, dtype=pl.Boolean, eager=True),
-        dtype=pl.Boolean(),
-    )
-    result = pl.struct(text=folded).struct.with_fields(
-        refused=pl.when(text.is_not_null()).then(confirmed)
-    )
-    return keep_name(result.struct.field("refused"), folded)  # the caller's name, not the field's
+    # each default phrase is anchored at the text's start: the gate is the pattern itself
+    return phrases_in_folded(folded, pattern, _DEFAULT_PATTERN, _DEFAULT_PATTERN, _confirm)

@@ -42,6 +42,7 @@ from gradeframe._summary_inputs import (
     kind_expr,
     on_pandas,
     pandas_report_columns,
+    returns_same_kind,
     same_kind,
     score_expr,
 )
@@ -82,6 +83,7 @@ SCORE_COUNT_COLUMNS: Final = ("score_n", "score_sum", "score_sumsq")
 
 
 @one_at_a_time
+@returns_same_kind
 def report_counts(
     frame: Any,
     by: By = None,
@@ -120,11 +122,6 @@ def report_counts(
         A graded Polars DataFrame or LazyFrame, or a pandas DataFrame.
     by, correct, failure_kind, prefix, cluster, score, carried_kinds, cost
         As in :func:`report`.
-
-    Returns
-    -------
-    pl.DataFrame | pl.LazyFrame | pandas.DataFrame
-        The same kind of frame as the input.
 
     Examples
     --------

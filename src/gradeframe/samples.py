@@ -53,6 +53,7 @@ from gradeframe._summary_inputs import (
     correct_expr,
     is_pandas,
     on_pandas,
+    returns_same_kind,
     same_kind,
 )
 from gradeframe._threads import one_at_a_time
@@ -534,6 +535,7 @@ def prepare(
 
 
 @one_at_a_time
+@returns_same_kind
 def pass_at_k(
     frame: Any,
     k: int | Sequence[int] = 1,
@@ -583,11 +585,6 @@ def pass_at_k(
     correct
         The Boolean column that says a sample is right.
 
-    Returns
-    -------
-    pl.DataFrame | pl.LazyFrame | pandas.DataFrame
-        The same kind of frame as the input.
-
     Examples
     --------
     >>> import polars as pl
@@ -626,6 +623,7 @@ def pass_at_k(
 
 
 @one_at_a_time
+@returns_same_kind
 def consistency(
     frame: Any,
     *,
@@ -674,11 +672,6 @@ def consistency(
         Default: ``"equivalent"`` when the frame has a ``method`` column (it was graded by
         :func:`gradeframe.equivalent`), else ``"fold"``.
 
-    Returns
-    -------
-    pl.DataFrame | pl.LazyFrame | pandas.DataFrame
-        The same kind of frame as the input.
-
     Examples
     --------
     >>> import polars as pl
@@ -718,6 +711,7 @@ def consistency(
 
 
 @one_at_a_time
+@returns_same_kind
 def flaky(
     frame: Any,
     *,
@@ -752,11 +746,6 @@ def flaky(
     by, on, correct, answer, vote
         As for :func:`consistency`. With ``vote="equivalent"`` each vote is listed once, shown
         by its most common text (``"0.5"`` for three "0.5" and one "1/2").
-
-    Returns
-    -------
-    pl.DataFrame | pl.LazyFrame | pandas.DataFrame
-        The same kind of frame as the input.
 
     Examples
     --------

@@ -24,18 +24,15 @@ everywhere else. No pandas is involved. The work per table is :mod:`gradeframe._
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-import polars as pl
 import pyarrow as pa
 
 from gradeframe import _arrow
-from gradeframe import samples as sample_rules
-from gradeframe._arrow import regrouped, summed_sample_counts
-from gradeframe._cost import check_cost
+from gradeframe._arrow import regrouped
+from gradeframe._engines import SamplesCall, Summed, summaries
 from gradeframe._inputs import IntoExpr
-from gradeframe.samples import Groups, On
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -153,52 +150,10 @@ def _count_batches(
         yield from _arrow.count_table(table, options=options).to_batches()
 
 
-def report(
-    sdf: SparkFrame,
-    by: Any = None,
-    *,
-    correct: str = "correct",
-    failure_kind: str | None = "failure_kind",
-    prefix: str = "",
-    cluster: str | None = None,
-    score: str | None = None,
-    cost: Any = None,
-) -> pd.DataFrame:
-    """Summarise a graded Spark DataFrame per group, from counts summed over the partitions.
-
-    The same columns and values as :func:`gradeframe.report` on the whole data. Each task
-    counts its rows per group (and per cluster: :func:`gradeframe.report_counts`); the counts
-    come to the driver (a few rows per task), and the report is built once from their sums
-    (:func:`gradeframe.report_from_counts`), never by averaging partitions' intervals.
-
-    With ``cost``, the token sums, the cost and the counts of unknowns are sums too, so every
-    cost column is the same as on the whole data but ``seconds_p50``/``seconds_p95``: a
-    percentile is not a sum of the pieces' percentiles, and computing it exactly would bring
-    every row's ``seconds`` to the driver, so this report leaves them out.
-
-    Parameters
-    ----------
-    sdf
-        A graded Spark DataFrame.
-    by, correct, failure_kind, prefix, cluster, score, cost
-        As for :func:`gradeframe.report`. They are checked before any data is read.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The report (computed).
-    """
+def _report(sdf: SparkFrame, options: dict[str, Any]) -> pd.DataFrame:
+    """Count every task's rows per group; the report from the sums (see :func:`report`)."""
     from pyspark.sql.types import BinaryType, StructField, StructType
 
-    options: dict[str, Any] = {
-        "by": by,
-        "correct": correct,
-        "failure_kind": failure_kind,
-        "prefix": prefix,
-        "cluster": cluster,
-        "score": score,
-        "cost": check_cost(cost),
-    }
     # Arguments and columns are checked on an empty frame, before any data is read.
     _, empty_counts, read = _arrow.report_plan(_arrow_schema(sdf), options)
     count = functools.partial(_count_batches, options=options, rows=ROWS_PER_CALL)
@@ -233,131 +188,17 @@ def sample_batches(
         ).to_batches()
 
 
-def _summed_samples(
-    sdf: SparkFrame,
-    function: str,
-    by: Groups,
-    on: On,
-    correct: str,
-    answer: IntoExpr | None,
-    outputs: Sequence[str],
-    vote: sample_rules.Vote = ...,
-) -> tuple[list[str], list[str], pl.LazyFrame, pl.LazyFrame | None]:
+def _summed_samples(sdf: SparkFrame, call: SamplesCall) -> Summed:
     """Check the arguments on an empty frame, then sum every task's counts on the driver."""
     from pyspark.sql.types import BinaryType, StructField, StructType
 
-    schema = _arrow_schema(sdf)
-    vote = sample_rules.resolve_vote(vote, schema.names)
-    columns, groups, items, empty = _arrow.samples_plan(
-        schema, function, by, on, correct, answer, outputs
-    )
-    count = functools.partial(
-        sample_batches, groups=groups, items=items, correct=correct, answer=answer, vote=vote
-    )
-    schema = StructType([StructField("counts", BinaryType()), StructField("votes", BinaryType())])
-    rows = sdf.select(*columns).mapInArrow(count, schema).collect()
-    pieces = [(row["counts"], row["votes"]) for row in rows]
-    counts, votes = summed_sample_counts(pieces, empty, groups, items, correct, answer, vote)
-    return groups, items, counts, votes
+    def count(columns: list[str], options: dict[str, Any]) -> list[tuple[bytes, bytes | None]]:
+        task = functools.partial(sample_batches, **options)
+        schema = StructType([StructField(name, BinaryType()) for name in ("counts", "votes")])
+        rows = sdf.select(*columns).mapInArrow(task, schema).collect()
+        return [(row["counts"], row["votes"]) for row in rows]
+
+    return _arrow.summed_samples(_arrow_schema(sdf), call, count)
 
 
-def pass_at_k(
-    sdf: SparkFrame,
-    k: int | Sequence[int] = 1,
-    *,
-    by: Groups = ...,
-    on: On = None,
-    correct: str = "correct",
-) -> pd.DataFrame:
-    """Estimate pass@k on a graded Spark DataFrame, from per-item counts summed on the driver.
-
-    The same columns and values as :func:`gradeframe.pass_at_k` on the whole data.
-
-    Parameters
-    ----------
-    sdf
-        A graded Spark DataFrame: one row per sample.
-    k, by, on, correct
-        As for :func:`gradeframe.pass_at_k`. They are checked before any data is read.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The table (computed).
-    """
-    from gradeframe import _frames
-
-    ks = sample_rules.check_ks(k)
-    outputs = sample_rules.PASS_AT_K_COLUMNS
-    groups, _, counts, _ = _summed_samples(sdf, "pass_at_k", by, on, correct, None, outputs)
-    return _frames.to_pandas_frame(sample_rules.pass_at_k_from_counts(counts, groups, ks).collect())
-
-
-def consistency(
-    sdf: SparkFrame,
-    *,
-    by: Groups = ...,
-    on: On = None,
-    correct: str = "correct",
-    answer: IntoExpr | None = None,
-    vote: sample_rules.Vote = ...,
-) -> pd.DataFrame:
-    """Summarise the samples' consistency on a Spark DataFrame, from counts summed on the driver.
-
-    The same columns and values as :func:`gradeframe.consistency` on the whole data.
-
-    Parameters
-    ----------
-    sdf
-        A graded Spark DataFrame: one row per sample.
-    by, on, correct, answer, vote
-        As for :func:`gradeframe.consistency`. They are checked before any data is read.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The table (computed).
-    """
-    from gradeframe import _frames
-
-    outputs = sample_rules.CONSISTENCY_OUTPUTS
-    groups, items, counts, votes = _summed_samples(
-        sdf, "consistency", by, on, correct, answer, outputs, vote
-    )
-    table = sample_rules.consistency_from_counts(counts, votes, groups, items).collect()
-    return _frames.to_pandas_frame(table)
-
-
-def flaky(
-    sdf: SparkFrame,
-    *,
-    by: Groups = ...,
-    on: On = None,
-    correct: str = "correct",
-    answer: IntoExpr | None = None,
-    vote: sample_rules.Vote = ...,
-) -> pd.DataFrame:
-    """List the flaky items of a Spark DataFrame, from counts summed on the driver.
-
-    The same columns and values as :func:`gradeframe.flaky` on the whole data.
-
-    Parameters
-    ----------
-    sdf
-        A graded Spark DataFrame: one row per sample.
-    by, on, correct, answer, vote
-        As for :func:`gradeframe.flaky`. They are checked before any data is read.
-
-    Returns
-    -------
-    pandas.DataFrame
-        The list (computed).
-    """
-    from gradeframe import _frames
-
-    outputs = sample_rules.FLAKY_OUTPUTS
-    groups, items, counts, votes = _summed_samples(
-        sdf, "flaky", by, on, correct, answer, outputs, vote
-    )
-    table = sample_rules.flaky_from_counts(counts, votes, groups, items).collect()
-    return _frames.to_pandas_frame(table)
+report, pass_at_k, consistency, flaky = summaries(__name__, _report, _summed_samples)

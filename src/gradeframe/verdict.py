@@ -32,14 +32,12 @@ from gradeframe._inputs import (
     IntoExpr,
     Schema,
     check_column,
-    check_output_names,
     check_prefix,
-    frame_schema,
     keep_name,
     to_expr,
 )
 from gradeframe._record import resolve_record
-from gradeframe._threads import one_at_a_time
+from gradeframe.matchers._base import check_rows, frame_function
 
 FrameT = TypeVar("FrameT", pl.DataFrame, pl.LazyFrame)
 #: A name no input column is expected to have, for the struct a frame function unnests.
@@ -773,8 +771,6 @@ def _checked_yes_no(expected: pl.Expr) -> pl.Expr:
 
     A missing or unreadable expected verdict is the eval's mistake, not the model's.
     """
-    from gradeframe.matchers._base import check_rows
-
     word = _canonical(expected)
     problem = pl.when(~word.is_in(["yes", "no"]).fill_null(value=False)).then(
         pl.lit("is ")
@@ -942,41 +938,11 @@ def judge(
     )
 
 
-@one_at_a_time
-def with_judge(
-    frame: FrameT,
-    text: IntoExpr = "judge",
-    *,
-    scheme: Scheme = "grade",
-    expected: IntoExpr | None = None,
-    answer: IntoExpr | None = None,
-    pass_score: float | None = None,
-    choices: Sequence[str] | None = None,
-    scale: tuple[float, float] | None = None,
-    on_conflict: OnConflict = "last",
-    prefix: str = "",
-) -> FrameT:
+with_judge = frame_function(
+    JUDGE_COLUMNS,
+    judge,
     """Add ``correct``, ``failure_kind``, ``verdict``, ``score``, ``grader_failure``.
 
     See :func:`judge`.
-    """
-    check_prefix(prefix)
-    schema = frame_schema(frame)
-    check_output_names(schema, [prefix + c for c in JUDGE_COLUMNS])
-    built = judge(
-        text,
-        scheme=scheme,
-        expected=expected,
-        answer=answer,
-        pass_score=pass_score,
-        choices=choices,
-        scale=scale,
-        on_conflict=on_conflict,
-        prefix=prefix,
-        schema=schema,
-    )
-    return (
-        frame.with_columns(built.alias(_RESULT))
-        .with_columns(pl.col(_RESULT).struct.unnest())
-        .drop(_RESULT)
-    )
+    """,
+)

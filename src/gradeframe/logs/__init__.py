@@ -121,6 +121,20 @@ class SkippedLogWarning(UserWarning):
     """Logs that ``read_log(folder, errors="skip")`` could not read and left out (each named)."""
 
 
+def warn_skipped(path: PathLike, failed: list[str]) -> None:
+    """Name in one :class:`SkippedLogWarning` the logs in ``path`` that were skipped.
+
+    For the caller of ``read_log`` or of the query ``scan_log`` made (two frames up).
+    """
+    listed = "\n".join(f"  {line}" for line in failed)
+    warnings.warn(
+        f"{len(failed)} log(s) in {os.fspath(path)} could not be read and were "
+        f"skipped (errors='skip'):\n{listed}",
+        SkippedLogWarning,
+        stacklevel=3,
+    )
+
+
 # Names the tools give their logs: a file named so is a log, even when it cannot be read.
 _LOG_NAMES: dict[str, re.Pattern[str]] = {
     "inspect": re.compile(r"^\d{4}-\d\d-\d\dT\d\d[-:]\d\d[-:]\d\d.*_[A-Za-z0-9]{16,}\.json$"),
@@ -381,13 +395,7 @@ def read_log(
                     raise
                 failed.append(str(error))
         if failed:
-            listed = "\n".join(f"  {line}" for line in failed)
-            warnings.warn(
-                f"{len(failed)} log(s) in {os.fspath(path)} could not be read and were "
-                f"skipped (errors='skip'):\n{listed}",
-                SkippedLogWarning,
-                stacklevel=2,
-            )
+            warn_skipped(path, failed)
         return _drop_duplicates(concat(_once_per_run(frames)))
     name, path = logs[0]
     _check_options([name], options)

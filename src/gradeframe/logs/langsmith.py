@@ -105,15 +105,10 @@ def _pick(
 def _text(frame: pl.DataFrame, column: str | None) -> pl.Expr:
     if column is None:
         return pl.lit(None, dtype=pl.String)
-    dtype = frame.schema[column]
-    expr = pl.col(column)
-    if isinstance(dtype, pl.Boolean):
-        return expr.cast(pl.String)
-    if isinstance(dtype, pl.String):
-        return expr
-    if dtype.is_numeric():
-        return expr.cast(pl.String)
-    return expr.cast(pl.String, strict=False)
+    if isinstance(frame.schema[column], pl.String):
+        return pl.col(column)
+    # Booleans and numbers always cast; anything else that cannot becomes null
+    return pl.col(column).cast(pl.String, strict=False)
 
 
 def _score(frame: pl.DataFrame, column: str | None) -> pl.Expr:

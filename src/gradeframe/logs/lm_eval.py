@@ -27,6 +27,7 @@ from gradeframe.logs._common import (
     as_text,
     as_text_list,
     build_frame,
+    concat,
     first_json_line,
     iter_json_lines,
     json_text,
@@ -105,36 +106,68 @@ def read(
     match = _SAMPLES.match(path.name)
     task = match["task"] if match else path.stem.removeprefix("samples_")
     context = {"log": os.fspath(path), "model": _model_name(path, match), "task": task}
-    records = []
+    wanted = None if filter is None else [filter] if isinstance(filter, str) else list(filter)
+    # The lines are read one at a time and their rows built into frames in batches, so a large
+    # log is never held whole as Python objects. With `filter`, each
+    # wanted filter's rows are kept apart until the file says which of them it has.
+    batches: dict[str | None, _Batches] = {}
+    filters: dict[str, None] = {}
+    seen: set[tuple[str | None, str | None]] = set()
     for number, record in iter_json_lines(path):
         if not isinstance(record, dict) or "doc_id" not in record:
             raise log_error(path, "not an lm-eval sample record (no 'doc_id')", line=number)
-        records.append((number, record))
-    filters = list(dict.fromkeys(str(record.get("filter")) for _, record in records))
-    chosen = None
-    if filter is not None:
-        wanted = [filter] if isinstance(filter, str) else list(filter)
-        chosen = next((name for name in wanted if name in filters), None)
-        if chosen is None:
-            msg = f"`filter={filter!r}`: {path} has no such filter; its filters are {filters}"
-            raise ValueError(msg)
-    rows: list[dict[str, Any]] = []
-    locations: list[tuple[PathLike, str]] = []
-    seen: set[str | None] = set()
-    for number, record in records:
-        if chosen is not None and str(record.get("filter")) != chosen:
+        name = str(record.get("filter"))
+        filters.setdefault(name)
+        if wanted is not None and name not in wanted:
             continue
+        bucket = batches.setdefault(name if wanted is not None else None, _Batches())
         where = f"{os.fspath(path)}, line {number}"
         if responses == "raw":
-            doc_id = as_text(record["doc_id"])
-            if doc_id in seen:  # the same raw responses on every filter's line
+            key = (name if wanted is not None else None, as_text(record["doc_id"]))
+            if key in seen:  # the same raw responses on every filter's line
                 continue
-            seen.add(doc_id)
-            rows.extend(record_row(_raw_rows, record, context, where=where, what="the record"))
+            seen.add(key)
+            bucket.add(
+                record_row(_raw_rows, record, context, where=where, what="the record"), where
+            )
         else:
-            rows.append(record_row(_row, record, context, where=where, what="the record"))
-        locations.extend([(where, "the record")] * (len(rows) - len(locations)))
-    return build_frame(rows, EXTRAS, locations=locations, fields=_FIELDS)
+            bucket.add([record_row(_row, record, context, where=where, what="the record")], where)
+    chosen = None
+    if wanted is not None:
+        chosen = next((name for name in wanted if name in filters), None)
+        if chosen is None:
+            msg = f"`filter={filter!r}`: {path} has no such filter; its filters are {list(filters)}"
+            raise ValueError(msg)
+    return batches.get(chosen, _Batches()).frame()
+
+
+#: Rows built into one frame at a time while a samples file is read.
+BATCH_ROWS = 5_000
+
+
+class _Batches:
+    """The rows of a samples file, built into frames ``BATCH_ROWS`` at a time."""
+
+    def __init__(self) -> None:
+        self.frames: list[pl.DataFrame] = []
+        self.rows: list[dict[str, Any]] = []
+        self.locations: list[tuple[PathLike, str]] = []
+
+    def add(self, rows: list[dict[str, Any]], where: str) -> None:
+        self.rows.extend(rows)
+        self.locations.extend([(where, "the record")] * len(rows))
+        if len(self.rows) >= BATCH_ROWS:
+            self._build()
+
+    def _build(self) -> None:
+        self.frames.append(build_frame(self.rows, EXTRAS, locations=self.locations, fields=_FIELDS))
+        self.rows, self.locations = [], []
+
+    def frame(self) -> pl.DataFrame:
+        """Return every row read, as one frame."""
+        if self.rows or not self.frames:
+            self._build()
+        return concat(self.frames)
 
 
 def _model_name(path: Path, match: re.Match[str] | None) -> str:

@@ -24,6 +24,7 @@ from gradeframe.logs._common import (
     as_text,
     as_text_list,
     build_frame,
+    concat,
     first_json_line,
     iter_json_lines,
     json_text,
@@ -33,6 +34,16 @@ from gradeframe.logs._common import (
 )
 
 TOOL = "openai_evals"
+
+#: The fields a row reads of each event kind (the rest is not held while the file is read);
+#: an ``error`` event is kept whole (it is shown as it is).
+_USED: dict[str, tuple[str, ...]] = {
+    "match": ("correct", "expected", "picked", "sampled"),
+    "metrics": ("choice", "score", "correct"),
+}
+
+#: Rows built into one frame at a time.
+BATCH_ROWS = 5_000
 _INVALID = "__invalid__"  # the choice of a model-graded eval whose judge's reply was unreadable
 
 EXTRAS: dict[str, pl.DataType] = {
@@ -100,9 +111,13 @@ def read(path: PathLike) -> pl.DataFrame:
         data = record.get("data") or {}
         kind = record["type"]
         if kind == "sampling":
-            events["sampling"].append(data)
+            events["sampling"].append(_kept(data, first=not events["sampling"]))
         elif kind in ("match", "error", "metrics"):
-            events[kind] = data
+            events[kind] = (
+                {k: data[k] for k in _USED[kind] if k in data}
+                if _USED.get(kind) and isinstance(data, dict)
+                else data
+            )
     if spec is None:
         raise log_error(path, "not an OpenAI evals record file (no 'spec' line)")
     if not isinstance(spec, dict):
@@ -117,27 +132,36 @@ def read(path: PathLike) -> pl.DataFrame:
         "openai_evals_run_id": spec.get("run_id"),
         "openai_evals_complete": complete,
     }
-    rows = [
-        record_row(
-            _sample_row,
-            events,
-            sample_id,
-            context,
-            where=f"{os.fspath(path)}, line {events['first']}",
-            what=f"sample {sample_id!r}",
-        )
-        for sample_id, events in samples.items()
-    ]
-    locations = [
-        (f"{os.fspath(path)}, line {events['first']}", f"sample {sample_id!r}")
-        for sample_id, events in samples.items()
-    ]
     fields = {"model": "spec.completion_fns", "task": "spec.eval_name"}
     fields |= {"openai_evals_run_id": "spec.run_id", "openai_evals_sampled_model": "data.model"}
-    frame = build_frame(rows, EXTRAS, locations=locations, fields=fields)
+    frames = []
+    names = list(samples)
+    for start in range(0, max(len(names), 1), BATCH_ROWS):  # rows built a batch at a time
+        rows, locations = [], []
+        for sample_id in names[start : start + BATCH_ROWS]:
+            events = samples.pop(sample_id)
+            where, what = f"{os.fspath(path)}, line {events['first']}", f"sample {sample_id!r}"
+            rows.append(record_row(_sample_row, events, sample_id, context, where=where, what=what))
+            locations.append((where, what))
+        frames.append(build_frame(rows, EXTRAS, locations=locations, fields=fields))
+    frame = concat(frames)
     # Events arrive in completion order; sort by the line number in the samples file.
     order = frame["sample_id"].str.extract(r"\.(\d+)$").cast(pl.Int64, strict=False)
     return frame.with_columns(__order=order).sort("__order", nulls_last=True).drop("__order")
+
+
+def _kept(data: Any, *, first: bool) -> Any:
+    """Return what a row needs of a ``sampling`` event, so a large record file is not held whole.
+
+    The prompt is kept (as its text) only for a sample's first sampling, the one ``input``
+    comes from; a sampling that is not an object is kept as it is (the row names it).
+    """
+    if not isinstance(data, dict):
+        return data
+    kept = {key: data[key] for key in ("sampled", "usage", "model") if key in data}
+    if first and "prompt" in data:
+        kept["prompt"] = _prompt_text(data["prompt"])
+    return kept
 
 
 def _sample_row(events: dict[str, Any], sample_id: str, context: dict[str, Any]) -> dict[str, Any]:

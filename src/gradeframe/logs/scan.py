@@ -8,7 +8,6 @@ result.
 
 from __future__ import annotations
 
-import os
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -114,11 +113,11 @@ def scan_log(
     from gradeframe.logs import (
         _UNREADABLE,
         LogFormatError,
-        SkippedLogWarning,
         _check_options,
         _options_for,
         _read_one,
         logs_to_read,
+        warn_skipped,
     )
 
     path = Path(path)
@@ -162,13 +161,7 @@ def scan_log(
                 left -= frame.height
             yield frame
         if failed:
-            listed = "\n".join(f"  {line}" for line in failed)
-            warnings.warn(
-                f"{len(failed)} log(s) in {os.fspath(path)} could not be read and were "
-                f"skipped (errors='skip'):\n{listed}",
-                SkippedLogWarning,
-                stacklevel=2,
-            )
+            warn_skipped(path, failed)
 
     from polars.io.plugins import register_io_source
 

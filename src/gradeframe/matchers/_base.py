@@ -23,14 +23,17 @@ else is here and written once:
 from __future__ import annotations
 
 import inspect
+import math
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from numbers import Real
-from typing import Any, TypeAlias
+from typing import Any, Final, TypeAlias, TypeVar
 
 import polars as pl
 
 from gradeframe import _deferred, _mixed
+from gradeframe._delegate import bind, insert_section
 from gradeframe._inputs import (
     Schema,
     as_text,
@@ -43,6 +46,7 @@ from gradeframe._inputs import (
     is_text,
     to_expr,
 )
+from gradeframe._threads import one_at_a_time
 
 Frame: TypeAlias = pl.DataFrame | pl.LazyFrame
 #: A rule: the resolved inputs, by argument name, to a struct with ``correct`` and the extras.
@@ -82,6 +86,9 @@ class Matcher:
         return pl.Struct({prefix + k: v for k, v in self.fields.items()})
 
 
+Function = TypeVar("Function", bound=Callable[..., Any])
+
+
 def matcher(name: str, roles: Mapping[str, str | None], **extra: pl.DataType) -> Matcher:
     """Describe a matcher: ``correct`` and ``expectation``, then its own fields."""
     fields = {"correct": pl.Boolean(), "expectation": pl.String(), **extra}
@@ -91,6 +98,25 @@ def matcher(name: str, roles: Mapping[str, str | None], **extra: pl.DataType) ->
 # --------------------------------------------------------------------------------------------
 # Arguments
 # --------------------------------------------------------------------------------------------
+
+
+#: The parameters every matcher's expression function ends with, documented here once and
+#: added to each function's Parameters section by :func:`shares_parameters`.
+SHARED_PARAMETERS: Final = """\
+    prefix
+        Put before each output name.
+    schema
+        The frame's schema, to check columns and dtypes now (the frame functions pass it).
+"""
+
+
+def shares_parameters(function: Function) -> Function:
+    """Add :data:`SHARED_PARAMETERS` to the end of a matcher's Parameters section.
+
+    The docstring in the source documents the matcher's own parameters; ``help()``, the
+    methods built from it and the documentation show ``prefix`` and ``schema`` too.
+    """
+    return insert_section(function, SHARED_PARAMETERS, "\n    Returns\n    -------\n")
 
 
 def check_flag(value: object, argument: str) -> None:
@@ -109,6 +135,17 @@ def expectation(label: object, default: str) -> str:
         raise TypeError(msg)
     check_text(label, "label")
     return label
+
+
+def check_tolerance(value: object, argument: str) -> float:
+    """Return a tolerance argument as a float; raise naming it unless a finite number >= 0."""
+    if not is_number(value):
+        msg = f"`{argument}` must be a number, got {type(value).__name__}: {value!r}"
+        raise TypeError(msg)
+    if not math.isfinite(value) or value < 0:  # type: ignore[arg-type]
+        msg = f"`{argument}` must be a finite number >= 0, got {value!r}"
+        raise ValueError(msg)
+    return float(value)  # type: ignore[arg-type]
 
 
 def is_number(value: object) -> bool:
@@ -262,7 +299,7 @@ def deferred(
 
 
 def frame_result(
-    spec: Matcher, frame: Frame, prefix: str, build: Callable[[Schema], pl.Expr]
+    columns: Sequence[str], frame: Frame, prefix: str, build: Callable[[Schema], pl.Expr]
 ) -> Frame:
     """Add a matcher's columns to a DataFrame or LazyFrame (the body of every ``with_*``).
 
@@ -271,7 +308,7 @@ def frame_result(
     """
     check_prefix(prefix)
     schema = frame_schema(frame)
-    check_output_names(schema, [prefix + c for c in spec.columns])
+    check_output_names(schema, [prefix + c for c in columns])
     # The struct is computed once, then taken apart: unnesting it in place would run the rule
     # (and any regex fallback in it) once per field.
     return (
@@ -279,6 +316,47 @@ def frame_result(
         .with_columns(pl.col(_RESULT).struct.unnest())
         .drop(_RESULT)
     )
+
+
+def frame_function(
+    columns: Sequence[str],
+    rule: Callable[..., pl.Expr],
+    doc: str,
+    *,
+    guard: Callable[[], AbstractContextManager[Any]] = nullcontext,
+) -> Callable[..., Any]:
+    """Make a ``with_*`` frame function from the expression function ``rule``.
+
+    Its parameters are the rule's, with the frame first and without ``schema`` (the frame's is
+    passed); it adds the rule's ``columns`` (a struct's fields, before the prefix) with
+    :func:`frame_result`, under the grading lock, inside ``guard()`` (a context that may reword
+    an error), and ``doc`` is its docstring. ``inspect.signature`` and ``help()`` show the
+    parameters. The matchers' and :func:`gradeframe.with_judge` are made so.
+    """
+    parameters = list(inspect.signature(rule).parameters.values())
+    first = inspect.Parameter("frame", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation="Frame")
+    own = [p for p in parameters if p.name != "schema"]
+    signature = inspect.Signature([first, *own], return_annotation="Frame")
+
+    def with_rule(*args: Any, **kwargs: Any) -> Any:
+        bound = bind(f"with_{rule.__name__}", signature, args, kwargs)
+        bound.apply_defaults()
+        frame, *_ = bound.args
+        given = dict(list(bound.arguments.items())[1:])
+        with guard():
+            return frame_result(
+                columns, frame, given["prefix"], lambda schema: rule(**given, schema=schema)
+            )
+
+    with_rule.__name__ = with_rule.__qualname__ = f"with_{rule.__name__}"
+    with_rule.__module__ = rule.__module__
+    with_rule.__doc__ = doc
+    with_rule.__signature__ = signature  # type: ignore[attr-defined]
+    with_rule.__annotations__ = {
+        **{p.name: p.annotation for p in [first, *own]},
+        "return": "Frame",
+    }
+    return one_at_a_time(with_rule)
 
 
 def column_arguments(

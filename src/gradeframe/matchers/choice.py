@@ -31,9 +31,8 @@ import polars as pl
 
 from gradeframe._inputs import IntoExpr, Schema, as_text, is_text
 from gradeframe._subset import on_rows
-from gradeframe._threads import one_at_a_time
 from gradeframe.matchers import _base
-from gradeframe.matchers._base import Frame, Input
+from gradeframe.matchers._base import Input
 
 __all__ = ["CHOICE", "CHOICE_COLUMNS", "DEFAULT_LETTERS", "choice", "with_choice"]
 
@@ -266,6 +265,7 @@ def _check_letters(letters: object) -> str:
     return letters
 
 
+@_base.shares_parameters
 def choice(
     actual: IntoExpr,
     expected: IntoExpr | Sequence[str],
@@ -296,10 +296,6 @@ def choice(
         The option letters, in order (case is ignored when reading).
     label
         Replaces the default description ``"choice"``.
-    prefix
-        Put before each output name.
-    schema
-        The frame's schema, to check columns and dtypes now (the frame functions pass it).
 
     Returns
     -------
@@ -408,22 +404,8 @@ def _rule(inputs: dict[str, Input], letters: str) -> pl.Expr:
     )
 
 
-@one_at_a_time
-def with_choice(
-    frame: Frame,
-    actual: IntoExpr,
-    expected: IntoExpr | Sequence[str],
-    *,
-    letters: str = DEFAULT_LETTERS,
-    label: str | None = None,
-    prefix: str = "",
-) -> Frame:
-    """Add ``correct``, ``expectation`` and ``chosen`` to a frame; see :func:`choice`."""
-    return _base.frame_result(
-        CHOICE,
-        frame,
-        prefix,
-        lambda schema: choice(
-            actual, expected, letters=letters, label=label, prefix=prefix, schema=schema
-        ),
-    )
+with_choice = _base.frame_function(
+    CHOICE.columns,
+    choice,
+    "Add ``correct``, ``expectation`` and ``chosen`` to a frame; see :func:`choice`.",
+)

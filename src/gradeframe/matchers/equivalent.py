@@ -28,8 +28,10 @@ or with a tolerance, for the other side's numeric value).
 
 from __future__ import annotations
 
+import contextlib
 import decimal
 import math
+from collections.abc import Iterator
 from fractions import Fraction
 from typing import Final, Literal, get_args
 
@@ -37,10 +39,9 @@ import polars as pl
 
 from gradeframe._inputs import IntoExpr, Schema
 from gradeframe._subset import on_rows
-from gradeframe._threads import one_at_a_time
 from gradeframe.fold import fold
 from gradeframe.matchers import _base, _symbolic
-from gradeframe.matchers._base import Frame, Input
+from gradeframe.matchers._base import Input
 
 __all__ = [
     "EQUIVALENT",
@@ -557,16 +558,6 @@ def value_keys(text: pl.Expr) -> pl.Expr:
 # --------------------------------------------------------------------------------------------
 
 
-def _check_tolerance(value: object, argument: str) -> float:
-    if not _base.is_number(value):
-        msg = f"`{argument}` must be a number, got {type(value).__name__}: {value!r}"
-        raise TypeError(msg)
-    if not math.isfinite(value) or value < 0:  # type: ignore[arg-type]
-        msg = f"`{argument}` must be a finite number >= 0, got {value!r}"
-        raise ValueError(msg)
-    return float(value)  # type: ignore[arg-type]
-
-
 def _check_options(percent: object, fallback: object, timeout: object) -> float:
     if percent not in get_args(Percent):
         allowed = ", ".join(repr(p) for p in get_args(Percent))
@@ -591,6 +582,7 @@ def _check_options(percent: object, fallback: object, timeout: object) -> float:
     return seconds
 
 
+@_base.shares_parameters
 def equivalent(
     actual: IntoExpr,
     expected: IntoExpr,
@@ -657,10 +649,6 @@ def equivalent(
         died on it twice: the engine could not decide it.
     label
         Replaces the default description ``"equivalent"`` in ``expectation``.
-    prefix
-        Put before each output name.
-    schema
-        The frame's schema, to check columns and dtypes now (the frame functions pass it).
 
     Returns
     -------
@@ -695,7 +683,10 @@ def equivalent(
     └───────────────┴─────────┴─────────┴─────────────┴──────────┘
     """
     seconds = _check_options(percent, fallback, timeout)
-    tolerances = _check_tolerance(rel_tol, "rel_tol"), _check_tolerance(abs_tol, "abs_tol")
+    tolerances = (
+        _base.check_tolerance(rel_tol, "rel_tol"),
+        _base.check_tolerance(abs_tol, "abs_tol"),
+    )
     expectation = _base.expectation(label, "equivalent")
     memo = _symbolic.Memo()  # each distinct pair once per call, across batches
     arguments = {
@@ -985,44 +976,24 @@ def _engine_verdicts(
     return verdicts
 
 
-@one_at_a_time
-def with_equivalent(
-    frame: Frame,
-    actual: IntoExpr,
-    expected: IntoExpr,
-    *,
-    percent: Percent = "either",
-    rel_tol: float = 0.0,
-    abs_tol: float = 0.0,
-    fallback: Fallback = "symbolic",
-    timeout: float = 5.0,
-    label: str | None = None,
-    prefix: str = "",
-) -> Frame:
+@contextlib.contextmanager
+def _engine_missing_in_two_lines() -> Iterator[None]:
+    """Say that the symbolic engine is missing in two lines, not with Polars' expression dump."""
+    try:
+        yield
+    except ImportError as error:
+        if _symbolic.install_hint() not in str(error):
+            raise
+        raise ImportError(_symbolic.missing_message()) from None
+
+
+with_equivalent = _base.frame_function(
+    EQUIVALENT.columns,
+    equivalent,
     """Add ``correct``, ``expectation`` and ``method``; see :func:`equivalent`.
 
     Same rows, same order, input columns untouched; a LazyFrame stays lazy. On a DataFrame a
     bad expected value raises now; on a LazyFrame at ``collect()``.
-    """
-
-    def build(schema: Schema) -> pl.Expr:
-        return equivalent(
-            actual,
-            expected,
-            percent=percent,
-            rel_tol=rel_tol,
-            abs_tol=abs_tol,
-            fallback=fallback,
-            timeout=timeout,
-            label=label,
-            prefix=prefix,
-            schema=schema,
-        )
-
-    try:
-        return _base.frame_result(EQUIVALENT, frame, prefix, build)
-    except ImportError as error:
-        # the engine is missing: say so in two lines, not with Polars' expression dump
-        if _symbolic.install_hint() not in str(error):
-            raise
-        raise ImportError(_symbolic.missing_message()) from None
+    """,
+    guard=_engine_missing_in_two_lines,
+)

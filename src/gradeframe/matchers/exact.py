@@ -10,9 +10,8 @@ import polars as pl
 
 from gradeframe import fold as folding
 from gradeframe._inputs import IntoExpr, Schema, is_text
-from gradeframe._threads import one_at_a_time
 from gradeframe.matchers import _base
-from gradeframe.matchers._base import Frame, Input
+from gradeframe.matchers._base import Input
 
 __all__ = ["EXACT_MATCH", "EXACT_MATCH_COLUMNS", "exact_match", "with_exact_match"]
 
@@ -159,35 +158,12 @@ def _is_text_list(dtype: pl.DataType | None) -> bool:
     return isinstance(dtype, pl.List) and (is_text(dtype.inner) or dtype.inner == pl.Null)
 
 
-@one_at_a_time
-def with_exact_match(
-    frame: Frame,
-    actual: IntoExpr,
-    expected: IntoExpr | bool | float | Sequence[str],
-    *,
-    ignore_case: bool = True,
-    strip: bool = True,
-    fold: bool = False,
-    label: str | None = None,
-    prefix: str = "",
-) -> Frame:
+with_exact_match = _base.frame_function(
+    EXACT_MATCH.columns,
+    exact_match,
     """Add ``correct`` and ``expectation`` to a DataFrame or LazyFrame; see :func:`exact_match`.
 
     Same rows, same order, input columns untouched; a LazyFrame stays lazy. Columns and dtypes
     are checked now.
-    """
-    return _base.frame_result(
-        EXACT_MATCH,
-        frame,
-        prefix,
-        lambda schema: exact_match(
-            actual,
-            expected,
-            ignore_case=ignore_case,
-            strip=strip,
-            fold=fold,
-            label=label,
-            prefix=prefix,
-            schema=schema,
-        ),
-    )
+    """,
+)

@@ -29,9 +29,8 @@ from typing import Final
 import polars as pl
 
 from gradeframe._inputs import IntoExpr, Schema, as_text, is_text
-from gradeframe._threads import one_at_a_time
 from gradeframe.matchers import _base
-from gradeframe.matchers._base import Frame, Input
+from gradeframe.matchers._base import Input
 
 __all__ = ["F1", "F1_COLUMNS", "f1", "squad_tokens", "with_f1"]
 
@@ -286,6 +285,7 @@ def _scores(batch: pl.Series) -> pl.Series:
     return scores.alias(batch.name)
 
 
+@_base.shares_parameters
 def f1(
     actual: IntoExpr,
     expected: IntoExpr | Sequence[str],
@@ -315,10 +315,6 @@ def f1(
         The F1 a row needs to be right, from 0 to 1.
     label
         Replaces the default description ``"token F1 ≥ {threshold}"``.
-    prefix
-        Put before each output name.
-    schema
-        The frame's schema, to check columns and dtypes now (the frame functions pass it).
 
     Returns
     -------
@@ -399,22 +395,8 @@ def _rule(inputs: dict[str, Input], threshold: float) -> pl.Expr:
     return stages.struct.with_fields(correct=(pl.field("f1") >= threshold).fill_null(value=False))
 
 
-@one_at_a_time
-def with_f1(
-    frame: Frame,
-    actual: IntoExpr,
-    expected: IntoExpr | Sequence[str],
-    *,
-    threshold: float = 0.5,
-    label: str | None = None,
-    prefix: str = "",
-) -> Frame:
-    """Add ``correct``, ``expectation`` and ``f1`` to a frame; see :func:`f1`."""
-    return _base.frame_result(
-        F1,
-        frame,
-        prefix,
-        lambda schema: f1(
-            actual, expected, threshold=threshold, label=label, prefix=prefix, schema=schema
-        ),
-    )
+with_f1 = _base.frame_function(
+    F1.columns,
+    f1,
+    "Add ``correct``, ``expectation`` and ``f1`` to a frame; see :func:`f1`.",
+)

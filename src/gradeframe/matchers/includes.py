@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Final
 
 import polars as pl
 
 from gradeframe import fold as folding
+from gradeframe._containment import LONG_PATTERN, contains_literal
 from gradeframe._inputs import IntoExpr, Schema, as_text, is_text
-from gradeframe._threads import one_at_a_time
 from gradeframe.matchers import _base
-from gradeframe.matchers._base import Frame, Input
+from gradeframe.matchers._base import Input
 
 __all__ = ["INCLUDES", "INCLUDES_COLUMNS", "includes", "with_includes"]
 
@@ -24,6 +25,7 @@ INCLUDES_COLUMNS: Final = INCLUDES.columns
 _EMPTY_LIST: Final = pl.lit([], dtype=pl.List(pl.String))
 
 
+@_base.shares_parameters
 def includes(
     actual: IntoExpr,
     expected: IntoExpr | Sequence[str],
@@ -60,10 +62,6 @@ def includes(
         ``ignore_case`` must stay True.
     label
         Replaces the default description ``"includes expected text"``.
-    prefix
-        Put before each output name.
-    schema
-        The frame's schema, to check columns and dtypes now (the frame functions pass it).
 
     Returns
     -------
@@ -124,14 +122,32 @@ def includes(
     )
 
 
-def _found(haystack: pl.Expr, needle: pl.Expr, *, fold: bool) -> pl.Expr:
+def _contains(haystack: pl.Expr, needle: pl.Expr, *, long: bool) -> pl.Expr:
+    """Whether ``needle`` occurs in ``haystack`` as a literal.
+
+    Polars compiles a literal pattern into a regex when it is one value for the whole column
+    (a literal needle, a one-row frame or batch), and a needle of a few hundred KB exceeds the
+    regex size limit; ``long=True`` (a needle that may be long) takes the search that works at
+    any length (:func:`gradeframe._containment.contains_literal`, one check per batch).
+    """
+    if long:
+        return contains_literal(haystack, needle)
+    return haystack.str.contains(needle, literal=True)
+
+
+def _found(haystack: pl.Expr, needle: pl.Expr, *, fold: bool, long: bool = True) -> pl.Expr:
     """Whether the needle occurs in the (lowered or marked) haystack."""
     if not fold:
-        return haystack.str.contains(needle, literal=True)
+        return _contains(haystack, needle, long=long)
     first, second = folding.needles(folding.fold(needle))
-    return haystack.str.contains(first, literal=True) | haystack.str.contains(
-        second, literal=True
-    ).fill_null(value=False)
+    return _contains(haystack, first, long=long) | _contains(haystack, second, long=long).fill_null(
+        value=False
+    )
+
+
+def _is_long(needle: str) -> bool:
+    """Whether a literal needle may be too long for Polars' regex (folding can add markers)."""
+    return len(needle.encode("utf-8", "surrogatepass")) > LONG_PATTERN // 4
 
 
 def _rule(
@@ -152,7 +168,7 @@ def _rule(
         if not literal:
             never = haystack.is_null() & pl.lit(value=False)  # one False per row
             return pl.struct(correct=never, missing=_EMPTY_LIST)
-        found = [_found(haystack, lower(pl.lit(n)), fold=fold) for n in literal]
+        found = [_found(haystack, lower(pl.lit(n)), fold=fold, long=_is_long(n)) for n in literal]
         missing = pl.concat_list(
             [
                 pl.when(~f).then(pl.lit(n)).otherwise(None)
@@ -176,40 +192,54 @@ def _rule(
         haystack=haystack, needles=needles.list.eval(e.fill_null("")).fill_null(_EMPTY_LIST)
     )
     listed_needles = pl.field("needles")
-    if fold:
-        missing = pl.struct(haystack=pl.field("haystack"), needles=listed_needles).map_batches(
-            _missing_folded, return_dtype=pl.List(pl.String), is_elementwise=True
-        )
-    else:
-        # Each row's needles travel with its haystack in one list [haystack, needles...,
-        # lowered...], so one list.eval sees both: the haystack is its first element.
-        lowered = listed_needles.list.eval(lower(e)) if ignore_case else listed_needles
-        count = (e.len() - 1) // 2
-        missing = pl.concat_list(pl.field("haystack"), listed_needles, lowered).list.eval(
-            e.slice(1, count).filter(
-                ~e.first().str.contains(e.slice(1 + count, count), literal=True)
-            )
-        )
+    missing = pl.struct(haystack=pl.field("haystack"), needles=listed_needles).map_batches(
+        functools.partial(_missing, fold=fold, ignore_case=ignore_case),
+        return_dtype=pl.List(pl.String),
+        is_elementwise=True,
+    )
     stages = stages.struct.with_fields(missing=missing)
     return stages.struct.with_fields(
         correct=(listed_needles.list.len() > 0) & (pl.field("missing").list.len() == 0)
     )
 
 
-def _missing_folded(batch: pl.Series) -> pl.Series:
-    """Return the needles each row misses, with ``fold=True``, over a batch of rows.
+def _missing(batch: pl.Series, *, fold: bool, ignore_case: bool) -> pl.Series:
+    """Return the needles each row misses, over a batch of rows (lists of needles).
 
-    ``batch`` holds ``haystack`` (the marked folded answer) and ``needles`` (a list). One item
-    per (row, needle) is searched for, and the missing needles are gathered back per row (a
-    group-by over the batch, never a loop over rows).
+    ``batch`` holds ``haystack`` (the lowered answer, or with ``fold=True`` the marked folded
+    answer) and ``needles`` (a list). Without ``fold`` and with no long needle in the batch,
+    one ``list.eval`` finds them; else one item per (row, needle) is searched for, and the
+    missing needles are gathered back per row (a group-by over the batch, never a loop over
+    rows).
     """
-    frame = batch.struct.unnest().with_row_index("row")
+    frame = batch.struct.unnest()
+    longest = frame.get_column("needles").list.eval(pl.element().str.len_bytes()).explode().max()
+    if not fold and (longest is None or longest <= LONG_PATTERN):  # type: ignore[operator]
+        # Each row's needles travel with its haystack in one list [haystack, needles...,
+        # lowered...], so one list.eval sees both: the haystack is its first element.
+        e = pl.element()
+        needles = pl.col("needles")
+        lowered = needles.list.eval(e.str.to_lowercase()) if ignore_case else needles
+        count = (e.len() - 1) // 2
+        missing = pl.concat_list(pl.col("haystack"), needles, lowered).list.eval(
+            e.slice(1, count).filter(
+                ~e.first().str.contains(e.slice(1 + count, count), literal=True)
+            )
+        )
+        return frame.select(missing).to_series().alias(batch.name)
+    frame = frame.with_row_index("row")
+
+    def lower(text: pl.Expr) -> pl.Expr:
+        return text.str.to_lowercase() if ignore_case and not fold else text
+
     items = (
         frame.lazy()
         .explode("needles", empty_as_null=False)
         .filter(pl.col("needles").is_not_null())
         .select(
-            "row", needle="needles", found=_found(pl.col("haystack"), pl.col("needles"), fold=True)
+            "row",
+            needle="needles",
+            found=_found(pl.col("haystack"), lower(pl.col("needles")), fold=fold),
         )
     )
     missing = items.filter(~pl.col("found")).group_by("row").agg(pl.col("needle"))
@@ -246,29 +276,8 @@ def _needle_list(source: Input) -> tuple[pl.Expr, bool]:
     raise source.error("String or List(String)")
 
 
-@one_at_a_time
-def with_includes(
-    frame: Frame,
-    actual: IntoExpr,
-    expected: IntoExpr | Sequence[str],
-    *,
-    ignore_case: bool = True,
-    fold: bool = False,
-    label: str | None = None,
-    prefix: str = "",
-) -> Frame:
-    """Add ``correct``, ``expectation`` and ``missing`` to a frame; see :func:`includes`."""
-    return _base.frame_result(
-        INCLUDES,
-        frame,
-        prefix,
-        lambda schema: includes(
-            actual,
-            expected,
-            ignore_case=ignore_case,
-            fold=fold,
-            label=label,
-            prefix=prefix,
-            schema=schema,
-        ),
-    )
+with_includes = _base.frame_function(
+    INCLUDES.columns,
+    includes,
+    "Add ``correct``, ``expectation`` and ``missing`` to a frame; see :func:`includes`.",
+)

@@ -21,9 +21,8 @@ import polars as pl
 import regex
 
 from gradeframe._inputs import IntoExpr, Schema, is_text
-from gradeframe._threads import one_at_a_time
 from gradeframe.matchers import _base
-from gradeframe.matchers._base import Frame, Input
+from gradeframe.matchers._base import Input
 
 __all__ = ["MATCHES", "MATCHES_COLUMNS", "matches", "with_matches"]
 
@@ -153,7 +152,29 @@ def _first_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
+#: Patterns at least this long are checked against Polars' regex size limit before the
+#: fallback: Polars' limit is reached by patterns of a few hundred KB, and the ``regex`` module
+#: takes minutes on those (its search timeout is not checked inside a long literal).
+_LONG_PATTERN: Final = 10_000
+
+
+def _over_size_limit(source: str, flags: int) -> bool:
+    polars_pattern = for_polars(source, flags) or source
+    try:
+        pl.select(pl.lit("", dtype=pl.String).str.contains(polars_pattern))
+    except pl.exceptions.PolarsError as exc:
+        return "size limit" in str(exc)
+    return False
+
+
 def compile_fallback(source: str, flags: int, where: str) -> regex.Pattern[str]:
+    if len(source) >= _LONG_PATTERN and _over_size_limit(source, flags):
+        msg = (
+            f"{where}: the pattern ({len(source):,} characters, starting {source[:40]!r}) is "
+            "over Polars' regex size limit, and the regex module would take minutes on it. "
+            "To find literal text, use includes(), which finds a needle of any length."
+        )
+        raise ValueError(msg)
     try:
         regex.compile(source, flags)  # the error, if any, is about the pattern as written
         return regex.compile(_for_regex(source, flags), flags)
@@ -311,6 +332,7 @@ def _match_column(series: Sequence[pl.Series]) -> pl.Series:
     return pl.concat(chunks).gather(order.arg_sort())
 
 
+@_base.shares_parameters
 def matches(
     actual: IntoExpr,
     pattern: PatternLike | None = None,
@@ -347,10 +369,6 @@ def matches(
         pattern raises naming the row.
     label
         Replaces the default description ``"matches expected pattern"``.
-    prefix
-        Put before each output name.
-    schema
-        The frame's schema, to check columns and dtypes now (the frame functions pass it).
 
     Returns
     -------
@@ -416,27 +434,8 @@ def _rule(inputs: dict[str, Input], pattern: PatternLike | None) -> pl.Expr:
     return pl.struct(correct=correct.fill_null(value=False))
 
 
-@one_at_a_time
-def with_matches(
-    frame: Frame,
-    actual: IntoExpr,
-    pattern: PatternLike | None = None,
-    *,
-    pattern_column: IntoExpr | None = None,
-    label: str | None = None,
-    prefix: str = "",
-) -> Frame:
-    """Add ``correct`` and ``expectation`` to a frame; see :func:`matches`."""
-    return _base.frame_result(
-        MATCHES,
-        frame,
-        prefix,
-        lambda schema: matches(
-            actual,
-            pattern,
-            pattern_column=pattern_column,
-            label=label,
-            prefix=prefix,
-            schema=schema,
-        ),
-    )
+with_matches = _base.frame_function(
+    MATCHES.columns,
+    matches,
+    "Add ``correct`` and ``expectation`` to a frame; see :func:`matches`.",
+)

@@ -40,9 +40,8 @@ import pyarrow as pa
 from pyarrow import json as pa_json
 
 from gradeframe._inputs import IntoExpr, Schema, is_text
-from gradeframe._threads import one_at_a_time
 from gradeframe.matchers import _base
-from gradeframe.matchers._base import Frame, Input
+from gradeframe.matchers._base import Input
 
 __all__ = ["TOOL_CALLS", "TOOL_CALLS_COLUMNS", "Mode", "tool_calls", "with_tool_calls"]
 
@@ -1238,6 +1237,7 @@ def _check_arguments(
     return str(mode), compared, float(rel_tol)  # type: ignore[arg-type]
 
 
+@_base.shares_parameters
 def tool_calls(
     actual: IntoExpr = "tool_calls",
     expected: IntoExpr = "expected_calls",
@@ -1293,10 +1293,6 @@ def tool_calls(
         Numbers (nested ones too) match when ``|a - b| <= rel_tol * max(|a|, |b|)``.
     label
         Replaces the default description, the mode's name.
-    prefix
-        Put before each output name.
-    schema
-        The frame's schema, to check columns and dtypes now (the frame functions pass it).
 
     Returns
     -------
@@ -1369,31 +1365,8 @@ def _rule(
     )
 
 
-@one_at_a_time
-def with_tool_calls(
-    frame: Frame,
-    actual: IntoExpr = "tool_calls",
-    expected: IntoExpr = "expected_calls",
-    *,
-    mode: Mode = "in_order",
-    arguments: Arguments = "exact",
-    rel_tol: float = 0.0,
-    label: str | None = None,
-    prefix: str = "",
-) -> Frame:
-    """Add ``correct``, ``expectation``, ``missing`` and ``extra``; see :func:`tool_calls`."""
-    return _base.frame_result(
-        TOOL_CALLS,
-        frame,
-        prefix,
-        lambda schema: tool_calls(
-            actual,
-            expected,
-            mode=mode,
-            arguments=arguments,
-            rel_tol=rel_tol,
-            label=label,
-            prefix=prefix,
-            schema=schema,
-        ),
-    )
+with_tool_calls = _base.frame_function(
+    TOOL_CALLS.columns,
+    tool_calls,
+    "Add ``correct``, ``expectation``, ``missing`` and ``extra``; see :func:`tool_calls`.",
+)

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import math
 from numbers import Real
 from typing import Final
 
 import polars as pl
 
 from gradeframe._inputs import IntoExpr, Schema
-from gradeframe._threads import one_at_a_time
 from gradeframe.fold import fold
 from gradeframe.matchers import _base
-from gradeframe.matchers._base import Frame, Input
+from gradeframe.matchers._base import Input
 
 __all__ = ["WITHIN", "WITHIN_COLUMNS", "with_within", "within"]
 
@@ -33,15 +31,6 @@ SIGNIFICANT_DIGITS: Final = 12
 _NUMBER_RE: Final = r"^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:e[+-]?[0-9]+)?$"
 
 
-def _check_tolerance(value: object, argument: str) -> None:
-    if not _base.is_number(value):
-        msg = f"`{argument}` must be a number, got {type(value).__name__}: {value!r}"
-        raise TypeError(msg)
-    if not math.isfinite(value) or value < 0:  # type: ignore[arg-type]
-        msg = f"`{argument}` must be a finite number >= 0, got {value!r}"
-        raise ValueError(msg)
-
-
 def _parse_number(text: pl.Expr) -> pl.Expr:
     """Read text as one number after folding ("1,204" is 1204); anything else is null."""
     folded = fold(text)
@@ -52,6 +41,7 @@ def _rounded(value: pl.Expr) -> pl.Expr:
     return value.round_sig_figs(SIGNIFICANT_DIGITS)
 
 
+@_base.shares_parameters
 def within(
     actual: IntoExpr,
     expected: IntoExpr | float,
@@ -87,10 +77,6 @@ def within(
     label
         Replaces the default description ``"within {delta} of expected"`` or
         ``"within {percent}% of expected"``.
-    prefix
-        Put before each output name.
-    schema
-        The frame's schema, to check columns and dtypes now (the frame functions pass it).
 
     Returns
     -------
@@ -123,10 +109,10 @@ def within(
         msg = f"`within` needs exactly one of `delta` and `percent`, and was given {given}."
         raise ValueError(msg)
     if delta is not None:
-        _check_tolerance(delta, "delta")
+        _base.check_tolerance(delta, "delta")
         default = f"within {delta} of expected"
     else:
-        _check_tolerance(percent, "percent")
+        _base.check_tolerance(percent, "percent")
         default = f"within {percent}% of expected"
     expectation = _base.expectation(label, default)
     if isinstance(expected, bool):
@@ -203,32 +189,11 @@ def _rule(inputs: dict[str, Input], *, delta: float | None, percent: float | Non
     )
 
 
-@one_at_a_time
-def with_within(
-    frame: Frame,
-    actual: IntoExpr,
-    expected: IntoExpr | float,
-    *,
-    delta: float | None = None,
-    percent: float | None = None,
-    label: str | None = None,
-    prefix: str = "",
-) -> Frame:
+with_within = _base.frame_function(
+    WITHIN.columns,
+    within,
     """Add ``correct``, ``expectation``, ``tolerance`` and ``difference``; see :func:`within`.
 
     On a DataFrame a bad expected value raises now; on a LazyFrame at ``collect()``.
-    """
-    return _base.frame_result(
-        WITHIN,
-        frame,
-        prefix,
-        lambda schema: within(
-            actual,
-            expected,
-            delta=delta,
-            percent=percent,
-            label=label,
-            prefix=prefix,
-            schema=schema,
-        ),
-    )
+    """,
+)
