@@ -18,11 +18,18 @@ from hypothesis import strategies as st
 import gradeframe as gf
 from gradeframe import cli
 from gradeframe.cli import printing, reading, scoring
+from tests.utils import run_cli
 
 MODELS = ["atlas-large", "atlas-small", "beacon-7b", "cedar-mini"]
 
 
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """``gradeframe ARGS`` run in this process (tests.utils.run_cli)."""
+    return run_cli(*args, cwd=cwd)
+
+
+def run_process(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """``python -m gradeframe.cli ARGS`` as a real process."""
     return subprocess.run(
         [sys.executable, "-m", "gradeframe.cli", *args],
         capture_output=True,
@@ -60,12 +67,12 @@ def flat_example() -> pl.DataFrame:
 
 
 # --------------------------------------------------------------------------------------------
-# End to end, as a subprocess
+# End to end, as a subprocess (the tests below run the command in this process: run_cli)
 # --------------------------------------------------------------------------------------------
 
 
 def test_score_example() -> None:
-    result = run("score", "--example")
+    result = run_process("score", "--example")
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("120 answers from the bundled example: 91 right (75.8%)")
     rows = report_rows(result.stdout)

@@ -1,4 +1,4 @@
-"""The command line's v3 additions, through the real ``gradeframe`` command (a subprocess):
+"""The command line's v3 additions, through the command line's ``main`` (tests.utils.run_cli):
 --failures, separator detection, Parquet dtypes, lm-eval filters, one run saved twice, and
 listings written for people (refs as lists, verdicts in words, agreement()'s names)."""
 
@@ -7,28 +7,21 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import polars as pl
 import pytest
 
 import gradeframe as gf
+from tests.utils import run_cli
 
 LOGS = Path(__file__).parent / "fixtures" / "logs"
 SAME_RUN = Path(__file__).parent / "fixtures" / "logs_extra" / "inspect_same_run"
 
 
 def run(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "gradeframe.cli", *map(str, args)],
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        cwd=cwd,
-        timeout=120,
-        check=False,
-    )
+    """``gradeframe ARGS`` run in this process (tests.utils.run_cli)."""
+    return run_cli(*args, cwd=cwd)
 
 
 def table(stdout: str, title: str) -> list[dict[str, str]]:

@@ -19,6 +19,7 @@ import pytest
 
 import gradeframe  # noqa: F401  (registers .grade)
 from gradeframe import cli, matchers
+from tests.utils import run_cli
 
 # --------------------------------------------------------------------------------------------
 # Item 2: -o is atomic, and never the input
@@ -26,14 +27,8 @@ from gradeframe import cli, matchers
 
 
 def _cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "gradeframe.cli", *args],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=300,
-        cwd=cwd,
-    )
+    """``gradeframe ARGS`` run in this process (tests.utils.run_cli)."""
+    return run_cli(*args, cwd=cwd)
 
 
 def _answers_csv(path: Path, rows: int, width: int = 0) -> Path:

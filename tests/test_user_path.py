@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import io
 import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -18,7 +17,7 @@ import pytest
 
 import gradeframe as gf
 from gradeframe.answer import json_list_refs
-from tests.utils import Constructor, assert_equal_data, to_data
+from tests.utils import Constructor, assert_equal_data, run_cli, to_data
 
 # A user's own CSV: a spreadsheet export whose refs column mixes plain cells and JSON lists (with
 # numbers, a thousands separator in the answer, and cells that look like lists but are not).
@@ -66,14 +65,8 @@ def user_csv(tmp_path: Path) -> Path:
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "gradeframe.cli", *args],
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=120,
-        check=False,
-    )
+    """``gradeframe ARGS`` run in this process (tests.utils.run_cli)."""
+    return run_cli(*args)
 
 
 # --------------------------------------------------------------------------------------------

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import math
 import os
+import subprocess
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -76,3 +80,39 @@ slow_fault = pytest.mark.skipif(
     not os.environ.get("GRADEFRAME_FAULTS"),
     reason="slow fault test: set GRADEFRAME_FAULTS=1 (.ci/run does)",
 )
+
+
+def run_cli(*args: Any, cwd: Any = None) -> subprocess.CompletedProcess[str]:
+    """Run ``gradeframe ARGS`` in this process, as a subprocess would see it.
+
+    The command line's own ``main`` with its output captured, the working folder set for the
+    call, Python's default warning filters (a subprocess does not inherit pytest's
+    ``filterwarnings=error``), and argparse's exits turned into the exit status. A test that
+    needs a real process (signals, the installed script) starts one itself.
+    """
+    from gradeframe.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    here = os.getcwd()
+    argv = [str(arg) for arg in args]
+    try:
+        if cwd is not None:
+            os.chdir(cwd)
+        with (
+            warnings.catch_warnings(),
+            contextlib.redirect_stdout(out),
+            contextlib.redirect_stderr(err),
+        ):
+            warnings.resetwarnings()
+            warnings.simplefilter("default")
+            try:
+                status = main(argv)
+            except SystemExit as exc:  # argparse's usage errors and --help
+                status = exc.code if isinstance(exc.code, int) else 1 if exc.code else 0
+                if isinstance(exc.code, str):
+                    err.write(exc.code + "\n")
+    finally:
+        os.chdir(here)
+    return subprocess.CompletedProcess(
+        ["gradeframe", *argv], status, out.getvalue(), err.getvalue()
+    )
