@@ -379,18 +379,24 @@ def _magnitude(value: Fraction) -> int:
     return round(bits * 0.30103)
 
 
+def _sign_against(f: Fraction, e: int, bound: Fraction) -> int:
+    """Return the sign of ``f × 10^e - bound`` (f and bound > 0), exactly."""
+    diff = _magnitude(f) + e - _magnitude(bound)
+    if diff >= 4:
+        return 1
+    if diff <= -4:
+        return -1
+    delta = f * Fraction(10) ** e - bound  # e is small here: near the bound's magnitude
+    return (delta > 0) - (delta < 0)
+
+
 def _at_most(f: Fraction, e: int, bound: Fraction) -> bool:
     """Return whether ``f × 10^e <= bound`` (f and bound >= 0), exactly."""
     if f == 0:
         return True
     if bound == 0:
         return False
-    diff = _magnitude(f) + e - _magnitude(bound)
-    if diff >= 4:
-        return False
-    if diff <= -4:
-        return True
-    return f * Fraction(10) ** e <= bound  # e is small here: near the bound's magnitude
+    return _sign_against(f, e, bound) <= 0
 
 
 def _within(x: Exact, y: Exact, rel: Fraction, tol: Fraction) -> bool:
@@ -419,13 +425,8 @@ def _within(x: Exact, y: Exact, rel: Fraction, tol: Fraction) -> bool:
     f, e = (abs(fx), ex) if mx > my else (abs(fy), ey)
     if tol == 0:
         return False
-    diff = _magnitude(f) + e - _magnitude(tol)
-    if diff >= 4:
-        return False
-    if diff <= -4:
-        return True
-    delta = f * Fraction(10) ** e - tol
-    return same if delta == 0 else delta < 0
+    sign = _sign_against(f, e, tol)
+    return same if sign == 0 else sign < 0
 
 
 def _exact(neg: bool, n: str, d: str, e: int) -> Exact:
