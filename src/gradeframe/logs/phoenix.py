@@ -166,27 +166,28 @@ def _csv_records(path: Path) -> list[dict[str, Any]]:
             fields = {f: _csv_value(row.get(f"annotation_{name}_{f}")) for f in _ANN_FIELDS}
             if any(v is not None for v in fields.values()):
                 annotations.append({"name": name, **fields})
-        records.append(
-            {
-                "example_id": _csv_value(row.get("example_id")),
-                "repetition_number": _csv_value(row.get("repetition_number")),
-                "input": _json_cell(row.get("input")),
-                "reference_output": _json_cell(row.get("reference_output")),
-                "output": _csv_value(row.get("output")),
-                "metadata": _json_cell(row.get("metadata")),
-                "error": _csv_value(row.get("error")),
-                "latency_ms": _csv_value(row.get("latency_ms")),
-                "start_time": _csv_value(row.get("start_time")),
-                "trace_id": _csv_value(row.get("trace_id")),
-                "prompt_token_count": _csv_value(row.get("prompt_token_count")),
-                "completion_token_count": _csv_value(row.get("completion_token_count")),
-                "annotations": annotations,
-            }
-        )
+        cells = {c: (_json_cell if c in _JSON_CELLS else _csv_value)(row.get(c)) for c in _CELLS}
+        records.append({**cells, "annotations": annotations})
     return records
 
 
 _ANN_FIELDS = ("score", "label", "explanation", "error")
+#: The columns of a CSV export read into a record, in its order; those holding JSON.
+_CELLS = (
+    "example_id",
+    "repetition_number",
+    "input",
+    "reference_output",
+    "output",
+    "metadata",
+    "error",
+    "latency_ms",
+    "start_time",
+    "trace_id",
+    "prompt_token_count",
+    "completion_token_count",
+)
+_JSON_CELLS = frozenset({"input", "reference_output", "metadata"})
 
 
 def _value(value: Any, key: str | None) -> Any:
