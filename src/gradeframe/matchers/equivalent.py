@@ -33,7 +33,7 @@ import decimal
 import math
 from collections.abc import Iterator
 from fractions import Fraction
-from typing import Final, Literal, get_args
+from typing import Any, Final, Literal, get_args
 
 import polars as pl
 
@@ -690,22 +690,18 @@ def equivalent(
     )
     expectation = _base.expectation(label, "equivalent")
     memo = _symbolic.Memo()  # each distinct pair once per call, across batches
-    arguments = {
-        "actual": (actual, _base.into(actual, "actual")),
-        "expected": (expected, _base.into(expected, "expected")),
+    options = {
+        "percent": percent,
+        "rel_tol": tolerances[0],
+        "abs_tol": tolerances[1],
+        "fallback": fallback,
+        "timeout": seconds,
+        "memo": memo,
     }
     return _base.expression(
         EQUIVALENT,
-        arguments,
-        lambda inputs: _rule(
-            inputs,
-            percent=percent,  # type: ignore[arg-type]
-            rel_tol=tolerances[0],
-            abs_tol=tolerances[1],
-            fallback=fallback,  # type: ignore[arg-type]
-            timeout=seconds,
-            memo=memo,
-        ),
+        _base.inputs(actual=actual, expected=expected),
+        lambda inputs: _rule(inputs, options),
         expectation=expectation,
         prefix=prefix,
         schema=schema,
@@ -730,26 +726,10 @@ def _as_text(source: Input) -> pl.Expr:
 _VERDICT: Final = pl.Struct({"correct": pl.Boolean(), "method": pl.String()})
 
 
-def _rule(
-    inputs: dict[str, Input],
-    *,
-    percent: Percent,
-    rel_tol: float,
-    abs_tol: float,
-    fallback: Fallback,
-    timeout: float,
-    memo: _symbolic.Memo,
-) -> pl.Expr:
+def _rule(inputs: dict[str, Input], options: dict[str, Any]) -> pl.Expr:
+    """Grade the inputs; ``options`` are :func:`_decide`'s keywords (checked, as one dict)."""
     answer = _as_text(inputs["actual"])
     source = inputs["expected"]
-    options = {
-        "percent": percent,
-        "rel_tol": rel_tol,
-        "abs_tol": abs_tol,
-        "fallback": fallback,
-        "timeout": timeout,
-        "memo": memo,
-    }
     if isinstance(source.dtype, pl.List):
         return _on_lists(answer, source, options)
     truth = _as_text(source)

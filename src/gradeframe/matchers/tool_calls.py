@@ -1323,10 +1323,7 @@ def tool_calls(
     [False, True, False]
     """
     checked_mode, compared, tolerance = _check_arguments(mode, arguments, rel_tol)
-    inputs = {
-        "actual": (actual, _base.into(actual, "actual")),
-        "expected": (expected, _base.into(expected, "expected")),
-    }
+    inputs = _base.inputs(actual=actual, expected=expected)
     return _base.expression(
         TOOL_CALLS,
         inputs,
