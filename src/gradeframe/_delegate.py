@@ -282,6 +282,20 @@ def returns_boolean(function: Method) -> Method:
     return insert_section(function, BOOLEAN_RETURNS, "    Examples\n    --------\n")
 
 
+#: The ``Parameters`` section of a function whose one argument is the text (``expr``).
+TEXT_PARAMETER: Final = """    Parameters
+    ----------
+    expr
+        A column name or a String expression.
+
+"""
+
+
+def takes_text(function: Method) -> Method:
+    """Put :data:`TEXT_PARAMETER` into a function's docstring, before its Returns."""
+    return insert_section(function, TEXT_PARAMETER, "    Returns\n    -------\n")
+
+
 def delegate_of(method: Callable[..., Any]) -> Callable[..., Any] | None:
     """Return the function a namespace method delegates to (None for any other callable)."""
     return getattr(method, DELEGATE, None)
