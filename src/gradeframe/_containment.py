@@ -12,6 +12,7 @@ from typing import Final
 
 import polars as pl
 
+from gradeframe._delegate import returns_boolean
 from gradeframe._inputs import (
     IntoExpr,
     to_expr,
@@ -254,6 +255,7 @@ def _rescan(*, whole_words: bool = False) -> pl.Expr:
     )
 
 
+@returns_boolean
 def occurs_but_rejected(outcome: IntoExpr, ref: IntoExpr, *, whole_words: bool = False) -> pl.Expr:
     """Return whether an acceptable answer occurs in the outcome only where a rule rejects it.
 
@@ -272,11 +274,6 @@ def occurs_but_rejected(outcome: IntoExpr, ref: IntoExpr, *, whole_words: bool =
         One acceptable answer per row (String; folded here).
     whole_words
         Apply the whole-word rule too.
-
-    Returns
-    -------
-    pl.Expr
-        A Boolean expression.
 
     Examples
     --------

@@ -268,6 +268,34 @@ def insert_section(function: Method, text: str, before: str) -> Method:
     return function
 
 
+#: The ``Returns`` section of a function that gives a Boolean expression (the detectors).
+BOOLEAN_RETURNS: Final = """    Returns
+    -------
+    pl.Expr
+        A Boolean expression.
+
+"""
+
+
+def returns_boolean(function: Method) -> Method:
+    """Put :data:`BOOLEAN_RETURNS` into a function's docstring, before its Examples."""
+    return insert_section(function, BOOLEAN_RETURNS, "    Examples\n    --------\n")
+
+
+#: The ``Parameters`` section of a function whose one argument is the text (``expr``).
+TEXT_PARAMETER: Final = """    Parameters
+    ----------
+    expr
+        A column name or a String expression.
+
+"""
+
+
+def takes_text(function: Method) -> Method:
+    """Put :data:`TEXT_PARAMETER` into a function's docstring, before its Returns."""
+    return insert_section(function, TEXT_PARAMETER, "    Returns\n    -------\n")
+
+
 def delegate_of(method: Callable[..., Any]) -> Callable[..., Any] | None:
     """Return the function a namespace method delegates to (None for any other callable)."""
     return getattr(method, DELEGATE, None)

@@ -9,16 +9,8 @@ from typing import Final
 
 import polars as pl
 
-from gradeframe._inputs import (
-    IntoExpr,
-    Schema,
-    as_text,
-    check_column,
-    dtype_error,
-    is_text,
-    keep_name,
-    to_expr,
-)
+from gradeframe import _inputs
+from gradeframe._inputs import IntoExpr, Schema
 
 #: A number as Polars writes it: sign, integer digits, fraction digits, exponent ("1e-7",
 #: "1.23e+22", "12400.0", "2.50" for a Decimal).
@@ -81,13 +73,13 @@ def _positional(written: pl.Expr) -> pl.Expr:
         + head
         + pl.when(tail == "").then(pl.lit("")).otherwise("." + tail)
     )
-    return keep_name(staged.struct.with_fields(text=text).struct.field("text"), written)
+    return _inputs.keep_name(staged.struct.with_fields(text=text).struct.field("text"), written)
 
 
 def _ref_text(expr: pl.Expr, dtype: pl.DataType) -> pl.Expr | None:
     """Return acceptable answers of one scalar dtype as String (None: dtype unsupported)."""
-    if is_text(dtype):
-        return as_text(expr, dtype)
+    if _inputs.is_text(dtype):
+        return _inputs.as_text(expr, dtype)
     if dtype == pl.Null:
         return expr.cast(pl.String)
     if dtype.is_integer() or dtype.is_float() or dtype.is_decimal():
@@ -101,21 +93,21 @@ def resolve_refs(refs: IntoExpr, schema: Schema | None) -> tuple[pl.Expr, bool, 
     The flags: whether they are a list, and whether they are text (one per row, where a value
     may be a JSON list: :func:`json_list_refs`).
     """
-    expr = to_expr(refs, "refs")
+    expr = _inputs.to_expr(refs, "refs")
     if not isinstance(refs, str) or schema is None:
         # Without a schema, a String or List(String) column is assumed; concat_list takes both.
         return pl.concat_list(expr).list.eval(pl.element().cast(pl.String)), True, False
-    check_column(schema, refs, "refs")
+    _inputs.check_column(schema, refs, "refs")
     dtype = schema[refs]
     scalar = _ref_text(expr, dtype)
     if scalar is not None:
-        return scalar, False, is_text(dtype)
+        return scalar, False, _inputs.is_text(dtype)
     if isinstance(dtype, pl.List | pl.Array):
         element = _ref_text(pl.element(), dtype.inner)
         if element is not None:
             listed = expr.arr.to_list() if isinstance(dtype, pl.Array) else expr
             return listed.list.eval(element), True, False
-    raise dtype_error(
+    raise _inputs.dtype_error(
         "refs",
         refs,
         dtype,
@@ -188,4 +180,4 @@ def json_list_refs(text: pl.Expr) -> pl.Expr:
     )
     number = _positional(value.str.to_lowercase())
     decoded = tokens.list.eval(pl.when(value.str.starts_with('"')).then(string).otherwise(number))
-    return keep_name(decoded, text)
+    return _inputs.keep_name(decoded, text)

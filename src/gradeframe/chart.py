@@ -9,7 +9,7 @@ numbers drawn are the numbers in the table.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 import polars as pl
 
@@ -17,6 +17,7 @@ from gradeframe import compare as compare_rules
 from gradeframe import kinds
 from gradeframe import report as report_rules
 from gradeframe import samples as sample_rules
+from gradeframe._delegate import insert_section
 from gradeframe._summary_inputs import is_pandas, on_pandas, pandas_report_columns
 from gradeframe._threads import one_at_a_time
 from gradeframe.report import By
@@ -26,6 +27,23 @@ if TYPE_CHECKING:  # pragma: no cover
     import altair as alt
 
 __all__ = ["chart", "compare_chart", "pass_at_k_chart"]
+
+
+#: The last parameter and the Returns section of the charts of a summary's pairs or curves
+#: (:func:`compare_chart`, :func:`pass_at_k_chart`), written once.
+_TITLE_AND_RETURNS: Final = """    title
+        A title over the chart.
+
+    Returns
+    -------
+    altair.LayerChart
+        Displays in a notebook; ``.to_dict()`` gives its Vega-Lite spec.
+"""
+
+
+def _titled(function: Any) -> Any:
+    """Put :data:`_TITLE_AND_RETURNS` into a chart function's docstring, before Examples."""
+    return insert_section(function, _TITLE_AND_RETURNS, "\n    Examples\n    --------\n")
 
 
 def _altair() -> Any:
@@ -38,6 +56,11 @@ def _altair() -> Any:
         )
         raise ImportError(msg) from None
     return alt
+
+
+def _numbers(alt: Any, names: Sequence[str]) -> list[Any]:
+    """Return the tooltips of numeric columns, written with three decimals."""
+    return [alt.Tooltip(f"{name}:Q", format=".3f") for name in names]
 
 
 def _collected(table: Any) -> pl.DataFrame:
@@ -178,6 +201,7 @@ def _accuracy_panel(alt: Any, table: pl.DataFrame, y: Any) -> Any:
 
 
 @one_at_a_time
+@_titled
 def compare_chart(
     frame: Any,
     by: str = "model",
@@ -200,13 +224,6 @@ def compare_chart(
         A graded Polars DataFrame or LazyFrame (collected), or a pandas DataFrame.
     by, on, correct, baseline
         As in :func:`gradeframe.compare`.
-    title
-        A title over the chart.
-
-    Returns
-    -------
-    altair.LayerChart
-        Displays in a notebook; ``.to_dict()`` gives its Vega-Lite spec.
 
     Examples
     --------
@@ -227,18 +244,8 @@ def compare_chart(
     ).alias("pair")
     table = table.with_columns(label)
     order = table.get_column("pair").to_list()
-    values = table.select(
-        "pair",
-        "a",
-        "b",
-        "n_items",
-        "accuracy_a",
-        "accuracy_b",
-        "difference",
-        "ci_low",
-        "ci_high",
-        "p_value",
-    ).to_dicts()
+    rates = ("accuracy_a", "accuracy_b", "difference", "ci_low", "ci_high")
+    values = table.select("pair", "a", "b", "n_items", *rates, "p_value").to_dicts()
     y = alt.Y("pair:N", sort=order, title=f"{by}: b − a")
     base = alt.Chart(alt.Data(values=values)).encode(y=y)
     axis_title = "difference in accuracy (b − a), 95% interval of paired differences"
@@ -248,19 +255,9 @@ def compare_chart(
         .mark_rule(strokeDash=[4, 4], color="gray")
         .encode(x="zero:Q")
     )
+    p_value = alt.Tooltip("p_value:Q", format=".4f")
     dots = base.mark_point(filled=True, size=60).encode(
-        x="difference:Q",
-        tooltip=[
-            "a:N",
-            "b:N",
-            "n_items:Q",
-            alt.Tooltip("accuracy_a:Q", format=".3f"),
-            alt.Tooltip("accuracy_b:Q", format=".3f"),
-            alt.Tooltip("difference:Q", format=".3f"),
-            alt.Tooltip("ci_low:Q", format=".3f"),
-            alt.Tooltip("ci_high:Q", format=".3f"),
-            alt.Tooltip("p_value:Q", format=".4f"),
-        ],
+        x="difference:Q", tooltip=["a:N", "b:N", "n_items:Q", *_numbers(alt, rates), p_value]
     )
     out = alt.layer(zero, interval, dots).properties(width=360)
     if title is not None:
@@ -281,6 +278,7 @@ def _default_ks(frame: Any, by: Groups, on: On, correct: str) -> list[int]:
 
 
 @one_at_a_time
+@_titled
 def pass_at_k_chart(
     frame: Any,
     k: int | Sequence[int] | None = None,
@@ -305,13 +303,6 @@ def pass_at_k_chart(
         number).
     by, on, correct
         As in :func:`gradeframe.pass_at_k`.
-    title
-        A title over the chart.
-
-    Returns
-    -------
-    altair.LayerChart
-        Displays in a notebook; ``.to_dict()`` gives its Vega-Lite spec.
 
     Examples
     --------
@@ -354,18 +345,9 @@ def pass_at_k_chart(
         y=alt.Y("ci_low:Q", title=axis_title, scale=alt.Scale(domain=[0, 1])), y2="ci_high:Q"
     )
     line = base.mark_line().encode(y="pass_at_k:Q")
+    rates = _numbers(alt, ("pass_at_k", "ci_low", "ci_high", "pass_all_k"))
     dots = base.mark_point(filled=True, size=50).encode(
-        y="pass_at_k:Q",
-        tooltip=[
-            "group:N",
-            "k:Q",
-            "n_items:Q",
-            alt.Tooltip("pass_at_k:Q", format=".3f"),
-            alt.Tooltip("ci_low:Q", format=".3f"),
-            alt.Tooltip("ci_high:Q", format=".3f"),
-            alt.Tooltip("pass_all_k:Q", format=".3f"),
-            "short_items:Q",
-        ],
+        y="pass_at_k:Q", tooltip=["group:N", "k:Q", "n_items:Q", *rates, "short_items:Q"]
     )
     out = alt.layer(interval, line, dots).properties(width=360)
     if title is not None:

@@ -24,6 +24,7 @@ from typing import Final, Literal, TypeAlias
 import polars as pl
 import regex
 
+from gradeframe._delegate import takes_text
 from gradeframe._inputs import IntoExpr, keep_name, to_expr
 from gradeframe.fold import fold
 
@@ -483,6 +484,7 @@ def extract_number(expr: IntoExpr, *, which: Which = "last") -> pl.Expr:
 # --------------------------------------------------------------------------------------------
 
 
+@takes_text
 def extract_boxed(expr: IntoExpr) -> pl.Expr:
     r"""Return the content of the last ``\boxed{...}`` in a text, nested braces kept.
 
@@ -493,11 +495,6 @@ def extract_boxed(expr: IntoExpr) -> pl.Expr:
     :data:`BOXED_DEPTH` (8) levels deep inside the box; a box nested deeper, or one whose braces
     never close, is not read (an earlier complete box is then the last one). The content is
     trimmed of white space; an empty box (``\boxed{}``) gives null.
-
-    Parameters
-    ----------
-    expr
-        A column name or a String expression.
 
     Returns
     -------

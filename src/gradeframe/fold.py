@@ -62,6 +62,7 @@ from typing import Final
 
 import polars as pl
 
+from gradeframe._delegate import takes_text
 from gradeframe._inputs import IntoExpr, keep_name, to_expr
 from gradeframe._subset import on_rows
 
@@ -134,6 +135,7 @@ LETTER_FIRST: Final = r"^\p{L}"
 LETTER_LAST: Final = r"\p{L}\p{M}*$"
 
 
+@takes_text
 def fold(expr: IntoExpr) -> pl.Expr:
     r"""Fold text the way answers and acceptable answers are compared.
 
@@ -144,11 +146,6 @@ def fold(expr: IntoExpr) -> pl.Expr:
     "{,}") between a digit and a group of exactly three digits not followed by another digit is
     dropped (a plain space is kept: "3 100" stays; "9{,}500" is "9500"); every run of white
     space becomes one space, and the ends are trimmed.
-
-    Parameters
-    ----------
-    expr
-        A column name or a String expression.
 
     Returns
     -------

@@ -25,6 +25,7 @@ from typing import Final
 
 import polars as pl
 
+from gradeframe._delegate import returns_boolean
 from gradeframe._inputs import IntoExpr, keep_name, to_expr
 from gradeframe._subset import on_rows
 from gradeframe.fold import NOT_IN_DOCUMENT_LABEL, fold
@@ -408,6 +409,7 @@ _QUICK_PATTERN: Final = "|".join(
 )
 
 
+@returns_boolean
 def is_not_found(expr: IntoExpr, *, phrases: Sequence[str] | None = None) -> pl.Expr:
     r"""Return whether text is, or reports, that the document does not hold the answer.
 
@@ -431,11 +433,6 @@ def is_not_found(expr: IntoExpr, *, phrases: Sequence[str] | None = None) -> pl.
         Regular expressions that replace the default detector
         (:data:`DEFAULT_NOT_FOUND_PHRASES`). They are matched case-insensitively, anywhere in the
         folded text, with Polars' regex engine (no lookaround). An invalid one raises naming it.
-
-    Returns
-    -------
-    pl.Expr
-        A Boolean expression.
 
     Examples
     --------

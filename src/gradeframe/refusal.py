@@ -32,6 +32,7 @@ from typing import Final
 
 import polars as pl
 
+from gradeframe._delegate import returns_boolean
 from gradeframe._inputs import IntoExpr, to_expr
 from gradeframe.fold import fold
 from gradeframe.not_found import not_found_in_folded, phrase_pattern, phrases_in_folded
@@ -258,6 +259,7 @@ ABOUT_THE_REFUSAL: Final = (
 ANSWER_IS: Final = _B + r"answer(?: is| was| would be| will be|:| =)"
 
 
+@returns_boolean
 def is_refusal(expr: IntoExpr, *, phrases: Sequence[str] | None = None) -> pl.Expr:
     r"""Return whether a reply opens by refusing the request and gives no answer after it.
 
@@ -281,11 +283,6 @@ def is_refusal(expr: IntoExpr, *, phrases: Sequence[str] | None = None) -> pl.Ex
         (:data:`DEFAULT_REFUSAL_PHRASES`). They are matched case-insensitively, anywhere in the
         folded text (anchor one with ``^`` to require the reply to open with it), with Polars'
         regex engine (no lookaround). An invalid one raises naming it.
-
-    Returns
-    -------
-    pl.Expr
-        A Boolean expression.
 
     Examples
     --------

@@ -52,6 +52,24 @@ def flatten_records(frame: pl.DataFrame) -> pl.DataFrame:
     return frame.select(columns)
 
 
+def _checked_folder(path: Path, flag: str) -> Path:
+    """Return the folder ``path`` goes in, checked: it is there, and both are writable.
+
+    The checks may raise OSError (a name too long): the caller says it as "cannot be written".
+    """
+    folder = path.parent if str(path.parent) else Path()
+    if not folder.is_dir():
+        msg = f"{flag} {str(path)!r}: the folder {str(folder)!r} does not exist"
+        raise CliError(msg)
+    if path.is_dir():
+        msg = f"{flag} {str(path)!r}: is a folder; give a file name"
+        raise CliError(msg)
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        msg = f"{flag} {str(path)!r}: not writable"
+        raise CliError(msg)
+    return folder
+
+
 def check_output(path: Path) -> None:
     """Check, before any row is scored, that graded rows can be written to ``path``.
 
@@ -60,17 +78,8 @@ def check_output(path: Path) -> None:
     (a name too long, a read-only disk) is said now, not after the whole input was scored.
     """
     _format_of(path, "-o")
-    folder = path.parent if str(path.parent) else Path()
     try:
-        if not folder.is_dir():
-            msg = f"-o {str(path)!r}: the folder {str(folder)!r} does not exist"
-            raise CliError(msg)
-        if path.is_dir():
-            msg = f"-o {str(path)!r}: is a folder; give a file name"
-            raise CliError(msg)
-        if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-            msg = f"-o {str(path)!r}: not writable"
-            raise CliError(msg)
+        folder = _checked_folder(path, "-o")
         # A signal in the probe takes effect once it is removed (so nothing is left behind).
         private = folder / private_name(".probe")
         with _signals_deferred():
@@ -325,17 +334,8 @@ def check_html_output(path: Path) -> None:
     As for ``-o``, the temporary file the page goes to first is made (and removed), so that a
     name too long or a read-only disk is said before the input is scored.
     """
-    folder = path.parent if str(path.parent) else Path()
     try:
-        if not folder.is_dir():
-            msg = f"--html {str(path)!r}: the folder {str(folder)!r} does not exist"
-            raise CliError(msg)
-        if path.is_dir():
-            msg = f"--html {str(path)!r}: is a folder; give a file name"
-            raise CliError(msg)
-        if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-            msg = f"--html {str(path)!r}: not writable"
-            raise CliError(msg)
+        folder = _checked_folder(path, "--html")
         # the temporary name gradeframe.html.write_page uses
         with _signals_deferred():
             handle, probe = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)

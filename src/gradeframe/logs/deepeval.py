@@ -25,18 +25,9 @@ from typing import Any
 
 import polars as pl
 
+from gradeframe.logs import _common
 from gradeframe.logs._columns import VERDICT, finish
-from gradeframe.logs._common import (
-    PathLike,
-    as_text,
-    build_frame,
-    head,
-    json_text,
-    load_json,
-    log_error,
-    output_record,
-    record_row,
-)
+from gradeframe.logs._common import PathLike, as_text
 
 TOOL = "deepeval"
 
@@ -93,7 +84,7 @@ def detect(path: PathLike) -> bool:
     path = Path(path)
     if not path.is_file() or path.suffix != ".json":
         return False
-    text = head(path, 4096).lstrip()
+    text = _common.head(path, 4096).lstrip()
     if not text.startswith("{"):
         return False
     return ('"testCases"' in text or '"conversationalTestCases"' in text) and (
@@ -118,9 +109,9 @@ def read(path: PathLike, *, metric: str | None = None) -> pl.DataFrame:
         One row per test case.
     """
     path = Path(path)
-    run = _run(load_json(path))
+    run = _run(_common.load_json(path))
     if not isinstance(run, dict):
-        raise log_error(path, "not a DeepEval test run (the document is not a JSON object)")
+        raise _common.log_error(path, "not a DeepEval test run (the document is not a JSON object)")
     hyper = run.get("hyperparameters")
     context = {
         "tool": TOOL,
@@ -132,14 +123,16 @@ def read(path: PathLike, *, metric: str | None = None) -> pl.DataFrame:
     for kind in ("testCases", "conversationalTestCases"):
         cases = run.get(kind) or []
         if not isinstance(cases, list):
-            raise log_error(path, f"field {kind!r} is not a list")
+            raise _common.log_error(path, f"field {kind!r} is not a list")
         for index, case in enumerate(cases):
             what = f"{kind}[{index}]"
             rows.append(
-                record_row(_row, case, context, kind != "testCases", metric, where=path, what=what)
+                _common.record_row(
+                    _row, case, context, kind != "testCases", metric, where=path, what=what
+                )
             )
             locations.append((path, what))
-    frame = build_frame(rows, EXTRAS, locations=locations, fields=_FIELDS)
+    frame = _common.build_frame(rows, EXTRAS, locations=locations, fields=_FIELDS)
     return finish(frame, EXTRAS)
 
 
@@ -155,7 +148,7 @@ def _metric(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def _arguments(value: Any) -> str | None:
-    return value if isinstance(value, str) or value is None else json_text(value)
+    return value if isinstance(value, str) or value is None else _common.json_text(value)
 
 
 def _row(
@@ -185,7 +178,7 @@ def _row(
         "sample_id": as_text(case.get("name")) or str(case.get("order")),
         "epoch": 1,
         "input": as_text(question),
-        "output": output_record(answer, status="error" if failed_task else "ok"),
+        "output": _common.output_record(answer, status="error" if failed_task else "ok"),
         "refs": None if refs is None else [as_text(refs)],
         "tool_score": None if chosen is None or error else as_text(chosen["score"]),
         "tool_correct": None if chosen is None or error else chosen["success"],
@@ -205,5 +198,7 @@ def _row(
         "deepeval_run_duration": case.get("runDuration"),
         "deepeval_evaluation_cost": case.get("evaluationCost"),
         "deepeval_order": case.get("order"),
-        "deepeval_metadata": json_text(case.get("additionalMetadata") or case.get("metadata")),
+        "deepeval_metadata": _common.json_text(
+            case.get("additionalMetadata") or case.get("metadata")
+        ),
     }

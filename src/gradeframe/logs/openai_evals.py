@@ -18,20 +18,8 @@ from typing import Any
 
 import polars as pl
 
-from gradeframe.logs._common import (
-    GRADER_FAILURE,
-    PathLike,
-    as_text,
-    as_text_list,
-    build_frame,
-    concat,
-    first_json_line,
-    iter_json_lines,
-    json_text,
-    log_error,
-    output_record,
-    record_row,
-)
+from gradeframe.logs import _common
+from gradeframe.logs._common import PathLike, as_text
 
 TOOL = "openai_evals"
 
@@ -62,7 +50,7 @@ def detect(path: PathLike) -> bool:
     path = Path(path)
     if not path.is_file() or path.suffix not in (".jsonl", ".json", ".log"):
         return False
-    first = first_json_line(path)
+    first = _common.first_json_line(path)
     spec = first.get("spec") if first else None
     return isinstance(spec, dict) and "eval_name" in spec
 
@@ -95,9 +83,9 @@ def read(path: PathLike) -> pl.DataFrame:
     spec: dict[str, Any] | None = None
     complete = False
     samples: dict[str, dict[str, Any]] = {}
-    for number, record in iter_json_lines(path):
+    for number, record in _common.iter_json_lines(path):
         if not isinstance(record, dict):
-            raise log_error(path, "a line is not a JSON object", line=number)
+            raise _common.log_error(path, "a line is not a JSON object", line=number)
         if "spec" in record:
             spec = record["spec"]
             continue
@@ -119,12 +107,12 @@ def read(path: PathLike) -> pl.DataFrame:
                 else data
             )
     if spec is None:
-        raise log_error(path, "not an OpenAI evals record file (no 'spec' line)")
+        raise _common.log_error(path, "not an OpenAI evals record file (no 'spec' line)")
     if not isinstance(spec, dict):
-        raise log_error(path, "field 'spec' is not a JSON object")
+        raise _common.log_error(path, "field 'spec' is not a JSON object")
     functions = spec.get("completion_fns") or []
     if not isinstance(functions, list):
-        raise log_error(path, "field 'spec.completion_fns' is not a list")
+        raise _common.log_error(path, "field 'spec.completion_fns' is not a list")
     context = {
         "log": os.fspath(path),
         "model": functions[0] if functions else None,
@@ -141,10 +129,12 @@ def read(path: PathLike) -> pl.DataFrame:
         for sample_id in names[start : start + BATCH_ROWS]:
             events = samples.pop(sample_id)
             where, what = f"{os.fspath(path)}, line {events['first']}", f"sample {sample_id!r}"
-            rows.append(record_row(_sample_row, events, sample_id, context, where=where, what=what))
+            rows.append(
+                _common.record_row(_sample_row, events, sample_id, context, where=where, what=what)
+            )
             locations.append((where, what))
-        frames.append(build_frame(rows, EXTRAS, locations=locations, fields=fields))
-    frame = concat(frames)
+        frames.append(_common.build_frame(rows, EXTRAS, locations=locations, fields=fields))
+    frame = _common.concat(frames)
     # Events arrive in completion order; sort by the line number in the samples file.
     order = frame["sample_id"].str.extract(r"\.(\d+)$").cast(pl.Int64, strict=False)
     return frame.with_columns(__order=order).sort("__order", nulls_last=True).drop("__order")
@@ -218,18 +208,18 @@ def _row(sample_id: str, events: dict[str, Any], context: dict[str, Any]) -> dic
         "sample_id": sample_id,
         "epoch": 1,
         "input": _prompt_text(samplings[0].get("prompt")) if samplings else None,
-        "output": output_record(answer, status="error" if error is not None else None),
-        "refs": as_text_list(match.get("expected")) if match else None,
+        "output": _common.output_record(answer, status="error" if error is not None else None),
+        "refs": _common.as_text_list(match.get("expected")) if match else None,
         "tool_score": as_text(score),
         "tool_correct": correct if isinstance(correct, bool) and not invalid else None,
-        "tool_failure": GRADER_FAILURE if invalid else None,
+        "tool_failure": _common.GRADER_FAILURE if invalid else None,
         "input_tokens": total("prompt_tokens"),
         "output_tokens": total("completion_tokens"),
         "total_tokens": total("total_tokens"),
         "openai_evals_sampled_model": as_text(last.get("model")),
         "openai_evals_picked": as_text(match.get("picked")) if match else None,
         "openai_evals_samplings": len(samplings),
-        "openai_evals_error": json_text(error) if error is not None else None,
+        "openai_evals_error": _common.json_text(error) if error is not None else None,
         "grader_input_tokens": judge_usage.get("prompt_tokens") if judge else None,
         "grader_output_tokens": judge_usage.get("completion_tokens") if judge else None,
         "grader_model": as_text(judge.get("model")) if judge else None,

@@ -32,19 +32,9 @@ from typing import Any
 
 import polars as pl
 
+from gradeframe.logs import _common
 from gradeframe.logs._columns import VERDICT, finish
-from gradeframe.logs._common import (
-    PathLike,
-    as_text,
-    as_text_list,
-    build_frame,
-    head,
-    json_text,
-    load_json,
-    log_error,
-    output_record,
-    record_row,
-)
+from gradeframe.logs._common import PathLike, as_text
 
 TOOL = "phoenix"
 
@@ -92,9 +82,9 @@ def detect(path: PathLike) -> bool:
     if not path.is_file():
         return False
     if path.suffix == ".csv":
-        return bool(_CSV_HEADER.match(head(path, 256)))
+        return bool(_CSV_HEADER.match(_common.head(path, 256)))
     if path.suffix == ".json":
-        text = head(path, 4096).lstrip()
+        text = _common.head(path, 4096).lstrip()
         return text.startswith("[") and '"repetition_number"' in text and '"example_id"' in text
     return False
 
@@ -120,16 +110,20 @@ def read(
         One row per example and repetition.
     """
     path = Path(path)
-    records = _csv_records(path) if path.suffix == ".csv" else load_json(path)
+    records = _csv_records(path) if path.suffix == ".csv" else _common.load_json(path)
     if not isinstance(records, list):
-        raise log_error(path, "not a Phoenix experiment export (the document is not a list)")
+        raise _common.log_error(
+            path, "not a Phoenix experiment export (the document is not a list)"
+        )
     context = {"tool": TOOL, "log": os.fspath(path), "model": None, "task": path.stem}
     rows, locations = [], []
     for index, record in enumerate(records):
         what = f"record {index + 1}" if path.suffix == ".csv" else f"[{index}]"
-        rows.append(record_row(_row, record, context, annotation, reference, where=path, what=what))
+        rows.append(
+            _common.record_row(_row, record, context, annotation, reference, where=path, what=what)
+        )
         locations.append((path, what))
-    return finish(build_frame(rows, EXTRAS, locations=locations, fields=_FIELDS), EXTRAS)
+    return finish(_common.build_frame(rows, EXTRAS, locations=locations, fields=_FIELDS), EXTRAS)
 
 
 def _csv_value(text: str | None) -> Any:
@@ -150,12 +144,12 @@ def _csv_records(path: Path) -> list[dict[str, Any]]:
     try:
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as error:
-        raise log_error(path, f"not UTF-8 text ({error.reason})") from None
+        raise _common.log_error(path, f"not UTF-8 text ({error.reason})") from None
     try:
         reader = csv.DictReader(io.StringIO(text, newline=""))
         table = list(reader)
     except csv.Error as error:
-        raise log_error(path, f"not a readable CSV ({error})") from None
+        raise _common.log_error(path, f"not a readable CSV ({error})") from None
     names: dict[str, None] = {}
     for column in reader.fieldnames or []:
         match = _ANNOTATION_COLUMN.match(column)
@@ -164,33 +158,36 @@ def _csv_records(path: Path) -> list[dict[str, Any]]:
     records = []
     for row in table:
         if None in row:
-            raise log_error(path, f"a row has more fields than the header ({len(row)} columns)")
+            raise _common.log_error(
+                path, f"a row has more fields than the header ({len(row)} columns)"
+            )
         annotations = []
         for name in names:
             fields = {f: _csv_value(row.get(f"annotation_{name}_{f}")) for f in _ANN_FIELDS}
             if any(v is not None for v in fields.values()):
                 annotations.append({"name": name, **fields})
-        records.append(
-            {
-                "example_id": _csv_value(row.get("example_id")),
-                "repetition_number": _csv_value(row.get("repetition_number")),
-                "input": _json_cell(row.get("input")),
-                "reference_output": _json_cell(row.get("reference_output")),
-                "output": _csv_value(row.get("output")),
-                "metadata": _json_cell(row.get("metadata")),
-                "error": _csv_value(row.get("error")),
-                "latency_ms": _csv_value(row.get("latency_ms")),
-                "start_time": _csv_value(row.get("start_time")),
-                "trace_id": _csv_value(row.get("trace_id")),
-                "prompt_token_count": _csv_value(row.get("prompt_token_count")),
-                "completion_token_count": _csv_value(row.get("completion_token_count")),
-                "annotations": annotations,
-            }
-        )
+        cells = {c: (_json_cell if c in _JSON_CELLS else _csv_value)(row.get(c)) for c in _CELLS}
+        records.append({**cells, "annotations": annotations})
     return records
 
 
 _ANN_FIELDS = ("score", "label", "explanation", "error")
+#: The columns of a CSV export read into a record, in its order; those holding JSON.
+_CELLS = (
+    "example_id",
+    "repetition_number",
+    "input",
+    "reference_output",
+    "output",
+    "metadata",
+    "error",
+    "latency_ms",
+    "start_time",
+    "trace_id",
+    "prompt_token_count",
+    "completion_token_count",
+)
+_JSON_CELLS = frozenset({"input", "reference_output", "metadata"})
 
 
 def _value(value: Any, key: str | None) -> Any:
@@ -200,7 +197,7 @@ def _value(value: Any, key: str | None) -> Any:
             return value.get(key)
         if len(value) == 1:
             return next(iter(value.values()))
-        return json_text(value)
+        return _common.json_text(value)
     return value
 
 
@@ -246,10 +243,10 @@ def _row(
         "sample_id": as_text(record.get("example_id")),
         "epoch": _count(record.get("repetition_number")) or 1,
         "input": as_text(_value(record.get("input"), None)),
-        "output": output_record(
+        "output": _common.output_record(
             as_text(_value(output, None)), status="error" if error is not None else "ok"
         ),
-        "refs": as_text_list(_value(record.get("reference_output"), reference)),
+        "refs": _common.as_text_list(_value(record.get("reference_output"), reference)),
         "tool_score": as_text(score) if score is not None else label,
         "tool_correct": None if grader_failed else correct,
         "tool_failure": "grader_failure" if grader_failed and error is None else None,
@@ -263,9 +260,9 @@ def _row(
         "phoenix_error": error,
         "phoenix_trace_id": as_text(record.get("trace_id")),
         "phoenix_start_time": as_text(record.get("start_time")),
-        "phoenix_input": json_text(record.get("input")),
-        "phoenix_reference_output": json_text(record.get("reference_output")),
-        "phoenix_metadata": json_text(record.get("metadata")),
+        "phoenix_input": _common.json_text(record.get("input")),
+        "phoenix_reference_output": _common.json_text(record.get("reference_output")),
+        "phoenix_metadata": _common.json_text(record.get("metadata")),
     }
 
 

@@ -23,22 +23,8 @@ from typing import Any
 
 import polars as pl
 
-from gradeframe.logs._common import (
-    GRADER_FAILURE,
-    PathLike,
-    as_text,
-    as_text_list,
-    build_frame,
-    concat,
-    first_json_line,
-    head,
-    iter_json_lines,
-    json_text,
-    load_json,
-    log_error,
-    output_record,
-    record_row,
-)
+from gradeframe.logs import _common
+from gradeframe.logs._common import PathLike, as_text
 
 TOOL = "promptfoo"
 #: JSON Lines results are read a line at a time and turned into columns this many at a time.
@@ -120,10 +106,10 @@ def detect(path: PathLike) -> bool:
     if not path.is_file():
         return False
     if path.suffix == ".json":
-        text = head(path)
+        text = _common.head(path)
         return '"evalId"' in text or ('"promptIdx"' in text and '"testIdx"' in text)
     if path.suffix == ".jsonl":
-        first = first_json_line(path)
+        first = _common.first_json_line(path)
         return first is not None and "promptIdx" in first and "testIdx" in first
     return False
 
@@ -151,38 +137,40 @@ def read(path: PathLike, *, refs: str = "expected") -> pl.DataFrame:
         # JSON Lines output has no eval description: the file's stem names the task
         context = {"log": os.fspath(path), "task": path.stem}
         frames, rows, locations = [], [], []
-        for number, record in iter_json_lines(path):  # a line at a time, rows in batches
+        for number, record in _common.iter_json_lines(path):  # a line at a time, rows in batches
             if not isinstance(record, dict) or "testIdx" not in record:
-                raise log_error(path, "not a promptfoo result (no 'testIdx')", line=number)
+                raise _common.log_error(path, "not a promptfoo result (no 'testIdx')", line=number)
             where, what = f"{os.fspath(path)}, line {number}", "the result"
-            rows.append(record_row(_row, record, context, refs, where=where, what=what))
+            rows.append(_common.record_row(_row, record, context, refs, where=where, what=what))
             locations.append((where, what))
             if len(rows) >= BATCH_ROWS:
-                frames.append(build_frame(rows, extras, locations=locations, fields=_FIELDS))
+                frames.append(
+                    _common.build_frame(rows, extras, locations=locations, fields=_FIELDS)
+                )
                 rows, locations = [], []
         if rows or not frames:
-            frames.append(build_frame(rows, extras, locations=locations, fields=_FIELDS))
-        frame = concat(frames)
+            frames.append(_common.build_frame(rows, extras, locations=locations, fields=_FIELDS))
+        frame = _common.concat(frames)
     else:
-        document = load_json(path)
+        document = _common.load_json(path)
         body = document.get("results") if isinstance(document, dict) else None
         results = body.get("results") if isinstance(body, dict) else body
         if not isinstance(results, list):
-            raise log_error(path, "not a promptfoo results file (no 'results' list)")
+            raise _common.log_error(path, "not a promptfoo results file (no 'results' list)")
         config = document.get("config") or {}
         if not isinstance(config, dict):
-            raise log_error(path, "field 'config' is not a JSON object")
+            raise _common.log_error(path, "field 'config' is not a JSON object")
         description = as_text(config.get("description"))
         task = description if isinstance(description, str) and description else path.stem
         context = {"log": os.fspath(path), "task": task}
         rows, locations = [], []
         for index, result in enumerate(results):
             if not isinstance(result, dict):
-                raise log_error(path, f"result {index} is not a JSON object")
+                raise _common.log_error(path, f"result {index} is not a JSON object")
             what = f"results[{index}]"
-            rows.append(record_row(_row, result, context, refs, where=path, what=what))
+            rows.append(_common.record_row(_row, result, context, refs, where=path, what=what))
             locations.append((path, what))
-        frame = build_frame(rows, extras, locations=locations, fields=_FIELDS)
+        frame = _common.build_frame(rows, extras, locations=locations, fields=_FIELDS)
     # Repeats carry no number: identical tests are repeats, numbered in the order promptfoo ran
     # them, and share the id of the first one.
     return frame.with_columns(
@@ -250,16 +238,16 @@ def _assertion_refs(result: dict[str, Any], variables: dict[str, Any]) -> list[s
         value = rendered if rendered is not None else _render(assertion.get("value"), variables)
         if isinstance(value, str) and kind.endswith(("-any", "-all")):
             value = [part.strip() for part in value.split(",")]
-        refs.extend(as_text_list(value) or [])
+        refs.extend(_common.as_text_list(value) or [])
     return list(dict.fromkeys(refs))
 
 
 def _refs(result: dict[str, Any], variables: dict[str, Any], key: str) -> list[str]:
     metadata = (result.get("testCase") or {}).get("metadata") or {}
     if isinstance(metadata, dict) and metadata.get(key) is not None:
-        return as_text_list(metadata[key]) or []
+        return _common.as_text_list(metadata[key]) or []
     if variables.get(key) is not None:
-        return as_text_list(variables[key]) or []
+        return _common.as_text_list(variables[key]) or []
     return _assertion_refs(result, variables)
 
 
@@ -304,7 +292,7 @@ def _row(result: dict[str, Any], context: dict[str, Any], refs_key: str) -> dict
     options = test.get("options") or {}
     grader = options.get("provider") if isinstance(options, dict) else None
     grader = grader.get("id") if isinstance(grader, dict) else grader
-    test_key = json_text([test.get("description"), variables])
+    test_key = _common.json_text([test.get("description"), variables])
     model = provider.get("label") or provider.get("id")
     prompt_idx = result.get("promptIdx")
     return {
@@ -312,7 +300,7 @@ def _row(result: dict[str, Any], context: dict[str, Any], refs_key: str) -> dict
         **context,
         "model": model,
         "input": as_text(prompt.get("raw")),
-        "output": output_record(
+        "output": _common.output_record(
             as_text(response.get("output")),
             partial=finish == "length",
             notes=["finish:length"] if finish == "length" else [],
@@ -323,7 +311,7 @@ def _row(result: dict[str, Any], context: dict[str, Any], refs_key: str) -> dict
         "tool_score": as_text(result.get("score")),
         # a judge that failed (graderError) leaves the test ungraded: not the model's failure
         "tool_correct": None if grader_failed else result.get("success"),
-        "tool_failure": GRADER_FAILURE if grader_failed else None,
+        "tool_failure": _common.GRADER_FAILURE if grader_failed else None,
         "input_tokens": _uncached(usage.get("prompt"), details.get("cacheReadInputTokens")),
         "output_tokens": usage.get("completion"),
         "total_tokens": usage.get("total"),
@@ -344,8 +332,8 @@ def _row(result: dict[str, Any], context: dict[str, Any], refs_key: str) -> dict
         "promptfoo_grader_text": "\n\n".join(t for t in judge_text if t) or None,
         "promptfoo_error": as_text(error),
         "promptfoo_cost": result.get("cost"),
-        "promptfoo_vars": json_text(variables),
+        "promptfoo_vars": _common.json_text(variables),
         "promptfoo_id": result.get("id"),
         "_test_key": test_key,
-        "_repeat_key": json_text([test_key, prompt_idx, provider.get("id"), model]),
+        "_repeat_key": _common.json_text([test_key, prompt_idx, provider.get("id"), model]),
     }

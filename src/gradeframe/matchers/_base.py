@@ -164,6 +164,11 @@ def into(value: Any, argument: str, *, literals: tuple[type, ...] = ()) -> pl.Ex
     raise TypeError(msg)
 
 
+def inputs(**values: Any) -> dict[str, tuple[Any, pl.Expr]]:
+    """Return each argument as (the value as given, its expression): :func:`expression`'s input."""
+    return {name: (value, into(value, name)) for name, value in values.items()}
+
+
 def text_list(value: Any, argument: str, what: str) -> list[str] | None:
     """Return a Python list or tuple of strings as a list (None for anything else).
 

@@ -33,7 +33,7 @@ import decimal
 import math
 from collections.abc import Iterator
 from fractions import Fraction
-from typing import Final, Literal, get_args
+from typing import Any, Final, Literal, get_args
 
 import polars as pl
 
@@ -379,18 +379,24 @@ def _magnitude(value: Fraction) -> int:
     return round(bits * 0.30103)
 
 
+def _sign_against(f: Fraction, e: int, bound: Fraction) -> int:
+    """Return the sign of ``f × 10^e - bound`` (f and bound > 0), exactly."""
+    diff = _magnitude(f) + e - _magnitude(bound)
+    if diff >= 4:
+        return 1
+    if diff <= -4:
+        return -1
+    delta = f * Fraction(10) ** e - bound  # e is small here: near the bound's magnitude
+    return (delta > 0) - (delta < 0)
+
+
 def _at_most(f: Fraction, e: int, bound: Fraction) -> bool:
     """Return whether ``f × 10^e <= bound`` (f and bound >= 0), exactly."""
     if f == 0:
         return True
     if bound == 0:
         return False
-    diff = _magnitude(f) + e - _magnitude(bound)
-    if diff >= 4:
-        return False
-    if diff <= -4:
-        return True
-    return f * Fraction(10) ** e <= bound  # e is small here: near the bound's magnitude
+    return _sign_against(f, e, bound) <= 0
 
 
 def _within(x: Exact, y: Exact, rel: Fraction, tol: Fraction) -> bool:
@@ -419,13 +425,8 @@ def _within(x: Exact, y: Exact, rel: Fraction, tol: Fraction) -> bool:
     f, e = (abs(fx), ex) if mx > my else (abs(fy), ey)
     if tol == 0:
         return False
-    diff = _magnitude(f) + e - _magnitude(tol)
-    if diff >= 4:
-        return False
-    if diff <= -4:
-        return True
-    delta = f * Fraction(10) ** e - tol
-    return same if delta == 0 else delta < 0
+    sign = _sign_against(f, e, tol)
+    return same if sign == 0 else sign < 0
 
 
 def _exact(neg: bool, n: str, d: str, e: int) -> Exact:
@@ -689,22 +690,18 @@ def equivalent(
     )
     expectation = _base.expectation(label, "equivalent")
     memo = _symbolic.Memo()  # each distinct pair once per call, across batches
-    arguments = {
-        "actual": (actual, _base.into(actual, "actual")),
-        "expected": (expected, _base.into(expected, "expected")),
+    options = {
+        "percent": percent,
+        "rel_tol": tolerances[0],
+        "abs_tol": tolerances[1],
+        "fallback": fallback,
+        "timeout": seconds,
+        "memo": memo,
     }
     return _base.expression(
         EQUIVALENT,
-        arguments,
-        lambda inputs: _rule(
-            inputs,
-            percent=percent,  # type: ignore[arg-type]
-            rel_tol=tolerances[0],
-            abs_tol=tolerances[1],
-            fallback=fallback,  # type: ignore[arg-type]
-            timeout=seconds,
-            memo=memo,
-        ),
+        _base.inputs(actual=actual, expected=expected),
+        lambda inputs: _rule(inputs, options),
         expectation=expectation,
         prefix=prefix,
         schema=schema,
@@ -729,26 +726,10 @@ def _as_text(source: Input) -> pl.Expr:
 _VERDICT: Final = pl.Struct({"correct": pl.Boolean(), "method": pl.String()})
 
 
-def _rule(
-    inputs: dict[str, Input],
-    *,
-    percent: Percent,
-    rel_tol: float,
-    abs_tol: float,
-    fallback: Fallback,
-    timeout: float,
-    memo: _symbolic.Memo,
-) -> pl.Expr:
+def _rule(inputs: dict[str, Input], options: dict[str, Any]) -> pl.Expr:
+    """Grade the inputs; ``options`` are :func:`_decide`'s keywords (checked, as one dict)."""
     answer = _as_text(inputs["actual"])
     source = inputs["expected"]
-    options = {
-        "percent": percent,
-        "rel_tol": rel_tol,
-        "abs_tol": abs_tol,
-        "fallback": fallback,
-        "timeout": timeout,
-        "memo": memo,
-    }
     if isinstance(source.dtype, pl.List):
         return _on_lists(answer, source, options)
     truth = _as_text(source)

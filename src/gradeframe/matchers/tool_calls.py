@@ -329,17 +329,7 @@ def _text_calls(frame: pl.DataFrame, column: str, side: int) -> tuple[pl.DataFra
     tagged = pl.select(pl.when(tagged.str.starts_with('{"l":[')).then(tagged)).to_series()
     decoded = _decoded(tagged)
     unreadable = ~blank & decoded.is_null()
-    empty = pl.DataFrame(
-        schema={
-            "row": pl.UInt32,
-            "side": pl.Int8,
-            "pos": pl.Int64,
-            "name": pl.String,
-            "arguments": pl.String,
-            "tagged": pl.Boolean,
-            "bad": pl.Boolean,
-        }
-    )
+    empty = _EMPTY_CALLS.clear()  # a new frame, free to be changed by the caller
     if not isinstance(decoded.dtype, pl.Struct) or "l" not in _fields(decoded.dtype):
         return empty, unreadable
     items = pl.DataFrame({"row": frame.get_column("row"), "call": decoded.struct.field("l")})
@@ -1333,10 +1323,7 @@ def tool_calls(
     [False, True, False]
     """
     checked_mode, compared, tolerance = _check_arguments(mode, arguments, rel_tol)
-    inputs = {
-        "actual": (actual, _base.into(actual, "actual")),
-        "expected": (expected, _base.into(expected, "expected")),
-    }
+    inputs = _base.inputs(actual=actual, expected=expected)
     return _base.expression(
         TOOL_CALLS,
         inputs,
