@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import math
+import random
 import sys
 from typing import Any
 
@@ -10,7 +11,7 @@ import pytest
 
 import gradeframe as gf
 from gradeframe.report import WILSON_Z, wilson_interval
-from tests.utils import assert_equal_data, to_data
+from tests.utils import FRAME_TYPES, assert_equal_data, make_frame, to_data
 
 Z2 = WILSON_Z**2
 
@@ -643,3 +644,29 @@ def test_compare_chart_spec() -> None:
         "beacon-7b − atlas-large",
         "cedar-mini − atlas-large",
     ]
+
+
+def test_identical_calls_give_the_same_score_bits_on_every_frame_type() -> None:
+    # Scores of every size in many groups: Polars' own float sum depends on its threads and
+    # chunks, so identical calls could differ in the last bits of mean_score and its interval.
+    rng = random.Random(38)
+    rows = 30_000
+    data = {
+        "model": [f"m{rng.randrange(40)}" for _ in range(rows)],
+        "correct": [rng.random() < 0.5 for _ in range(rows)],
+        "f1": [rng.random() * rng.choice([1e-8, 1.0, 1e8]) for _ in range(rows)],
+    }
+    data["failure_kind"] = [None if right else "wrong" for right in data["correct"]]
+    frames = [make_frame(kind, data) for kind in FRAME_TYPES]
+    first = to_data(gf.report(frames[0], "model", score="f1"))
+    for frame in [frames[0]] * 4 + frames[1:]:
+        again = to_data(gf.report(frame, "model", score="f1"))
+        for name in ("mean_score", "score_ci_low", "score_ci_high"):
+            # Bits, not a tolerance: the repr of a float is its exact value.
+            assert [repr(v) for v in again[name]] == [repr(v) for v in first[name]], name
+    exact = {}
+    for model, score in zip(data["model"], data["f1"], strict=True):
+        exact.setdefault(model, []).append(score)
+    means = dict(zip(first["model"], first["mean_score"], strict=True))
+    for model, scores in exact.items():
+        assert means[model] == pytest.approx(math.fsum(scores) / len(scores), rel=1e-12)

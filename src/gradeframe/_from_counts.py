@@ -17,6 +17,7 @@ from gradeframe.stats import (
     clustered_standard_error,
     mean_interval,
     normal_interval,
+    ordered_sum,
     wilson_interval,
 )
 
@@ -25,7 +26,7 @@ def summed_counts(
     lazy: pl.LazyFrame, keys: Sequence[str], additive: Sequence[str], costed: Sequence[str]
 ) -> pl.LazyFrame:
     """Sum the ``additive`` counts per key (a null counts 0), whole counts as Int64."""
-    sums = [pl.col(c).fill_null(0).sum().alias(c) for c in additive]
+    sums = [_sum(c) for c in additive]
     if keys:
         # Sorted, so that the sums over clusters below add in one order whatever the order of
         # the counts: the same report to the last bit from one frame or from many partitions.
@@ -61,7 +62,7 @@ def statistics(
         low, high = wilson_interval("n_correct", denominator)
         mean = mean_interval("score_sum", "score_sumsq", "score_n") if scored else None
         return summed, [accuracy, low, high, *(_score_columns(*mean) if mean else [])]
-    aggregations = [pl.col(c).sum() for c in additive]
+    aggregations = [_sum(c) for c in additive]
     # A cluster whose rows the grader all failed on is no cluster of graded rows.
     aggregations += [
         (pl.col(denominator) > 0).sum().cast(pl.Int64).alias("n_clusters"),
@@ -77,6 +78,13 @@ def statistics(
         mean = pl.when(pl.col("score_n") > 0).then(pl.col("score_sum") / pl.col("score_n"))
         score = _score_columns(mean, *normal_interval(mean, "__score_se"))
     return out, [accuracy, low, high, "n_clusters", *score]
+
+
+def _sum(column: str) -> pl.Expr:
+    """Sum a count column (a null counts 0); the scores in one fixed order (the same bits)."""
+    if column in ("score_sum", "score_sumsq"):
+        return ordered_sum(column).alias(column)
+    return pl.col(column).fill_null(0).sum().alias(column)
 
 
 def _score_columns(mean: pl.Expr, low: pl.Expr, high: pl.Expr) -> list[pl.Expr]:

@@ -49,6 +49,7 @@ from gradeframe._summary_inputs import (
 from gradeframe._threads import one_at_a_time
 from gradeframe.stats import (
     Z_95,
+    ordered_sum,
     wilson_interval,
 )
 
@@ -192,8 +193,8 @@ def report_counts(
             value = pl.when(graded).then(value)
         aggregations += [
             value.is_not_null().sum().cast(pl.Int64).alias("score_n"),
-            value.sum().alias("score_sum"),
-            (value * value).sum().alias("score_sumsq"),
+            ordered_sum(value).alias("score_sum"),  # the same bits in every run
+            ordered_sum(value * value).alias("score_sumsq"),
         ]
     prices = _cost.check_cost(cost)
     names = [*COUNT_COLUMNS, *SCORE_COUNT_COLUMNS, *STAT_COLUMNS, *CLUSTER_COLUMNS]

@@ -53,6 +53,7 @@ __all__ = [
     "mcnemar_p_value",
     "mean_interval",
     "normal_interval",
+    "ordered_sum",
     "paired_t_p_value",
     "pass_all_k_estimate",
     "pass_at_k_estimate",
@@ -222,6 +223,34 @@ def bounded_mean(
     return pl.when(count > 0).then(total / count)
 
 
+def ordered_sum(values: IntoExpr) -> pl.Expr:
+    """Return the sum of Float64 values of any size, added in one fixed order: same in every run.
+
+    For values with no known bound (a user's scores), where :func:`bounded_sum` cannot be used:
+    the non-null values are sorted and added one after the other, so the order, and with it the
+    rounding, no longer depends on Polars' threads and chunks. Nulls are skipped, and no value
+    sums to 0.0. It costs a sort of each group's values.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from gradeframe.stats import ordered_sum
+    >>> df = pl.DataFrame({"g": [1, 1, 1, 2], "x": [0.5, 2.0, 0.25, None]})
+    >>> df.group_by("g", maintain_order=True).agg(ordered_sum("x"))
+    shape: (2, 2)
+    ┌─────┬──────┐
+    │ g   ┆ x    │
+    │ --- ┆ ---  │
+    │ i64 ┆ f64  │
+    ╞═════╪══════╡
+    │ 1   ┆ 2.75 │
+    │ 2   ┆ 0.0  │
+    └─────┴──────┘
+    """
+    expr = to_expr(values, "values").cast(pl.Float64)
+    return expr.drop_nulls().sort().cum_sum().last().fill_null(0.0)
+
+
 def mean_interval(
     total: IntoExpr, sum_of_squares: IntoExpr, n: IntoExpr, *, z: float = Z_95
 ) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
@@ -311,9 +340,10 @@ def clustered_standard_error(
         scaled = ((count * t - n * total) ** 2).sum().cast(pl.Float64)
         count_f = count.cast(pl.Float64)
         return pl.when(some).then(scaled.sqrt() / (count_f * count_f)).alias("se")
+    # Float totals (scores) are added in one fixed order: the same bits in every run.
     t, n = t.cast(pl.Float64), n.cast(pl.Float64)
-    mean = t.sum() / n.sum()
-    spread = ((t - n * mean) ** 2).sum()
+    mean = ordered_sum(t) / n.sum()
+    spread = ordered_sum((t - n * mean) ** 2)
     return pl.when(some).then(spread.sqrt() / n.sum()).alias("se")
 
 
