@@ -21,6 +21,9 @@ from gradeframe.stats import (
     wilson_interval,
 )
 
+#: The score's sums among the counts: floats, added in one fixed order (the rest are whole).
+_SCORE_SUMS = ("score_sum", "score_sumsq")
+
 
 def summed_counts(
     lazy: pl.LazyFrame, keys: Sequence[str], additive: Sequence[str], costed: Sequence[str]
@@ -33,7 +36,7 @@ def summed_counts(
         summed = lazy.group_by(keys).agg(*sums).sort(keys, nulls_last=True)
     else:
         summed = lazy.select(*sums)
-    integer = [c for c in additive if c not in ("score_sum", "score_sumsq", *_cost.COUNT_COLUMNS)]
+    integer = [c for c in additive if c not in (*_SCORE_SUMS, *_cost.COUNT_COLUMNS)]
     integer += _cost.integer_counts(costed)
     return summed.with_columns(pl.col(integer).cast(pl.Int64))
 
@@ -82,7 +85,7 @@ def statistics(
 
 def _sum(column: str) -> pl.Expr:
     """Sum a count column (a null counts 0); the scores in one fixed order (the same bits)."""
-    if column in ("score_sum", "score_sumsq"):
+    if column in _SCORE_SUMS:
         return ordered_sum(column).alias(column)
     return pl.col(column).fill_null(0).sum().alias(column)
 
